@@ -1,0 +1,99 @@
+package schema
+
+// ActionKind is the closed set of browser actions.
+type ActionKind string
+
+// Browser actions. Nothing else can be dispatched to a browser.
+const (
+	ActNavigate ActionKind = "navigate"
+	ActClick    ActionKind = "click"
+	ActFill     ActionKind = "fill"
+	ActSelect   ActionKind = "select"
+	ActPress    ActionKind = "press"
+	ActHover    ActionKind = "hover"
+	ActCheck    ActionKind = "check"
+	ActExtract  ActionKind = "extract"
+	ActDone     ActionKind = "done"
+	ActFail     ActionKind = "fail"
+)
+
+// ActionKinds returns every action kind in a fixed order.
+func ActionKinds() []ActionKind {
+	return []ActionKind{ActNavigate, ActClick, ActFill, ActSelect, ActPress, ActHover, ActCheck, ActExtract, ActDone, ActFail}
+}
+
+// ParseActionKind returns the action kind named s, or an *Error with
+// CodeOutOfSet.
+func ParseActionKind(s string) (ActionKind, error) {
+	for _, k := range ActionKinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", Errorf(CodeOutOfSet, "action %q: want one of navigate, click, fill, select, press, hover, check, extract, done, fail", s)
+}
+
+// Contract is what a control was when it was recorded. Replay refuses to
+// act on a control whose contract changed (a field that became a textarea,
+// a submit that now posts elsewhere).
+type Contract struct {
+	Tag        string `yaml:"tag,omitempty" json:"tag,omitempty" msgpack:"tag,omitempty"`
+	InputType  string `yaml:"input_type,omitempty" json:"input_type,omitempty" msgpack:"input_type,omitempty"`
+	FormAction string `yaml:"form_action,omitempty" json:"form_action,omitempty" msgpack:"form_action,omitempty"`
+	FormMethod string `yaml:"form_method,omitempty" json:"form_method,omitempty" msgpack:"form_method,omitempty"`
+	Href       string `yaml:"href,omitempty" json:"href,omitempty" msgpack:"href,omitempty"`
+}
+
+// Target identifies a page control, most specific first: its stable id,
+// its role and accessible name, and nearby text as a last resort.
+type Target struct {
+	ID       string    `yaml:"id,omitempty" json:"id,omitempty" msgpack:"id,omitempty"`
+	Role     string    `yaml:"role,omitempty" json:"role,omitempty" msgpack:"role,omitempty"`
+	Name     string    `yaml:"name,omitempty" json:"name,omitempty" msgpack:"name,omitempty"`
+	Near     string    `yaml:"near,omitempty" json:"near,omitempty" msgpack:"near,omitempty"`
+	Contract *Contract `yaml:"contract,omitempty" json:"contract,omitempty" msgpack:"contract,omitempty"`
+}
+
+// Empty reports whether t identifies nothing.
+func (t *Target) Empty() bool {
+	return t == nil || (t.ID == "" && t.Role == "" && t.Name == "" && t.Near == "")
+}
+
+// Action is one typed browser action.
+type Action struct {
+	Kind   ActionKind `json:"action" msgpack:"kind"`
+	Target *Target    `json:"target,omitempty" msgpack:"target,omitempty"`
+	URL    string     `json:"url,omitempty" msgpack:"url,omitempty"`       // navigate
+	Value  string     `json:"value,omitempty" msgpack:"value,omitempty"`   // fill, select, press (a key name), check ("false" unchecks)
+	Reason string     `json:"reason,omitempty" msgpack:"reason,omitempty"` // done, fail
+}
+
+// Validate returns an *Error: CodeOutOfSet for an unknown kind, CodeInvalid
+// when the kind's required fields are missing.
+func (a Action) Validate() error {
+	if _, err := ParseActionKind(string(a.Kind)); err != nil {
+		return err
+	}
+	switch a.Kind {
+	case ActNavigate:
+		if a.URL == "" {
+			return Errorf(CodeInvalid, "navigate needs a url")
+		}
+	case ActClick, ActHover, ActCheck:
+		if a.Target.Empty() {
+			return Errorf(CodeInvalid, "%s needs a target", a.Kind)
+		}
+	case ActFill, ActSelect:
+		if a.Target.Empty() {
+			return Errorf(CodeInvalid, "%s needs a target", a.Kind)
+		}
+		if a.Kind == ActSelect && a.Value == "" {
+			return Errorf(CodeInvalid, "select needs a value")
+		}
+	case ActPress:
+		if a.Value == "" {
+			return Errorf(CodeInvalid, "press needs a key in value")
+		}
+	}
+	return nil
+}

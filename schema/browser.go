@@ -1,0 +1,108 @@
+package schema
+
+import "time"
+
+// ObservationKind says whether an observation is a whole page or a diff.
+type ObservationKind string
+
+// Observation kinds.
+const (
+	ObservationFull ObservationKind = "full" // a grounded render of the page
+	ObservationDiff ObservationKind = "diff" // changes since the last grounded observation
+)
+
+// ObservationStats measures one observation.
+type ObservationStats struct {
+	DOMElements int           `msgpack:"dom_elements" json:"dom_elements"`
+	Nodes       int           `msgpack:"nodes" json:"nodes"`
+	Actionable  int           `msgpack:"actionable" json:"actionable"`
+	Chars       int           `msgpack:"chars" json:"chars"`
+	Tokens      int           `msgpack:"tokens" json:"tokens"`
+	Capture     time.Duration `msgpack:"capture" json:"capture"`
+	Distill     time.Duration `msgpack:"distill" json:"distill"`
+}
+
+// BrowserObserved is one observation of a page as the planner saw it.
+type BrowserObserved struct {
+	Meta   `msgpack:",inline"`
+	RunID  string           `msgpack:"run_id" json:"run_id"`
+	Seq    uint64           `msgpack:"seq" json:"seq"`
+	StepID string           `msgpack:"step_id,omitempty" json:"step_id,omitempty"`
+	URL    string           `msgpack:"url" json:"url"`
+	Title  string           `msgpack:"title,omitempty" json:"title,omitempty"`
+	Kind   ObservationKind  `msgpack:"kind" json:"kind"`
+	Render string           `msgpack:"render" json:"render"`
+	Stats  ObservationStats `msgpack:"stats" json:"stats"`
+}
+
+// EventType returns TypeBrowserObserved.
+func (*BrowserObserved) EventType() string { return TypeBrowserObserved }
+
+// Subject returns rote.runs.<run_id>.observed.
+func (e *BrowserObserved) Subject() string { return RunSubject(e.RunID, KindObserved) }
+
+// Validate checks identity, sequence and kind.
+func (e *BrowserObserved) Validate() error {
+	if err := e.Meta.validate(TypeBrowserObserved); err != nil {
+		return err
+	}
+	if err := ValidateRunID(e.RunID); err != nil {
+		return within(TypeBrowserObserved, err)
+	}
+	if e.Seq == 0 {
+		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeBrowserObserved)
+	}
+	if e.Kind != ObservationFull && e.Kind != ObservationDiff {
+		return Errorf(CodeInvalid, "%s: kind %q: want full or diff", TypeBrowserObserved, e.Kind)
+	}
+	return nil
+}
+
+// Resolution says which rung of the resolution ladder found a target.
+type Resolution string
+
+// Resolution rungs, strongest first.
+const (
+	ResolvedByID       Resolution = "id"
+	ResolvedByRoleName Resolution = "role_name"
+	ResolvedByText     Resolution = "text"
+)
+
+// BrowserAction is one dispatched (or refused) browser action.
+type BrowserAction struct {
+	Meta       `msgpack:",inline"`
+	RunID      string        `msgpack:"run_id" json:"run_id"`
+	Seq        uint64        `msgpack:"seq" json:"seq"`
+	StepID     string        `msgpack:"step_id,omitempty" json:"step_id,omitempty"`
+	Action     Action        `msgpack:"action" json:"action"`
+	Resolution Resolution    `msgpack:"resolution,omitempty" json:"resolution,omitempty"`
+	SettleWait time.Duration `msgpack:"settle_wait" json:"settle_wait"`
+	Duration   time.Duration `msgpack:"duration" json:"duration"`
+	Output     string        `msgpack:"output,omitempty" json:"output,omitempty"` // extract
+	Error      *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
+}
+
+// EventType returns TypeBrowserAction.
+func (*BrowserAction) EventType() string { return TypeBrowserAction }
+
+// Subject returns rote.runs.<run_id>.actions.
+func (e *BrowserAction) Subject() string { return RunSubject(e.RunID, KindActions) }
+
+// Validate checks identity, sequence and the action itself.
+func (e *BrowserAction) Validate() error {
+	if err := e.Meta.validate(TypeBrowserAction); err != nil {
+		return err
+	}
+	if err := ValidateRunID(e.RunID); err != nil {
+		return within(TypeBrowserAction, err)
+	}
+	if e.Seq == 0 {
+		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeBrowserAction)
+	}
+	switch e.Resolution {
+	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText:
+	default:
+		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name or text", TypeBrowserAction, e.Resolution)
+	}
+	return within(TypeBrowserAction, e.Action.Validate())
+}

@@ -1,0 +1,73 @@
+package schema
+
+import "fmt"
+
+// Code is the closed vocabulary of error codes that cross the bus.
+type Code string
+
+// Error codes. A Code names a class of failure; Error.Message says what
+// happened in that instance.
+const (
+	CodeInvalid           Code = "invalid"            // malformed input: event, playbook, expect
+	CodeUnknownParam      Code = "unknown_param"      // a binding names no declared parameter
+	CodeMissingParam      Code = "missing_param"      // a required parameter has no binding
+	CodeParamType         Code = "param_type"         // a binding does not parse as its declared type
+	CodeUnbound           Code = "unbound"            // a template references a value with no binding
+	CodeOutOfSet          Code = "out_of_set"         // an answer outside a closed option set
+	CodeNotApplicable     Code = "not_applicable"     // an expect primitive the world state cannot answer
+	CodeFingerprint       Code = "fingerprint"        // environment fingerprint mismatch
+	CodeRepairUnavailable Code = "repair_unavailable" // no planner answered a repair request
+	CodeInternal          Code = "internal"           // a bug or an unexpected failure
+)
+
+// Error is the one error type that crosses service boundaries. Two Errors
+// match under errors.Is when their Codes are equal, so callers compare
+// against the sentinels below regardless of the message.
+type Error struct {
+	Code    Code   `msgpack:"code" json:"code"`
+	Message string `msgpack:"message" json:"message"`
+}
+
+// Error returns "code: message".
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Sentinels for errors.Is. Each matches any *Error with the same Code.
+var (
+	ErrInvalid           = &Error{Code: CodeInvalid}
+	ErrUnknownParam      = &Error{Code: CodeUnknownParam}
+	ErrMissingParam      = &Error{Code: CodeMissingParam}
+	ErrParamType         = &Error{Code: CodeParamType}
+	ErrUnbound           = &Error{Code: CodeUnbound}
+	ErrOutOfSet          = &Error{Code: CodeOutOfSet}
+	ErrNotApplicable     = &Error{Code: CodeNotApplicable}
+	ErrFingerprint       = &Error{Code: CodeFingerprint}
+	ErrRepairUnavailable = &Error{Code: CodeRepairUnavailable}
+)
+
+// within returns err with context in front of its message, keeping its
+// code; an error that is not an *Error becomes CodeInvalid.
+func within(context string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := err.(*Error); ok {
+		return &Error{Code: e.Code, Message: context + ": " + e.Message}
+	}
+	return Errorf(CodeInvalid, "%s: %v", context, err)
+}

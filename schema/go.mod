@@ -1,0 +1,10 @@
+module github.com/rote-agent/rote/schema
+
+go 1.26
+
+require (
+	github.com/goccy/go-yaml v1.19.2
+	github.com/vmihailenco/msgpack/v5 v5.4.1
+)
+
+require github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect

@@ -1,0 +1,317 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Playbook is a verified procedure: a DAG of steps over typed parameters,
+// each step optionally gated by expect assertions, the whole gated by a
+// verify list that must pass for a replay to count as success.
+type Playbook struct {
+	Name   string `yaml:"name"`
+	Intent string `yaml:"intent"` // the task text with parameters as {{name}}
+	// Fingerprint binds the playbook to one environment. Empty means
+	// unbound: replayable explicitly from a file, never chosen by matching.
+	Fingerprint string           `yaml:"fingerprint,omitempty"`
+	Params      map[string]Param `yaml:"params,omitempty"`
+	Steps       []Step           `yaml:"steps"`
+	Verify      []Expect         `yaml:"verify"`
+}
+
+// ParamType is a parameter's type, a closed set.
+type ParamType string
+
+// Parameter types.
+const (
+	ParamString ParamType = "string"
+	ParamNumber ParamType = "number"
+	ParamBool   ParamType = "bool"
+	ParamEnum   ParamType = "enum"
+	ParamSecret ParamType = "secret" // a string that is never stored in clear
+)
+
+// Param declares one parameter.
+type Param struct {
+	Type        ParamType `yaml:"type"`
+	Required    bool      `yaml:"required,omitempty"`
+	Secret      bool      `yaml:"secret,omitempty"`
+	Enum        []string  `yaml:"enum,omitempty"`
+	Description string    `yaml:"description,omitempty"`
+}
+
+// IsSecret reports whether values of p must never be stored in clear.
+func (p Param) IsSecret() bool { return p.Secret || p.Type == ParamSecret }
+
+// Parse converts a raw binding to p's type: a string, a float64 or a bool.
+// A value that does not parse, or an enum value outside its set, is an
+// *Error with CodeParamType.
+func (p Param) Parse(raw string) (any, error) {
+	switch p.Type {
+	case ParamNumber:
+		f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil {
+			return nil, Errorf(CodeParamType, "%q is not a number", raw)
+		}
+		return f, nil
+	case ParamBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, Errorf(CodeParamType, "%q is not true or false", raw)
+		}
+		return b, nil
+	case ParamEnum:
+		if !slices.Contains(p.Enum, raw) {
+			return nil, Errorf(CodeParamType, "%q is not one of %s", raw, strings.Join(p.Enum, ", "))
+		}
+	}
+	return raw, nil
+}
+
+// StepKind is how a step gets its result, a closed set.
+type StepKind string
+
+// Step kinds.
+const (
+	StepDeterministic StepKind = "deterministic" // render arguments and dispatch; no model call
+	StepSlot          StepKind = "slot"          // a bounded prompt produces one value
+	StepJudgment      StepKind = "judgment"      // a bounded prompt picks one of the declared options
+)
+
+// Limits on model-backed steps.
+const (
+	MaxSlotTokens     = 1024 // the largest max_tokens a slot or judgment step may ask for
+	DefaultJudgeLimit = 16   // max_tokens of a judgment step that declares none
+	MaxRetries        = 10   // the most retry(n) may ask for
+)
+
+// FailPolicy is what a step does when it fails, a closed set.
+type FailPolicy string
+
+// Fail policies, cheapest first.
+const (
+	FailRetry    FailPolicy = "retry"    // settle and try again, no model
+	FailRepair   FailPolicy = "repair"   // ask the planner for a scoped one-step repair
+	FailFallback FailPolicy = "fallback" // hand over to the full agent
+)
+
+// OnFail is a step's failure policy, written `retry(3)`, `repair` or
+// `fallback`. The zero value means fallback.
+type OnFail struct {
+	Policy  FailPolicy
+	Retries int
+}
+
+// Effective returns the policy that applies, FailFallback when unset.
+func (o OnFail) Effective() FailPolicy {
+	if o.Policy == "" {
+		return FailFallback
+	}
+	return o.Policy
+}
+
+var retryPattern = regexp.MustCompile(`^retry\((\d+)\)$`)
+
+// ParseOnFail parses the written form. Anything else is an *Error with
+// CodeInvalid.
+func ParseOnFail(s string) (OnFail, error) {
+	switch s {
+	case string(FailRepair):
+		return OnFail{Policy: FailRepair}, nil
+	case string(FailFallback):
+		return OnFail{Policy: FailFallback}, nil
+	}
+	m := retryPattern.FindStringSubmatch(s)
+	if m == nil {
+		return OnFail{}, Errorf(CodeInvalid, "on_fail %q: want retry(n), repair or fallback", s)
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 || n > MaxRetries {
+		return OnFail{}, Errorf(CodeInvalid, "on_fail %q: retry count must be 1 to %d", s, MaxRetries)
+	}
+	return OnFail{Policy: FailRetry, Retries: n}, nil
+}
+
+// String returns the written form; "" for the zero value.
+func (o OnFail) String() string {
+	if o.Policy == FailRetry {
+		return fmt.Sprintf("retry(%d)", o.Retries)
+	}
+	return string(o.Policy)
+}
+
+// IsZero reports whether no policy was written, so YAML omits it.
+func (o OnFail) IsZero() bool { return o.Policy == "" }
+
+// MarshalYAML writes the written form.
+func (o OnFail) MarshalYAML() (any, error) { return o.String(), nil }
+
+// UnmarshalYAML reads the written form; errors carry the line.
+func (o *OnFail) UnmarshalYAML(node ast.Node) error {
+	s, ok := node.(*ast.StringNode)
+	if !ok {
+		return yamlError(node, Errorf(CodeInvalid, "on_fail: want retry(n), repair or fallback"))
+	}
+	parsed, err := ParseOnFail(s.Value)
+	if err != nil {
+		return yamlError(node, err)
+	}
+	*o = parsed
+	return nil
+}
+
+// Step is one node of the playbook DAG.
+type Step struct {
+	ID     string         `yaml:"id"`
+	Kind   StepKind       `yaml:"kind"`
+	Needs  []string       `yaml:"needs,omitempty"`
+	Tool   string         `yaml:"tool,omitempty"`   // a browser action or an MCP tool name
+	Target *Target        `yaml:"target,omitempty"` // the page control a browser action acts on
+	Args   map[string]any `yaml:"args,omitempty"`   // tool arguments; strings may hold templates
+	Expect []Expect       `yaml:"expect,omitempty"`
+	OnFail OnFail         `yaml:"on_fail,omitempty"`
+	// Prompt, Options and MaxTokens belong to slot and judgment steps.
+	Prompt    string   `yaml:"prompt,omitempty"`
+	Options   []string `yaml:"options,omitempty"`
+	MaxTokens int      `yaml:"max_tokens,omitempty"`
+}
+
+// Choose checks a judgment answer against the step's options. An answer
+// outside them is an *Error with CodeOutOfSet: never an improvised branch.
+func (s *Step) Choose(answer string) (string, error) {
+	if !slices.Contains(s.Options, answer) {
+		return "", Errorf(CodeOutOfSet, "step %s: judgment %q is not one of %s", s.ID, answer, strings.Join(s.Options, ", "))
+	}
+	return answer, nil
+}
+
+// Bind parses raw parameter values against the declarations. It returns
+// an *Error: CodeUnknownParam for an undeclared name, CodeMissingParam for
+// a required parameter with no value, CodeParamType for a value of the
+// wrong type. Names are checked in sorted order, so the error is stable.
+func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
+	for _, name := range sortedKeys(raw) {
+		if _, ok := p.Params[name]; !ok {
+			return Bindings{}, Errorf(CodeUnknownParam, "playbook %s has no parameter %q (declared: %s)", p.Name, name, strings.Join(sortedKeys(p.Params), ", "))
+		}
+	}
+	b := Bindings{Params: map[string]any{}, Steps: map[string]string{}}
+	for _, name := range sortedKeys(p.Params) {
+		decl := p.Params[name]
+		v, ok := raw[name]
+		if !ok {
+			if decl.Required {
+				return Bindings{}, Errorf(CodeMissingParam, "playbook %s needs parameter %q (%s)", p.Name, name, decl.Type)
+			}
+			continue
+		}
+		parsed, err := decl.Parse(v)
+		if err != nil {
+			return Bindings{}, within("parameter "+name, err)
+		}
+		b.Params[name] = parsed
+	}
+	return b, nil
+}
+
+// Order returns the steps in a topological order of their needs, earlier
+// declarations first among steps that are ready together. A cycle or an
+// unknown need is an *Error with CodeInvalid.
+func (p *Playbook) Order() ([]*Step, error) {
+	index := make(map[string]int, len(p.Steps))
+	for i := range p.Steps {
+		index[p.Steps[i].ID] = i
+	}
+	indegree := make([]int, len(p.Steps))
+	dependents := make([][]int, len(p.Steps))
+	for i, s := range p.Steps {
+		for _, n := range s.Needs {
+			j, ok := index[n]
+			if !ok {
+				return nil, Errorf(CodeInvalid, "step %s needs unknown step %q", s.ID, n)
+			}
+			indegree[i]++
+			dependents[j] = append(dependents[j], i)
+		}
+	}
+	var order []*Step
+	done := make([]bool, len(p.Steps))
+	for len(order) < len(p.Steps) {
+		next := -1
+		for i := range p.Steps {
+			if !done[i] && indegree[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return nil, Errorf(CodeInvalid, "steps form a cycle: %s", strings.Join(p.cycle(), " -> "))
+		}
+		done[next] = true
+		order = append(order, &p.Steps[next])
+		for _, d := range dependents[next] {
+			indegree[d]--
+		}
+	}
+	return order, nil
+}
+
+// cycle returns one dependency cycle as step ids, first id repeated last,
+// or nil when there is none.
+func (p *Playbook) cycle() []string {
+	index := make(map[string]int, len(p.Steps))
+	for i := range p.Steps {
+		index[p.Steps[i].ID] = i
+	}
+	const (
+		unvisited = iota
+		onPath
+		finished
+	)
+	state := make([]int, len(p.Steps))
+	var path []string
+	var found []string
+	var visit func(i int) bool
+	visit = func(i int) bool {
+		state[i] = onPath
+		path = append(path, p.Steps[i].ID)
+		for _, n := range p.Steps[i].Needs {
+			j, ok := index[n]
+			if !ok {
+				continue
+			}
+			if state[j] == onPath {
+				start := slices.Index(path, n)
+				found = append(slices.Clone(path[start:]), n)
+				return true
+			}
+			if state[j] == unvisited && visit(j) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = finished
+		return false
+	}
+	for i := range p.Steps {
+		if state[i] == unvisited && visit(i) {
+			return found
+		}
+	}
+	return nil
+}
+
+// Step returns the step with the given id, or nil.
+func (p *Playbook) Step(id string) *Step {
+	for i := range p.Steps {
+		if p.Steps[i].ID == id {
+			return &p.Steps[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Ref is one template reference: `{{name}}` names a parameter and
+// `{{steps.ID}}` the value a slot or judgment step produced.
+type Ref struct {
+	Param string
+	Step  string
+}
+
+// String returns the reference as it is written inside the braces.
+func (r Ref) String() string {
+	if r.Step != "" {
+		return "steps." + r.Step
+	}
+	return r.Param
+}
+
+var (
+	refPattern      = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
+	paramRefPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	stepRefPattern  = regexp.MustCompile(`^steps\.([a-z0-9][a-z0-9_-]*)$`)
+)
+
+// ParseRefs returns the references in s in order of appearance. A brace
+// pair that is not a well-formed reference, or a stray "{{" or "}}", is an
+// *Error with CodeInvalid.
+func ParseRefs(s string) ([]Ref, error) {
+	var refs []Ref
+	for _, m := range refPattern.FindAllStringSubmatch(s, -1) {
+		inner := m[1]
+		switch {
+		case stepRefPattern.MatchString(inner):
+			refs = append(refs, Ref{Step: stepRefPattern.FindStringSubmatch(inner)[1]})
+		case paramRefPattern.MatchString(inner):
+			refs = append(refs, Ref{Param: inner})
+		default:
+			return nil, Errorf(CodeInvalid, "template %q: {{%s}} is neither a parameter name nor steps.<id>", s, inner)
+		}
+	}
+	rest := refPattern.ReplaceAllString(s, "")
+	if strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
+		return nil, Errorf(CodeInvalid, "template %q: unbalanced {{ or }}", s)
+	}
+	return refs, nil
+}
+
+// refsIn returns the references in every string inside v, a value made of
+// maps, slices and scalars as YAML or JSON decoding produces.
+func refsIn(v any) ([]Ref, error) {
+	var refs []Ref
+	var walk func(any) error
+	walk = func(v any) error {
+		switch x := v.(type) {
+		case string:
+			r, err := ParseRefs(x)
+			refs = append(refs, r...)
+			return err
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				if err := walk(x[k]); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return refs, walk(v)
+}
+
+// Bindings are the values templates render from.
+type Bindings struct {
+	Params map[string]any    // typed parameter values: string, float64 or bool
+	Steps  map[string]string // outputs of slot and judgment steps, by step id
+}
+
+func (b Bindings) lookup(r Ref) (any, error) {
+	if r.Step != "" {
+		if v, ok := b.Steps[r.Step]; ok {
+			return v, nil
+		}
+		return nil, Errorf(CodeUnbound, "{{steps.%s}} has no value: the step has not produced one", r.Step)
+	}
+	if v, ok := b.Params[r.Param]; ok {
+		return v, nil
+	}
+	return nil, Errorf(CodeUnbound, "{{%s}} has no binding", r.Param)
+}
+
+// RenderString replaces every reference in s by its bound value's text.
+// A reference without a binding is an *Error with CodeUnbound.
+func RenderString(s string, b Bindings) (string, error) {
+	if _, err := ParseRefs(s); err != nil {
+		return "", err
+	}
+	var firstErr error
+	out := refPattern.ReplaceAllStringFunc(s, func(m string) string {
+		refs, _ := ParseRefs(m)
+		v, err := b.lookup(refs[0])
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return m
+		}
+		return scalarText(v)
+	})
+	return out, firstErr
+}
+
+// RenderValue renders every string inside v. A string that is exactly one
+// reference becomes the bound value itself, keeping its type, so that
+// `count: "{{n}}"` renders to a number when n is a number parameter.
+func RenderValue(v any, b Bindings) (any, error) {
+	switch x := v.(type) {
+	case string:
+		refs, err := ParseRefs(x)
+		if err != nil {
+			return nil, err
+		}
+		if len(refs) == 1 && refPattern.FindString(x) == x {
+			return b.lookup(refs[0])
+		}
+		return RenderString(x, b)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			r, err := RenderValue(e, b)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := RenderValue(e, b)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// scalarText formats a bound value for splicing into a string.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
