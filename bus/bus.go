@@ -1,0 +1,141 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DefaultDataDir is where the embedded server keeps its JetStream store.
+const DefaultDataDir = ".rote"
+
+// Config says which NATS to use.
+type Config struct {
+	// URL of an external NATS server or cluster. Empty means embedded.
+	URL string
+	// DataDir holds the embedded server's store; default DefaultDataDir.
+	DataDir string
+	// Listen is the embedded server's client address, host:port. Empty
+	// means 127.0.0.1 on a free port.
+	Listen string
+	// Replicas of each stream and bucket; default 1. Only a cluster can
+	// hold more than one.
+	Replicas int
+	// Name identifies this client in the server's connection list.
+	Name string
+}
+
+// Errors returned by Open.
+var (
+	// ErrUnreachable means no NATS server answered at the URL.
+	ErrUnreachable = errors.New("bus: NATS server unreachable")
+	// ErrDataDirBusy means another process owns the data directory and
+	// could not be reached through the address it published.
+	ErrDataDirBusy = errors.New("bus: data directory in use by another process")
+)
+
+// Bus is a connection to NATS JetStream with Rote's assets in place.
+type Bus struct {
+	conn      *nats.Conn
+	js        jetstream.JetStream
+	playbooks jetstream.KeyValue
+	blobs     jetstream.ObjectStore
+	embedded  *embedded // nil when connected to an external or shared server
+}
+
+// Open connects to NATS and ensures Rote's streams, bucket and object
+// store exist. With cfg.URL it connects there (ErrUnreachable when nobody
+// answers). Without it, it starts an embedded server over cfg.DataDir, or,
+// when another rote process already owns that directory, connects to that
+// process's server (ErrDataDirBusy when it cannot).
+func Open(ctx context.Context, cfg Config) (*Bus, error) {
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.Name == "" {
+		cfg.Name = "rote"
+	}
+	b := &Bus{}
+	var err error
+	switch {
+	case cfg.URL != "":
+		b.conn, err = dial(ctx, cfg.URL, cfg.Name)
+	default:
+		b.conn, b.embedded, err = openEmbedded(ctx, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.js, err = jetstream.New(b.conn); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("bus: jetstream: %w", err)
+	}
+	if err := b.ensureTopology(ctx, cfg.Replicas); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// dial connects to an external server, failing fast when it is down.
+func dial(ctx context.Context, url, name string) (*nats.Conn, error) {
+	timeout := 5 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	conn, err := nats.Connect(url, nats.Name(name), nats.Timeout(timeout), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, url, err)
+	}
+	return conn, nil
+}
+
+// Conn returns the underlying NATS connection.
+func (b *Bus) Conn() *nats.Conn { return b.conn }
+
+// JetStream returns the JetStream context.
+func (b *Bus) JetStream() jetstream.JetStream { return b.js }
+
+// Playbooks returns the ROTE_PLAYBOOKS key-value bucket.
+func (b *Bus) Playbooks() jetstream.KeyValue { return b.playbooks }
+
+// Blobs returns the ROTE_BLOBS object store.
+func (b *Bus) Blobs() jetstream.ObjectStore { return b.blobs }
+
+// ClientURL returns the URL other processes can use to reach this bus.
+func (b *Bus) ClientURL() string {
+	if b.embedded != nil {
+		return b.embedded.srv.ClientURL()
+	}
+	return b.conn.ConnectedUrl()
+}
+
+// Server returns the embedded server this process runs, or nil.
+func (b *Bus) Server() *server.Server {
+	if b.embedded == nil {
+		return nil
+	}
+	return b.embedded.srv
+}
+
+// Close drains the connection and, for an embedded server, shuts it down
+// and releases the data directory.
+func (b *Bus) Close() error {
+	var err error
+	if b.conn != nil {
+		err = b.conn.Drain()
+		for b.conn.IsDraining() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		b.conn.Close()
+	}
+	if b.embedded != nil {
+		b.embedded.close()
+	}
+	return err
+}

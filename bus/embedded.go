@@ -1,0 +1,144 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Files inside the data directory.
+const (
+	lockFile = "lock"     // flock'ed by the process that runs the embedded server
+	urlFile  = "nats.url" // that server's client URL, for other processes
+)
+
+// embedded is an in-process nats-server that owns a data directory.
+type embedded struct {
+	srv  *server.Server
+	lock *os.File
+	dir  string
+}
+
+// openEmbedded starts a server over cfg.DataDir, or attaches to the one
+// another process runs there.
+func openEmbedded(ctx context.Context, cfg Config) (*nats.Conn, *embedded, error) {
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = DefaultDataDir
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("bus: data directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bus: data directory: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil, fmt.Errorf("bus: lock data directory: %w", err)
+		}
+		conn, err := attach(ctx, dir, cfg.Name)
+		return conn, nil, err
+	}
+	e := &embedded{lock: lock, dir: dir}
+	if e.srv, err = startServer(dir, cfg.Listen); err != nil {
+		e.close()
+		return nil, nil, err
+	}
+	conn, err := nats.Connect(e.srv.ClientURL(), nats.Name(cfg.Name), nats.InProcessServer(e.srv))
+	if err != nil {
+		e.close()
+		return nil, nil, fmt.Errorf("bus: connect to embedded server: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, urlFile), []byte(e.srv.ClientURL()+"\n")); err != nil {
+		conn.Close()
+		e.close()
+		return nil, nil, err
+	}
+	return conn, e, nil
+}
+
+func startServer(dir, listen string) (*server.Server, error) {
+	opts := &server.Options{
+		ServerName: "rote",
+		Host:       "127.0.0.1",
+		Port:       server.RANDOM_PORT,
+		JetStream:  true,
+		StoreDir:   filepath.Join(dir, "jetstream"),
+		NoSigs:     true,
+		NoLog:      true,
+	}
+	if listen != "" {
+		host, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("bus: listen address %q: %w", listen, err)
+		}
+		if opts.Port, err = strconv.Atoi(port); err != nil {
+			return nil, fmt.Errorf("bus: listen port %q: %w", port, err)
+		}
+		opts.Host = host
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("bus: embedded server: %w", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("bus: embedded server on %s did not start within 10s", listen)
+	}
+	return srv, nil
+}
+
+// attach connects to the server that the owner of dir published. The
+// owner writes its URL just after it starts, so a missing file is retried
+// briefly.
+func attach(ctx context.Context, dir, name string) (*nats.Conn, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
+		if err == nil {
+			url := strings.TrimSpace(string(raw))
+			conn, err := dial(ctx, url, name)
+			if err == nil {
+				return conn, nil
+			}
+			return nil, fmt.Errorf("%w: %s is locked and its server at %s does not answer (%v)", ErrDataDirBusy, dir, url, err)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %s is locked but publishes no server address", ErrDataDirBusy, dir)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *embedded) close() {
+	if e.srv != nil {
+		e.srv.Shutdown()
+		e.srv.WaitForShutdown()
+		os.Remove(filepath.Join(e.dir, urlFile))
+	}
+	e.lock.Close() // closing the descriptor releases the flock
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("bus: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("bus: write %s: %w", path, err)
+	}
+	return nil
+}

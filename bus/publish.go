@@ -1,0 +1,69 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/schema"
+)
+
+// HeaderEventType carries an event's versioned type name.
+const HeaderEventType = "Rote-Event-Type"
+
+// ErrTooLarge means an encoded event exceeds the server's max payload.
+// Large payloads belong in the blob store, referenced by digest.
+var ErrTooLarge = errors.New("bus: event larger than the server's max payload")
+
+// message validates and encodes ev as a NATS message on its subject.
+func (b *Bus) message(ev schema.Event) (*nats.Msg, error) {
+	data, err := schema.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	if max := b.conn.MaxPayload(); int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: %s %s is %d bytes, limit %d", ErrTooLarge, ev.EventType(), ev.EventID(), len(data), max)
+	}
+	msg := nats.NewMsg(ev.Subject())
+	msg.Data = data
+	msg.Header.Set(HeaderEventType, ev.EventType())
+	return msg, nil
+}
+
+// Publish validates ev, writes it to its stream and waits for the
+// server's acknowledgement. The event id is the Nats-Msg-Id, so publishing
+// the same event twice within DedupWindow stores it once (the second ack
+// has Duplicate set). Errors: *schema.Error for an invalid event,
+// ErrTooLarge, or the JetStream error (context deadline, no responders).
+func (b *Bus) Publish(ctx context.Context, ev schema.Event, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	msg, err := b.message(ev)
+	if err != nil {
+		return nil, err
+	}
+	ack, err := b.js.PublishMsg(ctx, msg, append(opts, jetstream.WithMsgID(ev.EventID()))...)
+	if err != nil {
+		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
+	}
+	return ack, nil
+}
+
+// PublishAsync validates ev and starts writing it without waiting; the
+// future resolves to the acknowledgement. Use PublishAsyncComplete to wait
+// for all outstanding publishes.
+func (b *Bus) PublishAsync(ev schema.Event, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	msg, err := b.message(ev)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.js.PublishMsgAsync(msg, append(opts, jetstream.WithMsgID(ev.EventID()))...)
+	if err != nil {
+		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
+	}
+	return f, nil
+}
+
+// PublishAsyncComplete returns a channel closed when every asynchronous
+// publish has been acknowledged or has failed.
+func (b *Bus) PublishAsyncComplete() <-chan struct{} { return b.js.PublishAsyncComplete() }

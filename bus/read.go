@@ -1,0 +1,104 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/schema"
+)
+
+// ErrRunNotFound means a run has no events in ROTE_RUNS.
+var ErrRunNotFound = errors.New("bus: run not found")
+
+// Envelope is one stored event with its place in the stream.
+type Envelope struct {
+	Seq     uint64 // stream sequence
+	Subject string
+	Time    time.Time // when the server stored it
+	Event   schema.Event
+}
+
+// Decode turns a stored message into an Envelope. A message without the
+// event type header, or whose payload does not decode and validate as
+// that type, is a *schema.Error with CodeInvalid.
+func Decode(msg jetstream.Msg) (Envelope, error) {
+	typ := msg.Headers().Get(HeaderEventType)
+	if typ == "" {
+		return Envelope{}, schema.Errorf(schema.CodeInvalid, "message on %s has no %s header", msg.Subject(), HeaderEventType)
+	}
+	ev, err := schema.Unmarshal(typ, msg.Data())
+	if err != nil {
+		return Envelope{}, err
+	}
+	env := Envelope{Subject: msg.Subject(), Event: ev}
+	if md, err := msg.Metadata(); err == nil {
+		env.Seq, env.Time = md.Sequence.Stream, md.Timestamp
+	}
+	return env, nil
+}
+
+// Read returns every event in ROTE_RUNS whose subject matches one of the
+// filters, in stream order: everything stored when the call began, and
+// possibly events stored while it reads. A message that
+// does not decode is an error naming its sequence: the run log is never
+// silently skipped over.
+func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
+	cons, err := b.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
+		FilterSubjects: filters,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+	}
+	remaining := info.NumPending
+	out := make([]Envelope, 0, remaining)
+	for remaining > 0 {
+		batch, err := cons.Fetch(int(min(remaining, 512)), jetstream.FetchContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+		}
+		for msg := range batch.Messages() {
+			env, err := Decode(msg)
+			if err != nil {
+				md, _ := msg.Metadata()
+				var seq uint64
+				if md != nil {
+					seq = md.Sequence.Stream
+				}
+				return nil, fmt.Errorf("bus: %s seq %d: %w", msg.Subject(), seq, err)
+			}
+			out = append(out, env)
+			md, err := msg.Metadata()
+			if err != nil {
+				return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+			}
+			remaining = md.NumPending
+		}
+		if err := batch.Error(); err != nil {
+			return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+		}
+	}
+	return out, nil
+}
+
+// ReadRun returns every event of one run in order, or ErrRunNotFound.
+func (b *Bus) ReadRun(ctx context.Context, runID string) ([]Envelope, error) {
+	if err := schema.ValidateRunID(runID); err != nil {
+		return nil, err
+	}
+	envs, err := b.Read(ctx, schema.RunFilter(runID))
+	if err != nil {
+		return nil, err
+	}
+	if len(envs) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, runID)
+	}
+	return envs, nil
+}
