@@ -16,6 +16,8 @@ type Event interface {
 	EventType() string
 	// EventID returns the event's unique id.
 	EventID() string
+	// EventTime returns when the event happened.
+	EventTime() time.Time
 	// Subject returns the NATS subject the event belongs on.
 	Subject() string
 	// Validate returns an *Error with CodeInvalid when a required field is
@@ -32,6 +34,9 @@ type Meta struct {
 
 // EventID returns m.ID.
 func (m Meta) EventID() string { return m.ID }
+
+// EventTime returns m.Time.
+func (m Meta) EventTime() time.Time { return m.Time }
 
 func (m Meta) validate(eventType string) error {
 	if m.ID == "" {

@@ -12,17 +12,17 @@ import (
 
 func TestExpectDecodesEveryPrimitive(t *testing.T) {
 	cases := map[string]schema.Expect{
-		`{"exit_code": 0}`:                                   {Op: schema.OpExitCode, Value: schema.RawJSON("0")},
-		`{"selector_visible": "button \"Save\""}`:            {Op: schema.OpSelectorVisible, Arg: `button "Save"`},
-		`{"selector_absent": "k3f9q2"}`:                      {Op: schema.OpSelectorAbsent, Arg: "k3f9q2"},
-		`{"input_value": "k3f9q2", "equals": "Acme"}`:        {Op: schema.OpInputValue, Arg: "k3f9q2", Value: schema.RawJSON(`"Acme"`)},
-		`{"input_value": "k3f9q2", "equals": 42}`:            {Op: schema.OpInputValue, Arg: "k3f9q2", Value: schema.RawJSON(`"42"`)},
-		`{"url_contains": "/done"}`:                          {Op: schema.OpURLContains, Arg: "/done"},
-		`{"text_visible": "Saved"}`:                          {Op: schema.OpTextVisible, Arg: "Saved"},
-		`{"json_path_exists": "$.a[0]"}`:                     {Op: schema.OpJSONPathExists, Arg: "$.a[0]"},
+		`{"exit_code": 0}`:                                            {Op: schema.OpExitCode, Value: schema.RawJSON("0")},
+		`{"selector_visible": "button \"Save\""}`:                     {Op: schema.OpSelectorVisible, Arg: `button "Save"`},
+		`{"selector_absent": "k3f9q2"}`:                               {Op: schema.OpSelectorAbsent, Arg: "k3f9q2"},
+		`{"input_value": "k3f9q2", "equals": "Acme"}`:                 {Op: schema.OpInputValue, Arg: "k3f9q2", Value: schema.RawJSON(`"Acme"`)},
+		`{"input_value": "k3f9q2", "equals": 42}`:                     {Op: schema.OpInputValue, Arg: "k3f9q2", Value: schema.RawJSON(`"42"`)},
+		`{"url_contains": "/done"}`:                                   {Op: schema.OpURLContains, Arg: "/done"},
+		`{"text_visible": "Saved"}`:                                   {Op: schema.OpTextVisible, Arg: "Saved"},
+		`{"json_path_exists": "$.a[0]"}`:                              {Op: schema.OpJSONPathExists, Arg: "$.a[0]"},
 		`{"json_path_equals": "$.a", "equals": {"y":1.0,"x":[true]}}`: {Op: schema.OpJSONPathEquals, Arg: "$.a", Value: schema.RawJSON(`{"x":[true],"y":1}`)},
-		`{"output_matches": "^ok\\d+$"}`:                     {Op: schema.OpOutputMatches, Arg: `^ok\d+$`},
-		`{"nonempty": "$"}`:                                  {Op: schema.OpNonempty, Arg: "$"},
+		`{"output_matches": "^ok\\d+$"}`:                              {Op: schema.OpOutputMatches, Arg: `^ok\d+$`},
+		`{"nonempty": "$"}`:                                           {Op: schema.OpNonempty, Arg: "$"},
 	}
 	ops := map[schema.ExpectOp]bool{}
 	for in, want := range cases {
@@ -52,25 +52,25 @@ func TestExpectDecodesEveryPrimitive(t *testing.T) {
 
 func TestExpectDecodingIsStrict(t *testing.T) {
 	cases := map[string]string{
-		`{}`:                                          "no primitive",
-		`{"text_visible": "a", "url_contains": "b"}`:  "two primitives",
-		`{"text_visible": "a", "colour": "red"}`:      "unknown key colour",
-		`{"text_visibel": "a"}`:                       "unknown key text_visibel",
-		`{"text_visible": "a", "equals": "b"}`:        "does not take equals",
-		`{"input_value": "k3f9q2"}`:                   "needs equals",
-		`{"json_path_equals": "$.a"}`:                 "needs equals",
-		`{"exit_code": "zero"}`:                       "want an integer",
-		`{"exit_code": 1.5}`:                          "want an integer",
-		`{"text_visible": ""}`:                        "empty argument",
-		`{"text_visible": 3}`:                         "want a string",
+		`{}`: "no primitive",
+		`{"text_visible": "a", "url_contains": "b"}`:       "two primitives",
+		`{"text_visible": "a", "colour": "red"}`:           "unknown key colour",
+		`{"text_visibel": "a"}`:                            "unknown key text_visibel",
+		`{"text_visible": "a", "equals": "b"}`:             "does not take equals",
+		`{"input_value": "k3f9q2"}`:                        "needs equals",
+		`{"json_path_equals": "$.a"}`:                      "needs equals",
+		`{"exit_code": "zero"}`:                            "want an integer",
+		`{"exit_code": 1.5}`:                               "want an integer",
+		`{"text_visible": ""}`:                             "empty argument",
+		`{"text_visible": 3}`:                              "want a string",
 		`{"selector_visible": "has spaces but no quotes"}`: "double quotes",
-		`{"selector_visible": "button Save"}`:         "double quotes",
-		`{"json_path_exists": "a.b"}`:                 "must start with $",
-		`{"json_path_exists": "$[x]"}`:                "not an integer",
-		`{"output_matches": "(unclosed"}`:             "output_matches",
-		`{"input_value": "k", "equals": {"a":1}}`:     "equals must be a string",
-		`["text_visible"]`:                            "want an object",
-		`{"text_visible": "{{oops"}`:                  "unbalanced",
+		`{"selector_visible": "button Save"}`:              "double quotes",
+		`{"json_path_exists": "a.b"}`:                      "must start with $",
+		`{"json_path_exists": "$[x]"}`:                     "not an integer",
+		`{"output_matches": "(unclosed"}`:                  "output_matches",
+		`{"input_value": "k", "equals": {"a":1}}`:          "equals must be a string",
+		`["text_visible"]`:                                 "want an object",
+		`{"text_visible": "{{oops"}`:                       "unbalanced",
 	}
 	for in, want := range cases {
 		var e schema.Expect

@@ -90,10 +90,10 @@ func TestFingerprintRejectsBadInventories(t *testing.T) {
 
 func TestCanonicalJSON(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"b":1,"a":[1.0, 2e0, -0, 1.5]}`:  `{"a":[1,2,0,1.5],"b":1}`,
-		` "x" `:                            `"x"`,
-		`123456789012345678901234567890`:   `123456789012345678901234567890`,
-		`{"z":{"y":null,"x":true}}`:        `{"z":{"x":true,"y":null}}`,
+		`{"b":1,"a":[1.0, 2e0, -0, 1.5]}`: `{"a":[1,2,0,1.5],"b":1}`,
+		` "x" `:                           `"x"`,
+		`123456789012345678901234567890`:  `123456789012345678901234567890`,
+		`{"z":{"y":null,"x":true}}`:       `{"z":{"x":true,"y":null}}`,
 	} {
 		got, err := schema.CanonicalJSON([]byte(in))
 		if err != nil || string(got) != want {

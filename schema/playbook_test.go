@@ -48,9 +48,6 @@ func TestDecodeValidPlaybooks(t *testing.T) {
 			if verr != nil {
 				t.Fatalf("re-import of export failed: %v\n%s", verr, out)
 			}
-			if !reflect.DeepEqual(normalize(t, p), normalize(t, again)) {
-				t.Fatalf("round trip changed the playbook:\n%s", out)
-			}
 			out2, _ := schema.EncodePlaybook(again)
 			if string(out) != string(out2) {
 				t.Fatalf("export is not stable:\n%s\n---\n%s", out, out2)
@@ -59,21 +56,9 @@ func TestDecodeValidPlaybooks(t *testing.T) {
 	}
 }
 
-// normalize compares playbooks by their exported YAML through a re-decode
-// of args, since YAML integers and JSON-ish values decode to several Go types.
-func normalize(t *testing.T, p *schema.Playbook) string {
-	b, err := schema.EncodePlaybook(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func TestVendorPlaybookStructure(t *testing.T) {
-	p, verr := decode(t, string(readPlaybook(t, "vendor.yaml")))
-	if verr != nil {
-		t.Fatal(verr)
-	}
+// orderIDs returns the step ids of p in topological order, joined by ",".
+func orderIDs(t *testing.T, p *schema.Playbook) string {
+	t.Helper()
 	order, err := p.Order()
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +67,15 @@ func TestVendorPlaybookStructure(t *testing.T) {
 	for _, s := range order {
 		ids = append(ids, s.ID)
 	}
-	if strings.Join(ids, ",") != "open,name,classify,tier,submit" {
+	return strings.Join(ids, ",")
+}
+
+func TestVendorPlaybookStructure(t *testing.T) {
+	p, verr := decode(t, string(readPlaybook(t, "vendor.yaml")))
+	if verr != nil {
+		t.Fatal(verr)
+	}
+	if ids := orderIDs(t, p); ids != "open,name,classify,tier,submit" {
 		t.Fatalf("order %v", ids)
 	}
 	name := p.Step("name")
@@ -229,15 +222,7 @@ func TestOrderIsDeterministic(t *testing.T) {
 	p := &schema.Playbook{Steps: []schema.Step{
 		{ID: "d", Needs: []string{"b", "c"}}, {ID: "c", Needs: []string{"a"}}, {ID: "b", Needs: []string{"a"}}, {ID: "a"},
 	}}
-	order, err := p.Order()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, s := range order {
-		ids = append(ids, s.ID)
-	}
-	if strings.Join(ids, "") != "acbd" {
+	if ids := orderIDs(t, p); ids != "a,c,b,d" {
 		t.Fatalf("order %v, want a c b d (declaration order among ready steps)", ids)
 	}
 	p.Steps[3].Needs = []string{"d"}

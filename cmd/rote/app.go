@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/spf13/cobra"
+)
+
+// App holds what every command shares: the global flags, the output
+// streams, and a bus opened on first use.
+type App struct {
+	DataDir string
+	NATSURL string
+	Stdout  io.Writer
+	Stderr  io.Writer
+
+	bus *bus.Bus
+}
+
+// Bus opens the bus on first use: the external server when --nats is
+// set, else the embedded store under --data.
+func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
+	if a.bus != nil {
+		return a.bus, nil
+	}
+	b, err := bus.Open(ctx, bus.Config{URL: a.NATSURL, DataDir: a.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	a.bus = b
+	return b, nil
+}
+
+// Close releases the bus, if one was opened.
+func (a *App) Close() error {
+	if a.bus == nil {
+		return nil
+	}
+	return a.bus.Close()
+}
+
+// exitError carries a process exit code other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the command ran and failed
+	exitUsage    = 2 // the command line was wrong
+	exitNotBuilt = 3 // the feature asked for is not built yet
+)
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Main runs the rote command line with args and returns the exit code.
+// It is what main calls and what tests call.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := &App{Stdout: stdout, Stderr: stderr}
+	root := newRootCommand(app)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if cerr := app.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "rote:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailure
+}
+
+// flagErrors turns cobra's flag parsing errors into usage errors.
+func flagErrors(cmd *cobra.Command, err error) error {
+	return usageError("%v (see %s --help)", err, cmd.CommandPath())
+}

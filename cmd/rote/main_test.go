@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// run calls Main as the binary would and returns exit code and output.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := Main(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// seed opens the data directory (owning its embedded server, so Main
+// attaches to it) and publishes a finished run and an unfinished one.
+func seed(t *testing.T, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	spec := schema.RunSpec{RunID: "RUN1", Mode: schema.ModeRecord, Task: schema.TaskSpec{Name: "register-vendor", Text: "register Acme"},
+		Fingerprint: strings.Repeat("ab", 32)}
+	result := []byte(`{"content":[]}`)
+	events := []schema.Event{
+		&schema.RunStarted{Meta: schema.Meta{ID: "e1", Time: t0}, RunSpec: spec},
+		&schema.ToolCall{Meta: schema.Meta{ID: "e2", Time: t0.Add(100 * time.Millisecond)}, RunID: "RUN1", Seq: 1, Tool: "browser_navigate",
+			Arguments: []byte(`{"url":"http://x"}`), Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result), Duration: 40 * time.Millisecond},
+		&schema.LLMCall{Meta: schema.Meta{ID: "e3", Time: t0.Add(200 * time.Millisecond)}, RunID: "RUN1", Source: schema.SourcePlanner, Model: "scripted",
+			Usage: schema.TokenUsage{Uncached: 900, CacheRead: 1024, Output: 20}, Offline: true},
+		&schema.RunFinished{Meta: schema.Meta{ID: "e4", Time: t0.Add(time.Second)}, Manifest: schema.Manifest{RunSpec: spec, Outcome: schema.OutcomeSuccess,
+			Started: t0, Finished: t0.Add(time.Second), Usage: []schema.SourceUsage{{Source: schema.SourcePlanner, Calls: 1, Tokens: schema.TokenUsage{Uncached: 900, CacheRead: 1024, Output: 20}}}}},
+		&schema.RunStarted{Meta: schema.Meta{ID: "e5", Time: t0.Add(2 * time.Second)}, RunSpec: schema.RunSpec{RunID: "RUN2", Mode: schema.ModeAgent, Task: schema.TaskSpec{Text: "search the catalog"}}},
+	}
+	for _, ev := range events {
+		if _, err := b.Publish(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRunsListAndShow(t *testing.T) {
+	dir := t.TempDir()
+	seed(t, dir)
+
+	code, out, errOut := run(t, "--data", dir, "runs", "list")
+	if code != 0 {
+		t.Fatalf("runs list: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "RUN") {
+		t.Fatalf("runs list:\n%s", out)
+	}
+	for _, want := range []string{"RUN1", "record", "register-vendor", "success", "1s", "1944"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row %q lacks %q", lines[1], want)
+		}
+	}
+	if !strings.Contains(lines[2], "RUN2") || !strings.Contains(lines[2], "running") {
+		t.Errorf("unfinished run row: %q", lines[2])
+	}
+
+	code, out, _ = run(t, "--data", dir, "runs", "list", "--json")
+	var rows []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("runs list --json (exit %d):\n%s", code, out)
+	}
+	if rows[0]["run_id"] != "RUN1" || rows[0]["outcome"] != "success" || rows[0]["calls"] != 1.0 || rows[1]["outcome"] != "running" {
+		t.Fatalf("json rows: %v", rows)
+	}
+
+	code, out, _ = run(t, "--data", dir, "runs", "show", "RUN1")
+	if code != 0 {
+		t.Fatalf("runs show: exit %d", code)
+	}
+	for _, want := range []string{
+		"+0.000s  run.started",
+		"record run RUN1, task \"register-vendor\", fingerprint abababababab",
+		"+0.100s  trajectory.tool_call   #1 browser_navigate 40ms -> sha256:",
+		"llm.call               planner scripted uncached=900 cache_read=1024 cache_write=0 output=20 [scripted model (offline)]",
+		"+1.000s  run.finished           success after 1s, 1944 tokens",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = run(t, "--data", dir, "runs", "show", "RUN1", "--json")
+	var events []struct {
+		Seq   uint64         `json:"seq"`
+		Type  string         `json:"type"`
+		Event map[string]any `json:"event"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &events) != nil || len(events) != 4 {
+		t.Fatalf("runs show --json (exit %d):\n%s", code, out)
+	}
+	if events[1].Type != schema.TypeToolCall || events[1].Event["tool"] != "browser_navigate" {
+		t.Fatalf("json event: %+v", events[1])
+	}
+	if args, ok := events[1].Event["arguments"].(map[string]any); !ok || args["url"] != "http://x" {
+		t.Fatalf("tool arguments are not inline JSON: %v", events[1].Event["arguments"])
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"version"}, 0, ""},
+		{[]string{"runs", "list"}, 0, ""},
+		{[]string{"runs", "show", "NOPE"}, 1, "run not found: NOPE"},
+		{[]string{"runs", "show", "a.b"}, 1, "run id \"a.b\""},
+		{[]string{"runs", "show"}, 2, "accepts 1 arg"},
+		{[]string{"runs", "--bogus"}, 2, "unknown flag: --bogus"},
+		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
+		{[]string{"serve", "--role", "recorder"}, 3, "role not built yet: recorder (issue 3)"},
+		{[]string{"serve"}, 3, "role not built yet: perception (issue 4), planner (issue 6)"},
+		{[]string{"demo"}, 3, "demo is not built yet"},
+		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},
+	}
+	for _, c := range cases {
+		code, _, errOut := run(t, append([]string{"--data", dir}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.says) {
+			t.Errorf("rote %v: exit %d, stderr %q; want exit %d saying %q", c.args, code, errOut, c.code, c.says)
+		}
+	}
+	code, out, _ := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "rote ") || !strings.Contains(out, "nats-server 2.15.2") {
+		t.Fatalf("version: %q", out)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCommand(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rote",
+		Short: "Trajectory memoization for AI agents",
+		Long: `Rote records successful agent runs at the tool-call boundary, distills them
+into parameterized, assertion-gated playbooks, and replays them next time with
+no model in the loop for deterministic steps, verifying every step and the
+final state.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.SetFlagErrorFunc(flagErrors)
+	dataDefault := os.Getenv("ROTE_DATA")
+	if dataDefault == "" {
+		dataDefault = ".rote"
+	}
+	root.PersistentFlags().StringVar(&app.DataDir, "data", dataDefault, "embedded JetStream store directory ($ROTE_DATA)")
+	root.PersistentFlags().StringVar(&app.NATSURL, "nats", os.Getenv("ROTE_NATS_URL"), "external NATS URL; empty runs an embedded server ($ROTE_NATS_URL)")
+	root.AddCommand(
+		newVersionCommand(app),
+		newServeCommand(app),
+		newRunsCommand(app),
+		newDemoCommand(app),
+	)
+	return root
+}
+
+// args wraps a cobra positional-argument check so that a wrong count is a
+// usage error.
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return usageError("%s: %v", cmd.CommandPath(), err)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// writeTimeline prints a run's events one per line, each with its offset
+// from the first event.
+func writeTimeline(w io.Writer, envs []bus.Envelope) {
+	var origin time.Time
+	if len(envs) > 0 {
+		origin = envs[0].Event.EventTime()
+	}
+	for _, env := range envs {
+		offset := env.Event.EventTime().Sub(origin).Seconds()
+		fmt.Fprintf(w, "%+9.3fs  %-22s %s\n", offset, shortType(env.Event.EventType()), describeEvent(env.Event))
+	}
+}
+
+// shortType drops the version suffix: "trajectory.tool_call".
+func shortType(t string) string {
+	if i := strings.LastIndex(t, ".v"); i > 0 {
+		return t[:i]
+	}
+	return t
+}
+
+// describeEvent is the one-line body of a timeline entry.
+func describeEvent(ev schema.Event) string {
+	switch e := ev.(type) {
+	case *schema.TaskRequested:
+		return fmt.Sprintf("task %s %q", e.TaskID, e.Task.Label())
+	case *schema.RunStarted:
+		s := fmt.Sprintf("%s run %s, task %q", e.Mode, e.RunID, e.Task.Label())
+		if e.Fingerprint != "" {
+			s += ", fingerprint " + e.Fingerprint[:12]
+		}
+		if e.Playbook != nil {
+			s += fmt.Sprintf(", playbook %s v%d", e.Playbook.Name, e.Playbook.Version)
+		}
+		return s
+	case *schema.RunFinished:
+		s := fmt.Sprintf("%s after %s", e.Outcome, e.Finished.Sub(e.Started).Round(time.Millisecond))
+		if e.Reason != nil {
+			s += ": " + e.Reason.Error()
+		}
+		if n := logicalTokens(e.Usage); n > 0 {
+			s += fmt.Sprintf(", %d tokens", n)
+		}
+		return s
+	case *schema.ToolCall:
+		s := fmt.Sprintf("#%d %s %s", e.Seq, e.Tool, e.Duration.Round(time.Microsecond))
+		if e.ResultDigest != "" {
+			s += fmt.Sprintf(" -> %s (%s)", e.ResultDigest[:19], byteSize(e.ResultSize))
+		}
+		if e.BlobRef != "" {
+			s += " in blob store"
+		}
+		if e.Error != nil {
+			s += " error " + e.Error.String()
+		}
+		return s
+	case *schema.Unparsed:
+		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
+	case *schema.BrowserObserved:
+		return fmt.Sprintf("#%d %s %s, %d nodes, %d chars, %d tokens", e.Seq, e.Kind, e.URL, e.Stats.Nodes, e.Stats.Chars, e.Stats.Tokens)
+	case *schema.BrowserAction:
+		s := fmt.Sprintf("#%d %s", e.Seq, e.Action.Kind)
+		if t := e.Action.Target; t != nil {
+			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
+		}
+		s += fmt.Sprintf(" settle %s, took %s", e.SettleWait.Round(time.Millisecond), e.Duration.Round(time.Millisecond))
+		if e.Error != nil {
+			s += " error " + e.Error.Error()
+		}
+		return s
+	case *schema.LLMCall:
+		s := fmt.Sprintf("%s %s uncached=%d cache_read=%d cache_write=%d output=%d", e.Source, e.Model,
+			e.Usage.Uncached, e.Usage.CacheRead, e.Usage.CacheWrite, e.Usage.Output)
+		if e.Offline {
+			s += " [scripted model (offline)]"
+		}
+		return s
+	case *schema.ExpectChecked:
+		return fmt.Sprintf("step %s attempt %d: %s %s", e.StepID, e.Attempt, passFail(e.Check.Passed), e.Check.Expect)
+	case *schema.VerifyChecked:
+		return fmt.Sprintf("%s, %d check(s)", passFail(e.Passed), len(e.Checks))
+	case *schema.PlaybookPromoted:
+		return fmt.Sprintf("%s v%d promoted", e.Name, e.Version)
+	case *schema.PlaybookPatched:
+		return fmt.Sprintf("%s v%d -> v%d, step %s: %s", e.Name, e.FromVersion, e.Version, e.StepID, e.Reason)
+	}
+	return ""
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

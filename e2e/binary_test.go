@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// roteBinary is built once by TestMain.
+var roteBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rote-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	roteBinary = filepath.Join(dir, "rote")
+	build := exec.Command("go", "build", "-o", roteBinary, "github.com/rote-agent/rote/cmd/rote")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build rote: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// rote runs the built binary in dir and returns its exit code and output.
+func rote(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(roteBinary, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// TestBinaryDefaults runs the real binary on embedded defaults: it keeps
+// its store in ./.rote of the working directory, and says plainly what is
+// not built yet instead of pretending.
+func TestBinaryDefaults(t *testing.T) {
+	dir := t.TempDir()
+	if code, out := rote(t, dir, "runs", "list"); code != 0 || strings.TrimSpace(out) != "no runs" {
+		t.Fatalf("runs list on a fresh store: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rote", "jetstream")); err != nil {
+		t.Fatalf("embedded store not under ./.rote: %v", err)
+	}
+	// A second invocation finds the same store and no stale lock.
+	if code, out := rote(t, dir, "runs", "list", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("runs list --json: exit %d\n%s", code, out)
+	}
+	if code, out := rote(t, dir, "demo"); code != 3 || !strings.Contains(out, "not built yet") {
+		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+	env := os.Environ()
+	cmd := exec.Command(roteBinary, "runs", "list")
+	cmd.Dir = dir
+	cmd.Env = append(env, "ROTE_NATS_URL=nats://127.0.0.1:1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "unreachable") {
+		t.Fatalf("ROTE_NATS_URL not honoured or dead server not reported: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/rote-agent/rote/e2e
+
+go 1.26

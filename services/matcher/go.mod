@@ -1,0 +1,3 @@
+module github.com/rote-agent/rote/services/matcher
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/rote-agent/rote/services/recorder
+
+go 1.26
