@@ -88,7 +88,10 @@ func dial(ctx context.Context, url, name string) (*nats.Conn, error) {
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 	}
-	conn, err := nats.Connect(url, nats.Name(name), nats.Timeout(timeout), nats.MaxReconnects(-1))
+	// No reconnect buffer: while the connection is down a publish fails at
+	// once, so callers can fall back (the recorder spools) instead of
+	// waiting for an acknowledgement that cannot come.
+	conn, err := nats.Connect(url, nats.Name(name), nats.Timeout(timeout), nats.MaxReconnects(-1), nats.ReconnectBufSize(-1))
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, url, err)
 	}

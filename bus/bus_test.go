@@ -33,7 +33,7 @@ func started(runID string) *schema.RunStarted {
 func call(runID string, seq uint64) *schema.ToolCall {
 	result := []byte(fmt.Sprintf(`{"n":%d}`, seq))
 	return &schema.ToolCall{Meta: schema.Meta{ID: fmt.Sprintf("%s-%d", runID, seq), Time: t0.Add(time.Duration(seq) * time.Millisecond)},
-		RunID: runID, Seq: seq, Tool: "echo", Arguments: []byte(`{}`), Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result), Duration: time.Millisecond}
+		RunID: runID, Seq: seq, Tool: "echo", Arguments: []byte(`{}`), ArgumentsDigest: schema.Digest([]byte(`{}`)), ArgumentsSize: 2, Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result), Duration: time.Millisecond}
 }
 
 func finished(runID string) *schema.RunFinished {

@@ -17,6 +17,7 @@ const (
 	CodeNotApplicable     Code = "not_applicable"     // an expect primitive the world state cannot answer
 	CodeFingerprint       Code = "fingerprint"        // environment fingerprint mismatch
 	CodeRepairUnavailable Code = "repair_unavailable" // no planner answered a repair request
+	CodeUnverified        Code = "unverified"         // nothing proved the run's effect
 	CodeInternal          Code = "internal"           // a bug or an unexpected failure
 )
 

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"reflect"
 	"regexp"
 	"time"
 
@@ -28,8 +29,8 @@ type Event interface {
 // Meta is the header every event embeds: its id and when it happened.
 // Callers set both; schema never reads a clock.
 type Meta struct {
-	ID   string    `msgpack:"id"`
-	Time time.Time `msgpack:"time"`
+	ID   string    `msgpack:"id" json:"id"`
+	Time time.Time `msgpack:"time" json:"time"`
 }
 
 // EventID returns m.ID.
@@ -58,16 +59,17 @@ const (
 
 // Run subject kinds: the last token of rote.runs.<run_id>.<kind>.
 const (
-	KindStarted  = "started"
-	KindFinished = "finished"
-	KindCalls    = "calls"
-	KindUnparsed = "unparsed"
-	KindObserved = "observed"
-	KindActions  = "actions"
-	KindLLM      = "llm"
-	KindExpect   = "expect"
-	KindVerify   = "verify"
-	KindPlaybook = "playbook"
+	KindStarted   = "started"
+	KindFinished  = "finished"
+	KindCalls     = "calls"
+	KindUnparsed  = "unparsed"
+	KindObserved  = "observed"
+	KindActions   = "actions"
+	KindLLM       = "llm"
+	KindExpect    = "expect"
+	KindVerify    = "verify"
+	KindPlaybook  = "playbook"
+	KindInventory = "inventory"
 )
 
 // RunSubject returns rote.runs.<runID>.<kind>.
@@ -97,6 +99,7 @@ const (
 	TypeRunFinished      = "run.finished.v1"
 	TypeToolCall         = "trajectory.tool_call.v1"
 	TypeUnparsed         = "trajectory.unparsed.v1"
+	TypeInventory        = "trajectory.inventory.v1"
 	TypeBrowserObserved  = "browser.observed.v1"
 	TypeBrowserAction    = "browser.action.v1"
 	TypeLLMCall          = "llm.call.v1"
@@ -110,7 +113,7 @@ const (
 func EventTypes() []string {
 	return []string{
 		TypeTaskRequested, TypeRunStarted, TypeRunFinished, TypeToolCall,
-		TypeUnparsed, TypeBrowserObserved, TypeBrowserAction, TypeLLMCall,
+		TypeUnparsed, TypeInventory, TypeBrowserObserved, TypeBrowserAction, TypeLLMCall,
 		TypeExpectChecked, TypeVerifyChecked, TypePlaybookPromoted, TypePlaybookPatched,
 	}
 }
@@ -129,6 +132,8 @@ func NewEvent(eventType string) (Event, error) {
 		return &ToolCall{}, nil
 	case TypeUnparsed:
 		return &Unparsed{}, nil
+	case TypeInventory:
+		return &Inventory{}, nil
 	case TypeBrowserObserved:
 		return &BrowserObserved{}, nil
 	case TypeBrowserAction:
@@ -163,7 +168,8 @@ func Marshal(ev Event) ([]byte, error) {
 }
 
 // Unmarshal decodes msgpack data as an event of the named type and
-// validates it. Unknown types and malformed or invalid payloads are an
+// validates it. Every time in the event is in UTC, whatever the local
+// zone, so decoded events print the same everywhere. Unknown types and malformed or invalid payloads are an
 // *Error with CodeInvalid.
 func Unmarshal(eventType string, data []byte) (Event, error) {
 	ev, err := NewEvent(eventType)
@@ -173,8 +179,35 @@ func Unmarshal(eventType string, data []byte) (Event, error) {
 	if err := msgpack.Unmarshal(data, ev); err != nil {
 		return nil, Errorf(CodeInvalid, "decode %s: %v", eventType, err)
 	}
+	utcTimes(reflect.ValueOf(ev))
 	if err := ev.Validate(); err != nil {
 		return nil, err
 	}
 	return ev, nil
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+// utcTimes sets every time.Time reachable from v to UTC.
+func utcTimes(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			utcTimes(v.Elem())
+		}
+	case reflect.Struct:
+		if v.Type() == timeType {
+			if v.CanSet() {
+				v.Set(reflect.ValueOf(v.Interface().(time.Time).UTC()))
+			}
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			utcTimes(v.Field(i))
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			utcTimes(v.Index(i))
+		}
+	}
 }

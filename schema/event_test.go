@@ -3,6 +3,7 @@ package schema_test
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,20 @@ import (
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
+
+var inventoryEnv = schema.Environment{
+	Tools:    []schema.ToolSpec{{Name: "echo", Description: "says it back", InputSchema: schema.RawJSON(`{"type":"object"}`)}},
+	Identity: schema.Identity{Server: "fixture", Target: "dev"},
+	Surfaces: map[string]string{"protocol": "2025-06-18", "server_version": "1.0.0"},
+}
+
+func inventoryFP(t testing.TB) string {
+	fp, err := schema.Fingerprint(inventoryEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fp
+}
 
 func meta(id string) schema.Meta { return schema.Meta{ID: id, Time: t0} }
 
@@ -45,11 +60,13 @@ func sampleEvents(t testing.TB) []schema.Event {
 				{Source: schema.SourceRepair, Calls: 1, Tokens: schema.TokenUsage{Uncached: 500, Output: 20}},
 			},
 		}},
-		&schema.ToolCall{Meta: meta("e4"), RunID: "01JRUN", Seq: 7, Tool: "browser_click",
-			Arguments: []byte(`{"target":"e11"}`), Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result),
+		&schema.ToolCall{Meta: meta("e4"), RunID: "01JRUN", Seq: 7, Tool: "browser_click", RequestID: schema.RawJSON(`7`),
+			Arguments: []byte(`{"target":"e11"}`), ArgumentsDigest: schema.Digest([]byte(`{"target":"e11"}`)), ArgumentsSize: 16, Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result),
 			Duration: 42 * time.Millisecond, Error: &schema.CallError{Kind: schema.CallErrorTool, Message: "element detached"}},
 		&schema.ToolCall{Meta: meta("e4b"), RunID: "01JRUN", Seq: 8, Tool: "browser_snapshot",
-			ResultDigest: schema.Digest([]byte("big")), ResultSize: schema.InlineLimit + 1, BlobRef: schema.Digest([]byte("big")), Duration: time.Second},
+			ResultDigest: schema.Digest([]byte("big")), ResultSize: schema.InlineLimit + 1, BlobRef: schema.Digest([]byte("big")), Duration: time.Second,
+			ArgumentsDigest: schema.Digest([]byte("args")), ArgumentsSize: schema.InlineLimit + 2, ArgumentsRef: schema.Digest([]byte("args"))},
+		&schema.Inventory{Meta: meta("e4c"), RunID: "01JRUN", Seq: 1, Environment: inventoryEnv, Fingerprint: inventoryFP(t)},
 		&schema.Unparsed{Meta: meta("e5"), RunID: "01JRUN", Seq: 9, Direction: schema.ToServer, Reason: "not JSON",
 			Line: []byte("hello"), Digest: schema.Digest([]byte("hello")), Size: 5},
 		&schema.BrowserObserved{Meta: meta("e6"), RunID: "01JRUN", Seq: 1, StepID: "open", URL: "http://x/", Title: "Portal",
@@ -84,7 +101,6 @@ func TestEventRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			normalizeTimes(reflect.ValueOf(got))
 			if !reflect.DeepEqual(got, ev) {
 				t.Fatalf("round trip changed the event:\n got %#v\nwant %#v", got, ev)
 			}
@@ -101,31 +117,6 @@ func TestEventRoundTrip(t *testing.T) {
 	}
 }
 
-// normalizeTimes converts every time.Time reachable from v to UTC, since
-// msgpack decodes timestamps in the local zone.
-func normalizeTimes(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			normalizeTimes(v.Elem())
-		}
-	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(time.Time{}) {
-			if v.CanSet() {
-				v.Set(reflect.ValueOf(v.Interface().(time.Time).UTC()))
-			}
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			normalizeTimes(v.Field(i))
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			normalizeTimes(v.Index(i))
-		}
-	}
-}
-
 func TestEventSubjects(t *testing.T) {
 	want := map[string]string{
 		schema.TypeTaskRequested:    "rote.tasks",
@@ -133,6 +124,7 @@ func TestEventSubjects(t *testing.T) {
 		schema.TypeRunFinished:      "rote.runs.01JRUN.finished",
 		schema.TypeToolCall:         "rote.runs.01JRUN.calls",
 		schema.TypeUnparsed:         "rote.runs.01JRUN.unparsed",
+		schema.TypeInventory:        "rote.runs.01JRUN.inventory",
 		schema.TypeBrowserObserved:  "rote.runs.01JRUN.observed",
 		schema.TypeBrowserAction:    "rote.runs.01JRUN.actions",
 		schema.TypeLLMCall:          "rote.runs.01JRUN.llm",
@@ -169,6 +161,8 @@ func TestInvalidEventsAreRejected(t *testing.T) {
 		{"no tool", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1}},
 		{"result digest mismatch", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", Result: []byte("{}"), ResultSize: 2, ResultDigest: schema.Digest([]byte("[]"))}},
 		{"result over inline limit", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", Result: big, ResultSize: len(big), ResultDigest: schema.Digest(big)}},
+		{"arguments without digest", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", Arguments: []byte("{}"), Error: &schema.CallError{Kind: schema.CallErrorLost}}},
+		{"inventory with a wrong fingerprint", &schema.Inventory{Meta: meta("e"), RunID: "r", Seq: 1, Environment: inventoryEnv, Fingerprint: strings.Repeat("0", 64)}},
 		{"no result and no error", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x"}},
 		{"blob ref is not the digest", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", ResultDigest: schema.Digest(big), ResultSize: len(big), BlobRef: schema.Digest(nil)}},
 		{"unparsed without reason", &schema.Unparsed{Meta: meta("e"), RunID: "r", Seq: 1, Direction: schema.ToClient, Digest: schema.Digest(nil)}},
@@ -235,5 +229,27 @@ func TestErrorIsComparesCode(t *testing.T) {
 	}
 	if err.Error() != "fingerprint: playbook bound to abc" {
 		t.Fatalf("Error() = %q", err.Error())
+	}
+}
+
+func TestUnmarshalGivesUTC(t *testing.T) {
+	saved := time.Local
+	time.Local = time.FixedZone("UTC+5", 5*3600)
+	defer func() { time.Local = saved }()
+	for _, ev := range sampleEvents(t) {
+		data, err := schema.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := schema.Unmarshal(ev.EventType(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc := got.EventTime().Location(); loc != time.UTC {
+			t.Fatalf("%s decoded in %v", ev.EventType(), loc)
+		}
+		if !reflect.DeepEqual(got, ev) {
+			t.Fatalf("%s: a nested time is not UTC after decoding", ev.EventType())
+		}
 	}
 }

@@ -9,10 +9,11 @@ import (
 )
 
 // ToolSpec is one tool of an environment's inventory as its server
-// declares it. Descriptions are left out on purpose: rewording a
-// description does not change what a tool does.
+// declares it. The description is kept for readers but is not part of the
+// fingerprint: rewording a description does not change what a tool does.
 type ToolSpec struct {
 	Name         string  `msgpack:"name" json:"name"`
+	Description  string  `msgpack:"description,omitempty" json:"description,omitempty"`
 	InputSchema  RawJSON `msgpack:"input_schema,omitempty" json:"inputSchema,omitempty"`
 	OutputSchema RawJSON `msgpack:"output_schema,omitempty" json:"outputSchema,omitempty"`
 }

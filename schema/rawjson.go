@@ -2,9 +2,11 @@ package schema
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // RawJSON holds opaque JSON bytes: tool arguments and results. It is
@@ -27,6 +29,19 @@ func (r RawJSON) MarshalJSON() ([]byte, error) {
 func (r *RawJSON) UnmarshalJSON(data []byte) error {
 	*r = append((*r)[:0], data...)
 	return nil
+}
+
+// RawText holds opaque bytes that are usually text, such as a line the
+// recorder could not parse. It is msgpack binary on the wire; as JSON it
+// is a string, or "base64:..." when the bytes are not valid UTF-8.
+type RawText []byte
+
+// MarshalJSON returns the bytes as a JSON string.
+func (r RawText) MarshalJSON() ([]byte, error) {
+	if utf8.Valid(r) {
+		return json.Marshal(string(r))
+	}
+	return json.Marshal("base64:" + base64.StdEncoding.EncodeToString(r))
 }
 
 // InlineLimit is the largest payload an event carries inline. Anything

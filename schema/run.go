@@ -52,14 +52,17 @@ const (
 	OutcomeFailed   Outcome = "failed"
 	OutcomeFallback Outcome = "fallback" // a replay handed over to the full agent
 	OutcomeAborted  Outcome = "aborted"  // the process died before finishing the run
+	// OutcomeUnverified: the run ended normally but nothing proved its
+	// effect, e.g. a recorded MCP session without verify assertions.
+	OutcomeUnverified Outcome = "unverified"
 )
 
 func (o Outcome) validate() error {
 	switch o {
-	case OutcomeSuccess, OutcomeFailed, OutcomeFallback, OutcomeAborted:
+	case OutcomeSuccess, OutcomeFailed, OutcomeFallback, OutcomeAborted, OutcomeUnverified:
 		return nil
 	}
-	return Errorf(CodeInvalid, "outcome %q: want success, failed, fallback or aborted", o)
+	return Errorf(CodeInvalid, "outcome %q: want success, failed, fallback, aborted or unverified", o)
 }
 
 // PlaybookRef names one version of a stored playbook.

@@ -30,7 +30,14 @@ type ToolCall struct {
 	RunID     string              `msgpack:"run_id" json:"run_id"`
 	Seq       uint64              `msgpack:"seq" json:"seq"` // monotonic within the run, from 1
 	Tool      string              `msgpack:"tool" json:"tool"`
-	Arguments RawJSON             `msgpack:"arguments,omitempty" json:"arguments,omitempty"` // secrets replaced by digests
+	RequestID RawJSON             `msgpack:"request_id,omitempty" json:"request_id,omitempty"` // the JSON-RPC id
+	// Arguments is the call's arguments JSON with secrets replaced by
+	// digests, inline when it fits InlineLimit; otherwise it is in the blob
+	// store under ArgumentsRef.
+	Arguments       RawJSON `msgpack:"arguments,omitempty" json:"arguments,omitempty"`
+	ArgumentsDigest string  `msgpack:"arguments_digest,omitempty" json:"arguments_digest,omitempty"`
+	ArgumentsSize   int     `msgpack:"arguments_size,omitempty" json:"arguments_size,omitempty"`
+	ArgumentsRef    string  `msgpack:"arguments_ref,omitempty" json:"arguments_ref,omitempty"`
 	// Result is the response's result (or error) JSON when it fits
 	// InlineLimit; otherwise it is in the blob store under BlobRef.
 	Result       RawJSON       `msgpack:"result,omitempty" json:"result,omitempty"`
@@ -66,7 +73,10 @@ func (e *ToolCall) Validate() error {
 	if e.Duration < 0 {
 		return Errorf(CodeInvalid, "%s: negative duration", TypeToolCall)
 	}
-	return within(TypeToolCall, validatePayload(e.Result, e.ResultDigest, e.ResultSize, e.BlobRef, e.Error != nil))
+	if err := validatePayload(e.Arguments, e.ArgumentsDigest, e.ArgumentsSize, e.ArgumentsRef, true); err != nil {
+		return within(TypeToolCall+": arguments", err)
+	}
+	return within(TypeToolCall+": result", validatePayload(e.Result, e.ResultDigest, e.ResultSize, e.BlobRef, e.Error != nil))
 }
 
 // Direction is which way a line travelled through the proxy.
@@ -80,17 +90,19 @@ const (
 
 // Unparsed records a line the proxy forwarded but could not read as
 // JSON-RPC. The line itself is inline up to InlineLimit, else in the blob
-// store.
+// store; a line too large to keep at all (Dropped) is recorded by digest
+// and size only.
 type Unparsed struct {
 	Meta      `msgpack:",inline"`
 	RunID     string    `msgpack:"run_id" json:"run_id"`
 	Seq       uint64    `msgpack:"seq" json:"seq"`
 	Direction Direction `msgpack:"direction" json:"direction"`
 	Reason    string    `msgpack:"reason" json:"reason"`
-	Line      []byte    `msgpack:"line,omitempty" json:"line,omitempty"`
+	Line      RawText   `msgpack:"line,omitempty" json:"line,omitempty"`
 	Digest    string    `msgpack:"digest" json:"digest"`
 	Size      int       `msgpack:"size" json:"size"`
 	BlobRef   string    `msgpack:"blob_ref,omitempty" json:"blob_ref,omitempty"`
+	Dropped   bool      `msgpack:"dropped,omitempty" json:"dropped,omitempty"`
 }
 
 // EventType returns TypeUnparsed.
@@ -112,6 +124,12 @@ func (e *Unparsed) Validate() error {
 	}
 	if e.Reason == "" {
 		return Errorf(CodeInvalid, "%s: missing reason", TypeUnparsed)
+	}
+	if e.Dropped {
+		if len(e.Line) > 0 || e.BlobRef != "" {
+			return Errorf(CodeInvalid, "%s: a dropped line keeps no payload", TypeUnparsed)
+		}
+		return within(TypeUnparsed, ValidateDigest(e.Digest))
 	}
 	return within(TypeUnparsed, validatePayload(e.Line, e.Digest, e.Size, e.BlobRef, false))
 }

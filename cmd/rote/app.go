@@ -15,6 +15,7 @@ import (
 type App struct {
 	DataDir string
 	NATSURL string
+	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
 
@@ -66,8 +67,8 @@ func usageError(format string, args ...any) error {
 
 // Main runs the rote command line with args and returns the exit code.
 // It is what main calls and what tests call.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	app := &App{Stdout: stdout, Stderr: stderr}
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	root := newRootCommand(app)
 	root.SetArgs(args)
 	root.SetOut(stdout)

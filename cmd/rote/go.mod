@@ -20,6 +20,7 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/services/recorder v0.0.0
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
@@ -31,3 +32,5 @@ require (
 replace github.com/rote-agent/rote/schema => ../../schema
 
 replace github.com/rote-agent/rote/bus => ../../bus
+
+replace github.com/rote-agent/rote/services/recorder => ../../services/recorder

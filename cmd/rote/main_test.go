@@ -15,10 +15,16 @@ import (
 // run calls Main as the binary would and returns exit code and output.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runWithInput(t, "", args...)
+}
+
+// runWithInput is run with stdin.
+func runWithInput(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	code := Main(ctx, args, &stdout, &stderr)
+	code := Main(ctx, args, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -39,7 +45,7 @@ func seed(t *testing.T, dir string) {
 	events := []schema.Event{
 		&schema.RunStarted{Meta: schema.Meta{ID: "e1", Time: t0}, RunSpec: spec},
 		&schema.ToolCall{Meta: schema.Meta{ID: "e2", Time: t0.Add(100 * time.Millisecond)}, RunID: "RUN1", Seq: 1, Tool: "browser_navigate",
-			Arguments: []byte(`{"url":"http://x"}`), Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result), Duration: 40 * time.Millisecond},
+			Arguments: []byte(`{"url":"http://x"}`), ArgumentsDigest: schema.Digest([]byte(`{"url":"http://x"}`)), ArgumentsSize: 18, Result: result, ResultDigest: schema.Digest(result), ResultSize: len(result), Duration: 40 * time.Millisecond},
 		&schema.LLMCall{Meta: schema.Meta{ID: "e3", Time: t0.Add(200 * time.Millisecond)}, RunID: "RUN1", Source: schema.SourcePlanner, Model: "scripted",
 			Usage: schema.TokenUsage{Uncached: 900, CacheRead: 1024, Output: 20}, Offline: true},
 		&schema.RunFinished{Meta: schema.Meta{ID: "e4", Time: t0.Add(time.Second)}, Manifest: schema.Manifest{RunSpec: spec, Outcome: schema.OutcomeSuccess,
@@ -130,7 +136,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"runs", "show"}, 2, "accepts 1 arg"},
 		{[]string{"runs", "--bogus"}, 2, "unknown flag: --bogus"},
 		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
-		{[]string{"serve", "--role", "recorder"}, 3, "role not built yet: recorder (issue 3)"},
+		{[]string{"serve", "--role", "recorder"}, 2, "rote record -- COMMAND"},
+		{[]string{"serve", "--role", "matcher"}, 3, "role not built yet: matcher (issue 7)"},
 		{[]string{"serve"}, 3, "role not built yet: perception (issue 4), planner (issue 6)"},
 		{[]string{"demo"}, 3, "demo is not built yet"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},

@@ -30,6 +30,7 @@ final state.`,
 		newVersionCommand(app),
 		newServeCommand(app),
 		newRunsCommand(app),
+		newRecordCommand(app),
 		newDemoCommand(app),
 	)
 	return root

@@ -8,21 +8,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// role is one of the six services; issue says where an unbuilt one lands.
+// role is one of the six services. issue names where an unbuilt one
+// lands; perSession says the role runs per session rather than as a
+// server.
 type role struct {
-	name  string
-	issue string // the issue that builds it, while it is not built
+	name       string
+	issue      string
+	perSession string
 }
 
-// roles lists every service role. None runs yet: each arrives with the
-// issue named here, and until then `rote serve` refuses it.
+// roles lists every service role. No server role runs yet: each arrives
+// with the issue named here, and until then `rote serve` refuses it.
 var roles = []role{
-	{"perception", "issue 4"},
-	{"planner", "issue 6"},
-	{"actuator", "issues 4 and 5"},
-	{"recorder", "issue 3"},
-	{"distiller", "issue 7"},
-	{"matcher", "issue 7"},
+	{name: "perception", issue: "issue 4"},
+	{name: "planner", issue: "issue 6"},
+	{name: "actuator", issue: "issues 4 and 5"},
+	{name: "recorder", perSession: "the recorder runs once per MCP session, in front of the server: rote record -- COMMAND"},
+	{name: "distiller", issue: "issue 7"},
+	{name: "matcher", issue: "issue 7"},
 }
 
 func newServeCommand(app *App) *cobra.Command {
@@ -41,7 +44,11 @@ func newServeCommand(app *App) *cobra.Command {
 			}
 			var missing []string
 			for _, r := range roles {
-				if roleFlag == "all" || roleFlag == r.name {
+				switch {
+				case roleFlag == r.name && r.perSession != "":
+					return usageError("%s", r.perSession)
+				case r.perSession != "":
+				case roleFlag == "all" || roleFlag == r.name:
 					missing = append(missing, fmt.Sprintf("%s (%s)", r.name, r.issue))
 				}
 			}

@@ -56,6 +56,9 @@ func describeEvent(ev schema.Event) string {
 		return s
 	case *schema.ToolCall:
 		s := fmt.Sprintf("#%d %s %s", e.Seq, e.Tool, e.Duration.Round(time.Microsecond))
+		if e.ArgumentsRef != "" {
+			s += fmt.Sprintf(", arguments (%s) in blob store", byteSize(e.ArgumentsSize))
+		}
 		if e.ResultDigest != "" {
 			s += fmt.Sprintf(" -> %s (%s)", e.ResultDigest[:19], byteSize(e.ResultSize))
 		}
@@ -66,6 +69,10 @@ func describeEvent(ev schema.Event) string {
 			s += " error " + e.Error.String()
 		}
 		return s
+	case *schema.Inventory:
+		id := e.Environment.Identity
+		return fmt.Sprintf("#%d server %s %s, protocol %s, %d tools, fingerprint %s", e.Seq, id.Server,
+			e.Environment.Surfaces["server_version"], e.Environment.Surfaces["protocol"], len(e.Environment.Tools), e.Fingerprint[:12])
 	case *schema.Unparsed:
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:

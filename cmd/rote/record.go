@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/recorder"
+	"github.com/spf13/cobra"
+)
+
+func newRecordCommand(app *App) *cobra.Command {
+	var (
+		task, text, target string
+		params, secrets    []string
+	)
+	cmd := &cobra.Command{
+		Use:   "record [flags] -- COMMAND [ARGS...]",
+		Short: "Sit between an MCP client and the MCP server COMMAND, and record the session",
+		Long: `record starts COMMAND as a stdio MCP server and proxies the client on its own
+stdin/stdout to it, forwarding every byte unchanged. Every tools/call goes to
+the run log in ROTE_RUNS. Put it in front of any server in your client's
+configuration:
+
+  "command": "rote", "args": ["record", "--task", "triage", "--", "npx", "@playwright/mcp"]
+
+Values given with --secret are never stored: they are replaced by digests
+wherever they appear in arguments. The exit status is the server's.`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, command []string) error {
+			paramMap, err := keyValues("--param", params)
+			if err != nil {
+				return err
+			}
+			secretMap, err := keyValues("--secret", secrets)
+			if err != nil {
+				return err
+			}
+			for k := range secretMap {
+				if _, clash := paramMap[k]; clash {
+					return usageError("%s is given both as --param and --secret", k)
+				}
+			}
+			key, err := secretKey(app.DataDir)
+			if err != nil {
+				return err
+			}
+			// The client may go away at any moment: a write to a closed
+			// stdout must be an error to handle, not a fatal SIGPIPE.
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+			rec, err := recorder.New(recorder.Config{
+				Command: command,
+				Task:    schema.TaskSpec{Name: task, Text: text, Params: paramMap, Target: target},
+				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir,
+				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr,
+			}, func(ctx context.Context) (*bus.Bus, error) {
+				return bus.Open(ctx, bus.Config{URL: app.NATSURL, DataDir: app.DataDir, Name: "rote-record"})
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stderr, "rote record: run %s\n", rec.RunID())
+			runErr := rec.Run(cmd.Context())
+			if runErr != nil {
+				fmt.Fprintln(app.Stderr, "rote record:", runErr)
+			}
+			if code := rec.ExitCode(); code != 0 {
+				return &exitError{code: code, err: fmt.Errorf("MCP server exited with status %d", code)}
+			}
+			if runErr != nil {
+				return &exitError{code: exitFailure, err: runErr}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&task, "task", "", "name of the task class this session performs")
+	cmd.Flags().StringVar(&text, "text", "", "the task in words")
+	cmd.Flags().StringArrayVar(&params, "param", nil, "a task parameter, name=value (repeatable)")
+	cmd.Flags().StringArrayVar(&secrets, "secret", nil, "a secret task parameter, name=value, never stored in clear (repeatable)")
+	cmd.Flags().StringVar(&target, "target", "", "the environment's name (e.g. staging); part of the fingerprint")
+	return cmd
+}
+
+// keyValues parses name=value flags; a name may not repeat.
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageError("%s %q: want name=value", flag, kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, usageError("%s %s given twice", flag, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
