@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
 
 // roteBinary is built once by TestMain.
 var roteBinary string
 
 func TestMain(m *testing.M) {
+	recordertest.ServeIfAsked() // the test binary doubles as our fixture MCP server
 	dir, err := os.MkdirTemp("", "rote-e2e-")
 	if err != nil {
 		panic(err)

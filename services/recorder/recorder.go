@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -79,7 +80,22 @@ func New(cfg Config, open Opener) (*Recorder, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
+	// The server's stderr and the recorder's own messages share Stderr
+	// from different goroutines.
+	cfg.Stderr = &lockedWriter{w: cfg.Stderr}
 	return &Recorder{cfg: cfg, open: open}, nil
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // RunID returns the id of the run being recorded.

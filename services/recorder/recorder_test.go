@@ -53,7 +53,7 @@ func startRecorder(t *testing.T, open Opener, command []string, configure func(*
 	cfg := Config{
 		Command: command, Task: schema.TaskSpec{Name: "fixture-session", Params: map[string]string{"user": "ann"}},
 		Secrets: map[string]string{"password": "hunter22"}, Target: "test", SecretKey: []byte("k"),
-		DataDir: t.TempDir(), Stdin: stdinR, Stdout: stdoutW, Stderr: &syncBuffer{},
+		DataDir: t.TempDir(), Stdin: stdinR, Stdout: stdoutW, Stderr: &bytes.Buffer{},
 	}
 	if configure != nil {
 		configure(&cfg)
@@ -83,10 +83,6 @@ func (h *harness) wait(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("recorder did not finish")
 	}
-}
-
-type syncBuffer struct {
-	bytes.Buffer
 }
 
 func fixture(t *testing.T) []string {
