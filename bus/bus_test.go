@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
@@ -92,29 +91,13 @@ func TestTopology(t *testing.T) {
 	}
 }
 
-// startExternal runs a standalone JetStream server on a TCP port, as an
-// external cluster would be.
-func startExternal(t testing.TB) *server.Server {
-	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("external server did not start")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv
-}
-
 // TestConformance runs one suite against the embedded server and against
 // an external one reached by URL: both must behave the same.
 func TestConformance(t *testing.T) {
 	backends := map[string]func(t *testing.T) *bus.Bus{
 		"embedded": func(t *testing.T) *bus.Bus { return bustest.Start(t) },
 		"external": func(t *testing.T) *bus.Bus {
-			b, err := bus.Open(ctx(t), bus.Config{URL: startExternal(t).ClientURL()})
+			b, err := bus.Open(ctx(t), bus.Config{URL: bustest.StartServer(t, t.TempDir(), 0).ClientURL()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +331,7 @@ func TestUnreachableServer(t *testing.T) {
 }
 
 func TestPublishFailsWhenTheServerDies(t *testing.T) {
-	srv := startExternal(t)
+	srv := bustest.StartServer(t, t.TempDir(), 0)
 	b, err := bus.Open(ctx(t), bus.Config{URL: srv.ClientURL()})
 	if err != nil {
 		t.Fatal(err)

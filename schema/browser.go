@@ -43,14 +43,8 @@ func (e *BrowserObserved) Subject() string { return RunSubject(e.RunID, KindObse
 
 // Validate checks identity, sequence and kind.
 func (e *BrowserObserved) Validate() error {
-	if err := e.Meta.validate(TypeBrowserObserved); err != nil {
+	if err := e.Meta.validateSequenced(TypeBrowserObserved, e.RunID, e.Seq); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeBrowserObserved, err)
-	}
-	if e.Seq == 0 {
-		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeBrowserObserved)
 	}
 	if e.Kind != ObservationFull && e.Kind != ObservationDiff {
 		return Errorf(CodeInvalid, "%s: kind %q: want full or diff", TypeBrowserObserved, e.Kind)
@@ -90,14 +84,8 @@ func (e *BrowserAction) Subject() string { return RunSubject(e.RunID, KindAction
 
 // Validate checks identity, sequence and the action itself.
 func (e *BrowserAction) Validate() error {
-	if err := e.Meta.validate(TypeBrowserAction); err != nil {
+	if err := e.Meta.validateSequenced(TypeBrowserAction, e.RunID, e.Seq); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeBrowserAction, err)
-	}
-	if e.Seq == 0 {
-		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeBrowserAction)
 	}
 	switch e.Resolution {
 	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText:

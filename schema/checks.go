@@ -24,11 +24,8 @@ func (e *ExpectChecked) Subject() string { return RunSubject(e.RunID, KindExpect
 
 // Validate checks identity, the step, the attempt and the assertion.
 func (e *ExpectChecked) Validate() error {
-	if err := e.Meta.validate(TypeExpectChecked); err != nil {
+	if err := e.Meta.validateInRun(TypeExpectChecked, e.RunID); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeExpectChecked, err)
 	}
 	if e.StepID == "" {
 		return Errorf(CodeInvalid, "%s: missing step_id", TypeExpectChecked)
@@ -57,11 +54,8 @@ func (e *VerifyChecked) Subject() string { return RunSubject(e.RunID, KindVerify
 // Validate checks identity, every assertion, and that Passed agrees with
 // the checks: a verify with no checks, or with a failed one, cannot pass.
 func (e *VerifyChecked) Validate() error {
-	if err := e.Meta.validate(TypeVerifyChecked); err != nil {
+	if err := e.Meta.validateInRun(TypeVerifyChecked, e.RunID); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeVerifyChecked, err)
 	}
 	for _, c := range e.Checks {
 		if err := c.Expect.Validate(); err != nil {

@@ -49,6 +49,26 @@ func (m Meta) validate(eventType string) error {
 	return nil
 }
 
+// validateInRun checks what every event inside a run has: its header and
+// a valid run id.
+func (m Meta) validateInRun(eventType, runID string) error {
+	if err := m.validate(eventType); err != nil {
+		return err
+	}
+	return within(eventType, ValidateRunID(runID))
+}
+
+// validateSequenced also checks a sequence number, which starts at 1.
+func (m Meta) validateSequenced(eventType, runID string, seq uint64) error {
+	if err := m.validateInRun(eventType, runID); err != nil {
+		return err
+	}
+	if seq == 0 {
+		return Errorf(CodeInvalid, "%s: seq starts at 1", eventType)
+	}
+	return nil
+}
+
 // Subjects and subject parts. These names are a contract shared with every
 // deployment; do not rename them.
 const (

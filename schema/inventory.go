@@ -22,14 +22,8 @@ func (e *Inventory) Subject() string { return RunSubject(e.RunID, KindInventory)
 // Validate checks identity and sequence, and that Fingerprint is the
 // fingerprint of Environment.
 func (e *Inventory) Validate() error {
-	if err := e.Meta.validate(TypeInventory); err != nil {
+	if err := e.Meta.validateSequenced(TypeInventory, e.RunID, e.Seq); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeInventory, err)
-	}
-	if e.Seq == 0 {
-		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeInventory)
 	}
 	fp, err := Fingerprint(e.Environment)
 	if err != nil {

@@ -26,11 +26,8 @@ func (e *LLMCall) Subject() string { return RunSubject(e.RunID, KindLLM) }
 
 // Validate checks identity, the source tag, the model and the usage.
 func (e *LLMCall) Validate() error {
-	if err := e.Meta.validate(TypeLLMCall); err != nil {
+	if err := e.Meta.validateInRun(TypeLLMCall, e.RunID); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeLLMCall, err)
 	}
 	if err := e.Source.Validate(); err != nil {
 		return within(TypeLLMCall, err)

@@ -58,14 +58,8 @@ func (e *ToolCall) Subject() string { return RunSubject(e.RunID, KindCalls) }
 // is either inline, spilled with a matching digest, or absent because the
 // call failed without a response.
 func (e *ToolCall) Validate() error {
-	if err := e.Meta.validate(TypeToolCall); err != nil {
+	if err := e.Meta.validateSequenced(TypeToolCall, e.RunID, e.Seq); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeToolCall, err)
-	}
-	if e.Seq == 0 {
-		return Errorf(CodeInvalid, "%s: seq starts at 1", TypeToolCall)
 	}
 	if e.Tool == "" {
 		return Errorf(CodeInvalid, "%s: missing tool", TypeToolCall)
@@ -113,11 +107,8 @@ func (e *Unparsed) Subject() string { return RunSubject(e.RunID, KindUnparsed) }
 
 // Validate checks identity, direction, reason and the payload reference.
 func (e *Unparsed) Validate() error {
-	if err := e.Meta.validate(TypeUnparsed); err != nil {
+	if err := e.Meta.validateInRun(TypeUnparsed, e.RunID); err != nil {
 		return err
-	}
-	if err := ValidateRunID(e.RunID); err != nil {
-		return within(TypeUnparsed, err)
 	}
 	if e.Direction != ToServer && e.Direction != ToClient {
 		return Errorf(CodeInvalid, "%s: direction %q: want to_server or to_client", TypeUnparsed, e.Direction)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
@@ -380,32 +379,13 @@ func TestServerExitCodeAndStartFailure(t *testing.T) {
 	}
 }
 
-// startServerAt runs a standalone JetStream server with its store in dir,
-// on port (0: any), as an external cluster would be.
-func startServerAt(t *testing.T, dir string, port int) *server.Server {
-	t.Helper()
-	if port == 0 {
-		port = server.RANDOM_PORT
-	}
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server did not start")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv
-}
-
 // TestSpoolsWhileTheBusIsDown kills the NATS server mid-session: the
 // client keeps getting its answers, the events wait in the spool, and when
 // the server returns they arrive in order with no gap.
 func TestSpoolsWhileTheBusIsDown(t *testing.T) {
 	ctx := testCtx(t)
 	store := t.TempDir()
-	srv := startServerAt(t, store, 0)
+	srv := bustest.StartServer(t, store, 0)
 	url := srv.ClientURL()
 	open := func(ctx context.Context) (*bus.Bus, error) { return bus.Open(ctx, bus.Config{URL: url}) }
 	h := startRecorder(t, open, fixture(t), nil)
@@ -429,7 +409,7 @@ func TestSpoolsWhileTheBusIsDown(t *testing.T) {
 	call("during-1") // forwarding does not depend on the bus
 	call("during-2")
 	call("during-3")
-	startServerAt(t, store, tcpPort)
+	bustest.StartServer(t, store, tcpPort)
 	call("after-1")
 	cs.Close()
 	h.wait(t)
