@@ -18,6 +18,13 @@ const (
 	CodeFingerprint       Code = "fingerprint"        // environment fingerprint mismatch
 	CodeRepairUnavailable Code = "repair_unavailable" // no planner answered a repair request
 	CodeUnverified        Code = "unverified"         // nothing proved the run's effect
+	CodeTooLarge          Code = "too_large"          // a page too large to observe, even compacted
+	CodeNotFound          Code = "not_found"          // no element (or option) matches a target
+	CodeAmbiguous         Code = "ambiguous"          // several elements match a target: refuse to guess
+	CodeContractChanged   Code = "contract_changed"   // the target is not the control that was recorded
+	CodeObscured          Code = "obscured"           // another element covers the target
+	CodeBrowserCrashed    Code = "browser_crashed"    // the browser of a session died
+	CodeNoSession         Code = "no_session"         // no browser session for the run here
 	CodeInternal          Code = "internal"           // a bug or an unexpected failure
 )
 
@@ -59,6 +66,13 @@ var (
 	ErrNotApplicable     = &Error{Code: CodeNotApplicable}
 	ErrFingerprint       = &Error{Code: CodeFingerprint}
 	ErrRepairUnavailable = &Error{Code: CodeRepairUnavailable}
+	ErrTooLarge          = &Error{Code: CodeTooLarge}
+	ErrNotFound          = &Error{Code: CodeNotFound}
+	ErrAmbiguous         = &Error{Code: CodeAmbiguous}
+	ErrContractChanged   = &Error{Code: CodeContractChanged}
+	ErrObscured          = &Error{Code: CodeObscured}
+	ErrBrowserCrashed    = &Error{Code: CodeBrowserCrashed}
+	ErrNoSession         = &Error{Code: CodeNoSession}
 )
 
 // within returns err with context in front of its message, keeping its

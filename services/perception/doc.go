@@ -1,6 +1,12 @@
-// Package perception turns a live page into what a planner reads: CDP
-// capture, a distilled interactive tree, stable element ids, a budgeted
-// compact render, and diffs against the last grounded observation.
+// Package perception turns a live page into what a planner reads. It
+// attaches to a page over the Chrome DevTools Protocol, captures it
+// (DOMSnapshot.captureSnapshot with layout and styles, and
+// Accessibility.getFullAXTree for the page and its same-origin iframes,
+// joined by backend node id), distills it to the controls a user can act on
+// and the text that gives them meaning, gives each node a stable id, and
+// renders it within a character budget: the whole page once, then diffs
+// against the last grounded observation.
 //
-// Not built yet: it arrives with the browser planes (issue 4).
+// The Service answers observe requests on schema.SubjectObserve; the
+// actuator, which owns the browsers, sends them.
 package perception

@@ -1,0 +1,49 @@
+package schema
+
+// ObservedNode is one node of a distilled page: a control a user can act
+// on, or the text that gives controls their meaning (a heading, a column
+// header, a dialog, an alert, a status message, a paragraph of content).
+type ObservedNode struct {
+	// ID is the node's stable id: a short hash of role, accessible name
+	// and ancestry content, the same across reloads and re-renders.
+	ID         string   `msgpack:"id" json:"id"`
+	Role       string   `msgpack:"role" json:"role"`
+	Name       string   `msgpack:"name" json:"name"`
+	Value      string   `msgpack:"value,omitempty" json:"value,omitempty"`
+	States     []string `msgpack:"states,omitempty" json:"states,omitempty"` // checked, selected, disabled, expanded, required, invalid, focused
+	Actionable bool     `msgpack:"actionable" json:"actionable"`
+	// Context is the ancestry content the id is built from: the nearest
+	// landmark, dialog or form, heading and row key, joined by " › ".
+	Context  string    `msgpack:"context,omitempty" json:"context,omitempty"`
+	Contract *Contract `msgpack:"contract,omitempty" json:"contract,omitempty"`
+	// Backend is the CDP backend node id in the page the node was captured
+	// from. It is only meaningful to the browser, for that page.
+	Backend int64 `msgpack:"backend" json:"backend"`
+}
+
+// Observation is what perception saw of a page.
+type Observation struct {
+	URL   string          `msgpack:"url" json:"url"`
+	Title string          `msgpack:"title" json:"title"`
+	Kind  ObservationKind `msgpack:"kind" json:"kind"`
+	// Render is the compact text a planner reads: the whole page (Kind
+	// full) or the changes since the last grounded observation (Kind diff).
+	Render string `msgpack:"render" json:"render"`
+	// Bootstrap marks a full render over the ordinary budget, accepted once
+	// under the emergency ceiling.
+	Bootstrap bool `msgpack:"bootstrap,omitempty" json:"bootstrap,omitempty"`
+	// Nodes is always the whole distilled page, whatever Kind is.
+	Nodes []ObservedNode `msgpack:"nodes" json:"nodes"`
+	// Text is the visible text of the page, for text assertions.
+	Text  string           `msgpack:"text" json:"text"`
+	Stats ObservationStats `msgpack:"stats" json:"stats"`
+}
+
+// World returns the observation as the state expect assertions check.
+func (o *Observation) World() World {
+	w := World{Page: true, URL: o.URL, Text: o.Text, Nodes: make([]WorldNode, 0, len(o.Nodes))}
+	for _, n := range o.Nodes {
+		w.Nodes = append(w.Nodes, WorldNode{ID: n.ID, Role: n.Role, Name: n.Name, Value: n.Value})
+	}
+	return w
+}

@@ -1,0 +1,99 @@
+package schema
+
+import "time"
+
+// Request/reply subjects between services. Like stream names, they are a
+// contract between deployments.
+const (
+	// SubjectObserve is perception's observe endpoint (a queue group).
+	SubjectObserve = "rote.perception.observe"
+	// SubjectOpenSession is where any actuator instance claims a browser
+	// session for a run (a queue group).
+	SubjectOpenSession = "rote.actuator.open"
+)
+
+// ActuatorSubject returns the subject of one actuator instance's
+// endpoint: once a run is pinned to an instance, everything about the run
+// goes there.
+func ActuatorSubject(instance, endpoint string) string {
+	return "rote.actuator." + instance + "." + endpoint
+}
+
+// Actuator endpoints under ActuatorSubject.
+const (
+	EndpointAct     = "act"
+	EndpointObserve = "observe"
+	EndpointClose   = "close"
+)
+
+// BrowserRef locates a page: the browser's DevTools WebSocket and the
+// page target in it.
+type BrowserRef struct {
+	WSURL    string `msgpack:"ws_url" json:"ws_url"`
+	TargetID string `msgpack:"target_id" json:"target_id"`
+}
+
+// ObserveRequest asks perception to capture and distill a page.
+type ObserveRequest struct {
+	RunID   string     `msgpack:"run_id,omitempty"` // empty: observe without recording
+	StepID  string     `msgpack:"step_id,omitempty"`
+	Seq     uint64     `msgpack:"seq,omitempty"` // the browser.observed.v1 sequence number
+	Browser BrowserRef `msgpack:"browser"`
+	// Diff asks for a diff against the run's last grounded observation.
+	// Without one (a first or replacement observation) the render is full.
+	Diff bool `msgpack:"diff,omitempty"`
+	// Budget is the ordinary render budget in characters; 0 means the
+	// service's default.
+	Budget int `msgpack:"budget,omitempty"`
+}
+
+// ObserveReply carries an observation or the reason there is none.
+type ObserveReply struct {
+	Observation Observation `msgpack:"observation"`
+}
+
+// OpenSessionRequest claims a browser session for a run.
+type OpenSessionRequest struct {
+	RunID string `msgpack:"run_id"`
+}
+
+// OpenSessionReply says which actuator instance holds the run's session;
+// every later request for the run goes to that instance's subjects.
+type OpenSessionReply struct {
+	Instance string     `msgpack:"instance"`
+	Browser  BrowserRef `msgpack:"browser"`
+}
+
+// ActRequest asks the pinned actuator to perform one action.
+type ActRequest struct {
+	RunID  string `msgpack:"run_id"`
+	StepID string `msgpack:"step_id,omitempty"`
+	Action Action `msgpack:"action"`
+}
+
+// ActReply is the recorded action: the browser.action.v1 event.
+type ActReply struct {
+	Event BrowserAction `msgpack:"event"`
+}
+
+// SessionObserveRequest asks the pinned actuator to settle the page and
+// have it observed.
+type SessionObserveRequest struct {
+	RunID  string `msgpack:"run_id"`
+	StepID string `msgpack:"step_id,omitempty"`
+	Diff   bool   `msgpack:"diff,omitempty"`
+	Budget int    `msgpack:"budget,omitempty"`
+}
+
+// SessionObserveReply is the observation and how long the page took to
+// settle before it.
+type SessionObserveReply struct {
+	Observation Observation   `msgpack:"observation"`
+	SettleWait  time.Duration `msgpack:"settle_wait"`
+	Settled     bool          `msgpack:"settled"`
+}
+
+// CloseSessionRequest ends a run's browser session.
+type CloseSessionRequest struct {
+	RunID string `msgpack:"run_id"`
+}

@@ -1,0 +1,120 @@
+package perception
+
+import (
+	"context"
+	"sync"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	"github.com/rote-agent/rote/schema"
+)
+
+// maxAttached bounds the page targets kept attached; the oldest goes first.
+const maxAttached = 64
+
+// attachments keeps DevTools sessions to the pages perception observes:
+// one connection per browser, one attached session per page target. The
+// actuator owns those browsers and pages; perception only reads them, and
+// detaches (never closes) when it lets a page go.
+type attachments struct {
+	parent context.Context
+
+	mu       sync.Mutex
+	browsers map[string]*attachedBrowser
+	order    []schema.BrowserRef // least recently used first
+}
+
+type attachedBrowser struct {
+	alloc   context.Context
+	cancel  context.CancelFunc
+	targets map[string]*attachedTarget
+}
+
+// attachedTarget is a session on one page. Its mutex serializes captures.
+type attachedTarget struct {
+	sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newAttachments(parent context.Context) *attachments {
+	return &attachments{parent: parent, browsers: map[string]*attachedBrowser{}}
+}
+
+// get returns the session on ref's page, attaching on first use.
+func (a *attachments) get(ref schema.BrowserRef) *attachedTarget {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.browsers[ref.WSURL]
+	if b == nil {
+		alloc, cancel := remote.NewAllocator(a.parent, ref.WSURL)
+		b = &attachedBrowser{alloc: alloc, cancel: cancel, targets: map[string]*attachedTarget{}}
+		a.browsers[ref.WSURL] = b
+	}
+	a.touch(ref)
+	if t := b.targets[ref.TargetID]; t != nil {
+		return t
+	}
+	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithTargetID(target.ID(ref.TargetID)), chromedp.WithDetachOnCancel())
+	t := &attachedTarget{ctx: ctx, cancel: cancel}
+	b.targets[ref.TargetID] = t
+	if len(a.order) > maxAttached {
+		oldest := a.order[0]
+		a.dropLocked(oldest)
+	}
+	return t
+}
+
+func (a *attachments) touch(ref schema.BrowserRef) {
+	for i, r := range a.order {
+		if r == ref {
+			a.order = append(a.order[:i], a.order[i+1:]...)
+			break
+		}
+	}
+	a.order = append(a.order, ref)
+}
+
+// drop detaches from ref's page (after an error: the page or its browser
+// may be gone), and forgets its browser when no page of it is left.
+func (a *attachments) drop(ref schema.BrowserRef) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.dropLocked(ref)
+}
+
+func (a *attachments) dropLocked(ref schema.BrowserRef) {
+	for i, r := range a.order {
+		if r == ref {
+			a.order = append(a.order[:i], a.order[i+1:]...)
+			break
+		}
+	}
+	b := a.browsers[ref.WSURL]
+	if b == nil {
+		return
+	}
+	if t := b.targets[ref.TargetID]; t != nil {
+		t.cancel()
+		delete(b.targets, ref.TargetID)
+	}
+	if len(b.targets) == 0 {
+		b.cancel()
+		delete(a.browsers, ref.WSURL)
+	}
+}
+
+// close detaches from everything.
+func (a *attachments) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, b := range a.browsers {
+		for _, t := range b.targets {
+			t.cancel()
+		}
+		b.cancel()
+	}
+	a.browsers = map[string]*attachedBrowser{}
+	a.order = nil
+}

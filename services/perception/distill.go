@@ -1,0 +1,376 @@
+package perception
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/rote-agent/rote/schema"
+)
+
+// axFrame is the accessibility tree of one frame. Owner is the backend id
+// of the iframe element that holds it; 0 for the main frame.
+type axFrame struct {
+	Owner int64
+	Nodes []*accessibility.Node
+}
+
+// Roles a user acts on.
+var actionableRoles = set("link", "button", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio",
+	"switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem", "option")
+
+// Roles that scope the ids inside them: landmarks and dialogs.
+var landmarkRoles = set("banner", "navigation", "main", "contentinfo", "complementary", "region", "search", "form", "dialog", "alertdialog")
+
+// Roles whose name narrows the ids inside them.
+var groupRoles = set("group", "radiogroup", "toolbar", "tabpanel", "menu", "menubar", "tablist", "listbox", "tree", "grid", "table")
+
+// Landmarks whose loose text is content worth reading.
+var contentRoles = set("main", "dialog", "alertdialog", "article", "region")
+
+// Roles whose whole text is one node: messages.
+var messageRoles = set("alert", "status", "log", "note")
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// Limits on what one node carries.
+const (
+	maxTextChars = 160
+	maxNameChars = 200
+)
+
+// node is a distilled node before it gets its id.
+type node struct {
+	role, name, value string
+	states            []string
+	actionable        bool
+	context           []string
+	contract          *schema.Contract
+	backend           int64
+}
+
+// section is the part of the page a node is in: its landmark and the last
+// heading seen in that landmark.
+type section struct {
+	landmark string
+	heading  string
+}
+
+// scope is what a node inherits from its ancestors.
+type scope struct {
+	section *section
+	group   string
+	row     string
+	content bool // loose text here is worth reading
+	covered bool // an emitted ancestor already says this text
+}
+
+// distiller walks the accessibility trees of a capture.
+type distiller struct {
+	dom    *domIndex
+	frames map[int64]*axFrame // by owner iframe backend id
+	byID   map[accessibility.NodeID]*accessibility.Node
+	out    []node
+}
+
+// distill turns a capture into the nodes a planner reads, in document
+// order.
+func distill(dom *domIndex, frames []axFrame) []node {
+	d := &distiller{dom: dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}}
+	for i := range frames {
+		f := &frames[i]
+		d.frames[f.Owner] = f
+		for _, n := range f.Nodes {
+			d.byID[n.NodeID] = n
+		}
+	}
+	if main := d.frames[0]; main != nil && len(main.Nodes) > 0 {
+		d.walk(root(main), scope{section: &section{}})
+	}
+	return d.out
+}
+
+// root is the first node without a parent in the frame's tree.
+func root(f *axFrame) *accessibility.Node {
+	for _, n := range f.Nodes {
+		if n.ParentID == "" {
+			return n
+		}
+	}
+	return f.Nodes[0]
+}
+
+func (d *distiller) walk(n *accessibility.Node, sc scope) {
+	role, name := axString(n.Role), clean(axString(n.Name))
+	dn := d.dom.nodes[int64(n.BackendDOMNodeID)]
+	if dn != nil && prop(n, "editable") != "" && (role == "generic" || role == "none") {
+		role = "textbox" // contenteditable
+	}
+	switch shown := dn != nil && d.dom.shown(dn); {
+	case !n.Ignored && shown:
+		sc = d.visit(n, role, name, dn, sc)
+	case actionableRoles[role] || role == "heading":
+		// The text of a hidden control is hidden with it, even when the
+		// text itself has a box (a zero-size button clips its label).
+		sc.covered = true
+	}
+	for _, id := range n.ChildIDs {
+		if child := d.byID[id]; child != nil {
+			d.walk(child, sc)
+		}
+	}
+	// An iframe's document is a tree of its own, captured separately.
+	if dn != nil && dn.tag == "iframe" {
+		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
+			d.walk(root(f), sc)
+		}
+	}
+}
+
+// visit emits what n says and returns the scope for its children.
+func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode, sc scope) scope {
+	switch {
+	case landmarkRoles[role] && (name != "" || (role != "region" && role != "form")):
+		sc.section = &section{landmark: strings.TrimSpace(role + " " + name)}
+		sc.group, sc.row = "", ""
+		sc.content = contentRoles[role]
+		if role == "dialog" || role == "alertdialog" {
+			d.emit(n, role, name, dn, false, sc)
+		}
+	case role == "article":
+		sc.content = true
+	case groupRoles[role] && name != "":
+		sc.group = role + " " + name
+	}
+	switch {
+	case actionableRoles[role] || d.customControl(n, role, name, dn):
+		d.emit(n, role, name, dn, true, sc)
+		sc.covered = true
+	case role == "heading" && name != "":
+		sc.section.heading = name
+		d.emit(n, role, name, dn, false, sc)
+		sc.covered = true
+	case role == "row":
+		cells := d.rowCells(n)
+		if len(cells) == 0 {
+			break
+		}
+		d.emit(n, role, clip(strings.Join(cells, " | "), maxNameChars), dn, false, sc)
+		sc.row = cells[0]
+		sc.covered = true
+	case messageRoles[role]:
+		if text := clip(d.text(n), maxTextChars); text != "" && !sc.covered {
+			d.emit(n, role, text, dn, false, sc)
+		}
+		sc.covered = true
+	case role == "LabelText" || role == "legend" || role == "caption":
+		sc.covered = true // the name of a control, group or table already says it
+	case role == "paragraph" || role == "StaticText" || role == "term" || role == "definition" || role == "blockquote":
+		if sc.content && !sc.covered {
+			if text := clip(d.text(n), maxTextChars); text != "" {
+				d.emit(n, "text", text, dn, false, sc)
+			}
+		}
+		sc.covered = true
+	}
+	return sc
+}
+
+// customControl reports a focusable element without a widget role that
+// responds to clicks and has a name: a home-made button.
+func (d *distiller) customControl(n *accessibility.Node, role, name string, dn *domNode) bool {
+	if name == "" || (role != "generic" && role != "none" && role != "") {
+		return false
+	}
+	if prop(n, "editable") != "" {
+		return true // contenteditable
+	}
+	_, tabbable := dn.attrs["tabindex"]
+	return prop(n, "focusable") == "true" && (tabbable || dn.click)
+}
+
+// rowCells returns the texts of a row's cells, leaving out empty ones.
+func (d *distiller) rowCells(row *accessibility.Node) []string {
+	var cells []string
+	for _, id := range row.ChildIDs {
+		c := d.byID[id]
+		if c == nil || c.Ignored {
+			continue
+		}
+		if t := clip(d.text(c), 60); t != "" {
+			cells = append(cells, t)
+		}
+	}
+	return cells
+}
+
+// text returns the visible text under n: its name when it has one of its
+// own, else its StaticText descendants joined by spaces.
+func (d *distiller) text(n *accessibility.Node) string {
+	var parts []string
+	var collect func(*accessibility.Node)
+	collect = func(x *accessibility.Node) {
+		if x.Ignored {
+			for _, id := range x.ChildIDs {
+				if c := d.byID[id]; c != nil {
+					collect(c)
+				}
+			}
+			return
+		}
+		if dn := d.dom.nodes[int64(x.BackendDOMNodeID)]; dn == nil || !d.dom.shown(dn) {
+			return
+		}
+		if axString(x.Role) == "StaticText" {
+			if t := clean(axString(x.Name)); t != "" {
+				parts = append(parts, t)
+			}
+			return
+		}
+		for _, id := range x.ChildIDs {
+			if c := d.byID[id]; c != nil {
+				collect(c)
+			}
+		}
+	}
+	collect(n)
+	if len(parts) == 0 {
+		return clean(axString(n.Name))
+	}
+	return clean(strings.Join(parts, " "))
+}
+
+func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) {
+	out := node{role: role, name: clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
+	for _, part := range []string{sc.section.landmark, sc.group, sc.section.heading, sc.row} {
+		if part != "" && part != out.name {
+			out.context = append(out.context, part)
+		}
+	}
+	if actionable {
+		out.value, out.states = d.valueAndStates(n, role, dn)
+		out.contract = d.contract(dn)
+	}
+	d.out = append(d.out, out)
+}
+
+// valueAndStates reads a control's current value and its states.
+func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNode) (string, []string) {
+	value := clean(axString(n.Value))
+	switch {
+	case role == "checkbox" || role == "radio" || role == "switch" || role == "link" || role == "button":
+		value = "" // the state says it; an input's value here is "on"
+	case dn.tag == "input" || dn.tag == "textarea":
+		value = dn.value
+	}
+	if strings.EqualFold(dn.attrs["type"], "password") && value != "" {
+		value = "••••••"
+	}
+	var states []string
+	switch prop(n, "checked") {
+	case "true":
+		states = append(states, "checked")
+	case "mixed":
+		states = append(states, "mixed")
+	}
+	for _, p := range []string{"selected", "disabled", "required", "focused"} {
+		if prop(n, p) == "true" {
+			states = append(states, p)
+		}
+	}
+	switch prop(n, "expanded") {
+	case "true":
+		states = append(states, "expanded")
+	case "false":
+		if role != "combobox" { // a closed select is no news
+			states = append(states, "collapsed")
+		}
+	}
+	if v := prop(n, "invalid"); v != "" && v != "false" {
+		states = append(states, "invalid")
+	}
+	return clip(value, maxTextChars), states
+}
+
+// contract is what the control is: tag and input type, the target of a
+// link, and for a submit control the action and method of its form.
+func (d *distiller) contract(dn *domNode) *schema.Contract {
+	c := &schema.Contract{Tag: dn.tag}
+	typ := strings.ToLower(dn.attrs["type"])
+	switch dn.tag {
+	case "input":
+		if typ == "" {
+			typ = "text"
+		}
+		c.InputType = typ
+	case "button":
+		if typ == "" {
+			typ = "submit"
+		}
+		c.InputType = typ
+	case "a":
+		if href, ok := dn.attrs["href"]; ok {
+			c.Href = relativeURL(d.dom.documentURL(dn), href)
+		}
+	}
+	if c.InputType == "submit" || c.InputType == "image" {
+		if f := d.dom.form(dn); f != nil {
+			action := f.attrs["action"]
+			if fa, ok := dn.attrs["formaction"]; ok {
+				action = fa
+			}
+			c.FormAction = relativeURL(d.dom.documentURL(dn), action)
+			method := strings.ToLower(f.attrs["method"])
+			if fm := strings.ToLower(dn.attrs["formmethod"]); fm != "" {
+				method = fm
+			}
+			if method == "" {
+				method = "get"
+			}
+			c.FormMethod = method
+		}
+	}
+	return c
+}
+
+// axString returns the string inside an AX value; values arrive as JSON.
+func axString(v *accessibility.Value) string {
+	if v == nil || len(v.Value) == 0 {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(v.Value, &s); err == nil {
+		return s
+	}
+	return strings.Trim(string(v.Value), `"`)
+}
+
+// prop returns the named AX property as text ("true", "false", "mixed",
+// a number), or "" when the node does not have it.
+func prop(n *accessibility.Node, name string) string {
+	for _, p := range n.Properties {
+		if string(p.Name) == name {
+			return axString(p.Value)
+		}
+	}
+	return ""
+}
+
+// clean folds runs of white space into single spaces.
+func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip shortens s to at most n characters, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,204 @@
+package perception
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+const formPage = `<!doctype html><html><head><title>Vendors</title></head><body>
+<header><a href="/">Home</a></header>
+<nav aria-label="Main"><a href="/records">Records</a> <a href="/vendors">Vendors</a></nav>
+<main>
+  <h1>Register a vendor</h1>
+  <p>Fill in the company details. All fields are required.</p>
+  <div role="status">Draft saved</div>
+  <form action="/vendors" method="post">
+    <label for="co">Company name</label> <input id="co" name="company" value="Acme">
+    <label for="pw">Password</label> <input id="pw" type="password" value="hunter22">
+    <label for="notes">Notes</label> <textarea id="notes">hello</textarea>
+    <fieldset><legend>Billing address</legend><label for="b1">Street</label><input id="b1"></fieldset>
+    <fieldset><legend>Shipping address</legend><label for="s1">Street</label><input id="s1"></fieldset>
+    <label for="ct">Country</label><select id="ct"><option>Germany</option><option selected>France</option></select>
+    <input type="checkbox" id="tos" checked><label for="tos">I agree</label>
+    <div contenteditable="true" aria-label="Rich notes">edit me</div>
+    <div tabindex="0" role="none" aria-label="Custom toggle" onclick="1">toggle</div>
+    <button>Register</button>
+  </form>
+  <table>
+    <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+    <tbody>
+      <tr><td>Northwind</td><td>Active</td><td><a href="/e/1">Edit</a></td></tr>
+      <tr><td>Contoso</td><td>Closed</td><td><a href="/e/2">Edit</a></td></tr>
+    </tbody>
+  </table>
+  <iframe src="/frame" title="Embedded form"></iframe>
+  <div id="host"></div>
+  <button style="display:none">Hidden by display</button>
+  <button style="visibility:hidden">Hidden by visibility</button>
+  <div aria-hidden="true"><button>Hidden from AT</button></div>
+  <button style="width:0;height:0;padding:0;border:0;overflow:hidden">Zero size</button>
+  <div style="opacity:0"><button>Transparent parent</button></div>
+  <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="">
+</main>
+<footer>© 2026</footer>
+<script>
+  document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<button>Shadow button</button>';
+</script>
+</body></html>`
+
+const framePage = `<!doctype html><html><body><label for="q">Frame field</label><input id="q"><button>Frame submit</button></body></html>`
+
+func find(nodes []schema.ObservedNode, role, name string) *schema.ObservedNode {
+	for i := range nodes {
+		if nodes[i].Role == role && nodes[i].Name == name {
+			return &nodes[i]
+		}
+	}
+	return nil
+}
+
+func TestDistillKeepsControlsAndMeaning(t *testing.T) {
+	base := serve(t, map[string]string{"/": formPage, "/frame": framePage})
+	p := openPage(t, base+"/")
+	nodes := observeNow(t, p)
+	render := renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true })
+
+	for _, want := range []struct{ role, name string }{
+		{"link", "Home"}, {"link", "Records"}, {"heading", "Register a vendor"},
+		{"text", "Fill in the company details. All fields are required."}, {"status", "Draft saved"},
+		{"textbox", "Company name"}, {"textbox", "Password"}, {"textbox", "Notes"}, {"combobox", "Country"},
+		{"checkbox", "I agree"}, {"button", "Register"}, {"textbox", "Rich notes"}, {"generic", "Custom toggle"},
+		{"row", "Name | Status | Actions"}, {"row", "Northwind | Active | Edit"},
+		{"textbox", "Frame field"}, {"button", "Frame submit"}, // same-origin iframe
+		{"button", "Shadow button"}, // open shadow root
+	} {
+		if find(nodes, want.role, want.name) == nil {
+			t.Errorf("missing %s %q in:\n%s", want.role, want.name, render)
+		}
+	}
+	for _, hidden := range []string{"Hidden by display", "Hidden by visibility", "Hidden from AT", "Zero size", "Transparent parent"} {
+		if strings.Contains(render, hidden) {
+			t.Errorf("invisible control %q was kept:\n%s", hidden, render)
+		}
+	}
+	if strings.Contains(render, "© 2026") {
+		t.Errorf("footer text is not content:\n%s", render)
+	}
+
+	co := find(nodes, "textbox", "Company name")
+	if co.Value != "Acme" || !co.Actionable || co.Contract == nil || co.Contract.Tag != "input" || co.Contract.InputType != "text" {
+		t.Errorf("company field: %+v %+v", co, co.Contract)
+	}
+	if pw := find(nodes, "textbox", "Password"); strings.Contains(pw.Value, "hunter22") || pw.Value == "" {
+		t.Errorf("password value not masked: %q", pw.Value)
+	}
+	if ct := find(nodes, "combobox", "Country"); ct.Value != "France" {
+		t.Errorf("select value %q", ct.Value)
+	}
+	if tos := find(nodes, "checkbox", "I agree"); len(tos.States) == 0 || tos.States[0] != "checked" {
+		t.Errorf("checkbox states %v", tos.States)
+	}
+	reg := find(nodes, "button", "Register")
+	if reg.Contract.FormAction != "/vendors" || reg.Contract.FormMethod != "post" || reg.Contract.InputType != "submit" {
+		t.Errorf("submit contract %+v", reg.Contract)
+	}
+	if edit := find(nodes, "link", "Edit"); edit == nil || edit.Contract.Href != "/e/1" || !strings.Contains(edit.Context, "Northwind") {
+		t.Errorf("row link %+v", edit)
+	}
+	// The two Street fields differ by their group, not by ordinal.
+	var streets []string
+	for _, n := range nodes {
+		if n.Name == "Street" {
+			streets = append(streets, n.ID)
+		}
+	}
+	if len(streets) != 2 || streets[0] == streets[1] || strings.Contains(streets[1], "~") {
+		t.Errorf("Street fields ids %v: the fieldset legend should tell them apart", streets)
+	}
+}
+
+// ids maps "role name context" to id for every node.
+func ids(nodes []schema.ObservedNode) map[string]string {
+	m := map[string]string{}
+	for _, n := range nodes {
+		m[n.Role+" "+n.Name] = n.ID
+	}
+	return m
+}
+
+func TestIDsSurviveChurnAndTellControlsApart(t *testing.T) {
+	base := serve(t, map[string]string{"/": formPage, "/frame": framePage})
+	p := openPage(t, base+"/")
+	before := ids(observeNow(t, p))
+
+	p.navigate(t, base+"/")
+	if after := ids(observeNow(t, p)); !sameIDs(before, after) {
+		t.Errorf("reload changed ids:\n%v\n%v", before, after)
+	}
+
+	// Class and id churn, new wrappers, a full re-render of main, and an
+	// unrelated new banner: no id changes.
+	p.run(t, `
+		for (const el of document.querySelectorAll('*')) { el.className = 'x' + Math.random(); }
+		const main = document.querySelector('main');
+		const wrap = document.createElement('div'); wrap.className = 'wrapper';
+		wrap.innerHTML = main.innerHTML; main.innerHTML = ''; main.appendChild(wrap);
+		const banner = document.createElement('aside'); banner.setAttribute('aria-label', 'Promo');
+		banner.innerHTML = '<a href="/sale">Big sale</a>'; document.body.prepend(banner);`)
+	// The re-render reloads the iframe; wait for its document.
+	after := ids(observeNow(t, p))
+	for deadline := time.Now().Add(5 * time.Second); after["textbox Frame field"] == "" && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		after = ids(observeNow(t, p))
+	}
+	for k, id := range before {
+		if strings.HasPrefix(k, "button Shadow") {
+			continue // the shadow root is not copied by innerHTML
+		}
+		if after[k] != id {
+			t.Errorf("%s: id %s became %s after churn", k, id, after[k])
+		}
+	}
+	if after["link Big sale"] == "" {
+		t.Error("the new banner link was not observed")
+	}
+
+	// A genuinely different control: the label changed.
+	p.run(t, `document.querySelector('label[for=co]').textContent = 'Legal entity name'`)
+	renamed := ids(observeNow(t, p))
+	if renamed["textbox Legal entity name"] == "" || renamed["textbox Legal entity name"] == before["textbox Company name"] {
+		t.Errorf("renamed field kept its id: %v", renamed)
+	}
+	if renamed["button Register"] != before["button Register"] {
+		t.Error("renaming one label changed another control's id")
+	}
+}
+
+func sameIDs(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDuplicatesGetOrdinals(t *testing.T) {
+	base := serve(t, map[string]string{"/": `<main><h1>List</h1><button>Delete</button><button>Delete</button><button>Delete</button></main>`})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	var got []string
+	for _, n := range nodes {
+		if n.Name == "Delete" {
+			got = append(got, n.ID)
+		}
+	}
+	if len(got) != 3 || got[1] != got[0]+"~2" || got[2] != got[0]+"~3" {
+		t.Fatalf("duplicate ids %v", got)
+	}
+}

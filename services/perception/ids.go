@@ -1,0 +1,56 @@
+package perception
+
+import (
+	"crypto/sha256"
+	"strconv"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// idAlphabet is lowercase Crockford base32: no i, l, o or u.
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// stableID hashes what identifies a control to a user, and nothing about
+// its markup: its role, its accessible name, and its ancestry content
+// (landmark, group, heading, row key). Class names, DOM ids, depth and
+// position do not enter, so re-renders and redesigns keep the id.
+func stableID(role, name string, context []string) string {
+	h := sha256.New()
+	h.Write([]byte(role))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	for _, c := range context {
+		h.Write([]byte{0})
+		h.Write([]byte(c))
+	}
+	sum := h.Sum(nil)
+	// 6 characters of 5 bits: 30 bits.
+	v := uint64(sum[0])<<32 | uint64(sum[1])<<24 | uint64(sum[2])<<16 | uint64(sum[3])<<8 | uint64(sum[4])
+	var b [6]byte
+	for i := 5; i >= 0; i-- {
+		b[i] = idAlphabet[v&31]
+		v >>= 5
+	}
+	return string(b[:])
+}
+
+// observedNodes gives each node its stable id. Nodes that hash alike (the
+// same role, name and context) are told apart deterministically by their
+// order in the document: the second is id~2, the third id~3.
+func observedNodes(nodes []node) []schema.ObservedNode {
+	seen := map[string]int{}
+	out := make([]schema.ObservedNode, len(nodes))
+	for i, n := range nodes {
+		id := stableID(n.role, n.name, n.context)
+		seen[id]++
+		if k := seen[id]; k > 1 {
+			id += "~" + strconv.Itoa(k)
+		}
+		out[i] = schema.ObservedNode{
+			ID: id, Role: n.role, Name: n.name, Value: n.value, States: n.states,
+			Actionable: n.actionable, Context: strings.Join(n.context, " › "), Contract: n.contract, Backend: n.backend,
+		}
+	}
+	return out
+}

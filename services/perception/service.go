@@ -1,0 +1,164 @@
+package perception
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// Config configures the perception service.
+type Config struct {
+	// Budget is the ordinary render budget in characters; 0 means
+	// DefaultBudget. A request may ask for another.
+	Budget int
+}
+
+// Service answers observe requests. It keeps, per run, the last grounded
+// (full) observation, which later diffs are rendered against.
+type Service struct {
+	cfg    Config
+	bus    *bus.Bus
+	attach *attachments
+
+	mu       sync.Mutex
+	grounded map[string]*schema.Observation
+	order    []string // grounded keys, oldest first
+}
+
+// maxGrounded bounds how many runs' grounded observations are kept. A run
+// whose entry was dropped gets a full (replacement) observation next.
+const maxGrounded = 256
+
+// New returns a Service that publishes observations to b.
+func New(cfg Config, b *bus.Bus) (*Service, error) {
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Budget > EmergencyCeiling {
+		return nil, fmt.Errorf("perception: budget %d is over the %d-character emergency ceiling", cfg.Budget, EmergencyCeiling)
+	}
+	return &Service{cfg: cfg, bus: b, grounded: map[string]*schema.Observation{}}, nil
+}
+
+// Run serves observe requests on schema.SubjectObserve until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	s.attach = newAttachments(ctx)
+	defer s.attach.close()
+	svc, err := s.bus.NewService("rote-perception", "0.1.0", "captures, distills and renders pages")
+	if err != nil {
+		return err
+	}
+	defer svc.Stop()
+	if err := bus.AddEndpoint(ctx, svc, "observe", schema.SubjectObserve, true, s.observe); err != nil {
+		return fmt.Errorf("perception: %w", err)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// observe captures, distills and renders a page; with a run id it also
+// records the observation as browser.observed.v1.
+func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*schema.ObserveReply, error) {
+	if req.Browser.WSURL == "" || req.Browser.TargetID == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "observe: no browser page given")
+	}
+	if req.RunID != "" && req.Seq == 0 {
+		return nil, schema.Errorf(schema.CodeInvalid, "observe: a recorded observation needs a sequence number")
+	}
+	t := s.attach.get(req.Browser)
+	t.Lock()
+	c, err := capturePage(t.ctx)
+	t.Unlock()
+	if err != nil {
+		s.attach.drop(req.Browser)
+		return nil, err
+	}
+	key := req.RunID
+	if key == "" {
+		key = req.Browser.TargetID
+	}
+	budget := req.Budget
+	if budget <= 0 {
+		budget = s.cfg.Budget
+	}
+	obs, err := s.build(c, key, req.Diff, min(budget, EmergencyCeiling))
+	if err != nil {
+		return nil, err
+	}
+	if req.RunID != "" {
+		ev := &schema.BrowserObserved{
+			Meta:  schema.Meta{ID: fmt.Sprintf("%s-b%d", req.RunID, req.Seq), Time: time.Now()},
+			RunID: req.RunID, Seq: req.Seq, StepID: req.StepID, URL: obs.URL, Title: obs.Title,
+			Kind: obs.Kind, Render: obs.Render, Stats: obs.Stats,
+		}
+		if _, err := s.bus.Publish(ctx, ev); err != nil {
+			return nil, fmt.Errorf("perception: record observation: %w", err)
+		}
+	}
+	return &schema.ObserveReply{Observation: *obs}, nil
+}
+
+// build distills a capture and renders it: a diff against the grounded
+// observation of key when asked for and worth it, else the full page,
+// which becomes the new grounded observation.
+func (s *Service) build(c *capture, key string, wantDiff bool, budget int) (*schema.Observation, error) {
+	start := time.Now()
+	nodes := observedNodes(distill(c.dom, c.frames))
+	full, bootstrap, err := renderFull(c.url, c.title, nodes, budget)
+	if err != nil {
+		var e *schema.Error
+		if errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, schema.Errorf(schema.CodeInternal, "perception: %v", err)
+	}
+	obs := &schema.Observation{URL: c.url, Title: c.title, Kind: schema.ObservationFull, Render: full, Bootstrap: bootstrap, Nodes: nodes, Text: c.text}
+	if wantDiff {
+		if g := s.groundedFor(key); g != nil {
+			// A diff bigger than half the page, or over budget, is no
+			// saving: send the page again as a replacement.
+			if diff := renderDiff(g, c.url, c.title, nodes); runes(diff) <= min(runes(full)/2, budget) {
+				obs.Kind, obs.Render, obs.Bootstrap = schema.ObservationDiff, diff, false
+			}
+		}
+	}
+	if obs.Kind == schema.ObservationFull {
+		s.ground(key, obs)
+	}
+	actionable := 0
+	for _, n := range nodes {
+		if n.Actionable {
+			actionable++
+		}
+	}
+	obs.Stats = schema.ObservationStats{
+		DOMElements: c.elements, Nodes: len(nodes), Actionable: actionable,
+		Chars: runes(obs.Render), Tokens: countTokens(obs.Render),
+		Capture: c.took, Distill: time.Since(start),
+	}
+	return obs, nil
+}
+
+func (s *Service) groundedFor(key string) *schema.Observation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.grounded[key]
+}
+
+func (s *Service) ground(key string, obs *schema.Observation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.grounded[key]; !ok {
+		s.order = append(s.order, key)
+		if len(s.order) > maxGrounded {
+			delete(s.grounded, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	s.grounded[key] = obs
+}
