@@ -3,9 +3,17 @@ module github.com/rote-agent/rote/e2e
 go 1.26.0
 
 require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/rote-agent/rote/bus v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
+)
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
 )
 
 require (
@@ -21,6 +29,8 @@ require (
 	github.com/nats-io/nats.go v1.55.0 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/services/actuator v0.0.0
+	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
@@ -38,3 +48,7 @@ replace github.com/rote-agent/rote/schema => ../schema
 replace github.com/rote-agent/rote/bus => ../bus
 
 replace github.com/rote-agent/rote/services/recorder => ../services/recorder
+
+replace github.com/rote-agent/rote/services/actuator => ../services/actuator
+
+replace github.com/rote-agent/rote/services/perception => ../services/perception

@@ -3,11 +3,26 @@ module github.com/rote-agent/rote/cmd/rote
 go 1.26.0
 
 require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/rote-agent/rote/bus v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/chromedp/cdproto v0.160.2 // indirect
+	github.com/chromedp/chromedp v0.23.1 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
 )
 
 require (
@@ -20,6 +35,8 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/services/actuator v0.0.0
+	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
@@ -34,3 +51,7 @@ replace github.com/rote-agent/rote/schema => ../../schema
 replace github.com/rote-agent/rote/bus => ../../bus
 
 replace github.com/rote-agent/rote/services/recorder => ../../services/recorder
+
+replace github.com/rote-agent/rote/services/actuator => ../../services/actuator
+
+replace github.com/rote-agent/rote/services/perception => ../../services/perception

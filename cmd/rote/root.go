@@ -31,6 +31,8 @@ final state.`,
 		newServeCommand(app),
 		newRunsCommand(app),
 		newRecordCommand(app),
+		newObserveCommand(app),
+		newMCPCommand(app),
 		newDemoCommand(app),
 	)
 	return root

@@ -5,35 +5,50 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/perception"
 	"github.com/spf13/cobra"
 )
 
-// role is one of the six services. issue names where an unbuilt one
-// lands; perSession says the role runs per session rather than as a
-// server.
+// serveOptions are the flags of rote serve that shape the services.
+type serveOptions struct {
+	browsers int
+}
+
+// role is one of the six services. A role has a build function once it
+// is built; until then issue names where it lands. perSession says the
+// role runs per session rather than as a server.
 type role struct {
 	name       string
+	build      func(*bus.Bus, serveOptions) (service, error)
 	issue      string
 	perSession string
 }
 
-// roles lists every service role. No server role runs yet: each arrives
-// with the issue named here, and until then `rote serve` refuses it.
 var roles = []role{
-	{name: "perception", issue: "issue 4"},
+	{name: "perception", build: func(b *bus.Bus, _ serveOptions) (service, error) { return perception.New(perception.Config{}, b) }},
 	{name: "planner", issue: "issue 6"},
-	{name: "actuator", issue: "issues 4 and 5"},
+	{name: "actuator", build: func(b *bus.Bus, o serveOptions) (service, error) {
+		return actuator.New(actuator.Config{Browsers: o.browsers}, b)
+	}},
 	{name: "recorder", perSession: "the recorder runs once per MCP session, in front of the server: rote record -- COMMAND"},
 	{name: "distiller", issue: "issue 7"},
 	{name: "matcher", issue: "issue 7"},
 }
 
 func newServeCommand(app *App) *cobra.Command {
-	var roleFlag string
+	var roleFlag, listen string
+	var opts serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run Rote's services: all in one process, or one role against --nats",
-		Args:  args(cobra.NoArgs),
+		Long: `serve runs services until interrupted. With --role all (the default) every
+built role runs in this process, on the embedded NATS server (which listens on
+--listen so that other processes can join) or on --nats; the roles not built
+yet are named on stderr. With --role NAME only that role runs; a role not
+built yet exits with status 3.`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var names []string
 			for _, r := range roles {
@@ -42,19 +57,52 @@ func newServeCommand(app *App) *cobra.Command {
 			if roleFlag != "all" && !slices.Contains(names, roleFlag) {
 				return usageError("unknown role %q: want all, %s", roleFlag, strings.Join(names, ", "))
 			}
+			var run []role
 			var missing []string
 			for _, r := range roles {
 				switch {
 				case roleFlag == r.name && r.perSession != "":
 					return usageError("%s", r.perSession)
-				case r.perSession != "":
-				case roleFlag == "all" || roleFlag == r.name:
+				case roleFlag != "all" && roleFlag != r.name, r.perSession != "":
+				case r.build == nil:
 					missing = append(missing, fmt.Sprintf("%s (%s)", r.name, r.issue))
+				default:
+					run = append(run, r)
 				}
 			}
-			return &exitError{code: exitNotBuilt, err: fmt.Errorf("role not built yet: %s", strings.Join(missing, ", "))}
+			if len(run) == 0 {
+				return &exitError{code: exitNotBuilt, err: fmt.Errorf("role not built yet: %s", strings.Join(missing, ", "))}
+			}
+			b, err := bus.Open(cmd.Context(), bus.Config{URL: app.NATSURL, DataDir: app.DataDir, Listen: listen, Name: "rote-serve"})
+			if err != nil {
+				return err
+			}
+			app.bus = b
+			var list []service
+			for _, r := range run {
+				svc, err := r.build(b, opts)
+				if err != nil {
+					return err
+				}
+				list = append(list, svc)
+			}
+			svcs, err := startServices(cmd.Context(), list...)
+			if err != nil {
+				return err
+			}
+			var started []string
+			for _, r := range run {
+				started = append(started, r.name)
+			}
+			fmt.Fprintf(app.Stderr, "rote serve: running %s on %s\n", strings.Join(started, ", "), b.ClientURL())
+			if len(missing) > 0 {
+				fmt.Fprintf(app.Stderr, "rote serve: not built yet, not running: %s\n", strings.Join(missing, ", "))
+			}
+			return svcs.wait()
 		},
 	}
 	cmd.Flags().StringVar(&roleFlag, "role", "all", "which service to run: all, perception, planner, actuator, recorder, distiller, matcher")
+	cmd.Flags().StringVar(&listen, "listen", "", "client address of the embedded NATS server, host:port (default 127.0.0.1 on a free port)")
+	cmd.Flags().IntVar(&opts.browsers, "browsers", 1, "how many Chromium processes the actuator may run")
 	return cmd
 }

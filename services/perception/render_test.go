@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
 )
@@ -79,23 +78,17 @@ func TestServiceOverTheBus(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+	<-svc.Ready()
 
 	call := func(req schema.ObserveRequest) schema.Observation {
 		t.Helper()
 		c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var rep schema.ObserveReply
-		for {
-			err := b.Call(c, schema.SubjectObserve, &req, &rep)
-			if errors.Is(err, bus.ErrNoService) { // the service is still starting
-				time.Sleep(20 * time.Millisecond)
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return rep.Observation
+		if err := b.Call(c, schema.SubjectObserve, &req, &rep); err != nil {
+			t.Fatal(err)
 		}
+		return rep.Observation
 	}
 	first := call(schema.ObserveRequest{RunID: "RUN", Seq: 1, Browser: p.ref, Diff: true})
 	if first.Kind != schema.ObservationFull || first.Stats.Nodes == 0 || first.Stats.Tokens == 0 || first.Stats.DOMElements == 0 || !strings.Contains(first.Text, "Register a vendor") {

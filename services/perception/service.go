@@ -28,6 +28,7 @@ type Service struct {
 	mu       sync.Mutex
 	grounded map[string]*schema.Observation
 	order    []string // grounded keys, oldest first
+	ready    chan struct{}
 }
 
 // maxGrounded bounds how many runs' grounded observations are kept. A run
@@ -42,13 +43,17 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 	if cfg.Budget > EmergencyCeiling {
 		return nil, fmt.Errorf("perception: budget %d is over the %d-character emergency ceiling", cfg.Budget, EmergencyCeiling)
 	}
-	return &Service{cfg: cfg, bus: b, grounded: map[string]*schema.Observation{}}, nil
+	return &Service{cfg: cfg, bus: b, grounded: map[string]*schema.Observation{}, ready: make(chan struct{})}, nil
 }
+
+// Ready is closed once Run serves requests.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run serves observe requests on schema.SubjectObserve until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	s.attach = newAttachments(ctx)
 	defer s.attach.close()
+	countTokens("") // load the tokenizer now, not inside the first request
 	svc, err := s.bus.NewService("rote-perception", "0.1.0", "captures, distills and renders pages")
 	if err != nil {
 		return err
@@ -57,6 +62,7 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := bus.AddEndpoint(ctx, svc, "observe", schema.SubjectObserve, true, s.observe); err != nil {
 		return fmt.Errorf("perception: %w", err)
 	}
+	close(s.ready)
 	<-ctx.Done()
 	return nil
 }
@@ -109,6 +115,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 func (s *Service) build(c *capture, key string, wantDiff bool, budget int) (*schema.Observation, error) {
 	start := time.Now()
 	nodes := observedNodes(distill(c.dom, c.frames))
+	distilled := time.Since(start)
 	full, bootstrap, err := renderFull(c.url, c.title, nodes, budget)
 	if err != nil {
 		var e *schema.Error
@@ -139,7 +146,7 @@ func (s *Service) build(c *capture, key string, wantDiff bool, budget int) (*sch
 	obs.Stats = schema.ObservationStats{
 		DOMElements: c.elements, Nodes: len(nodes), Actionable: actionable,
 		Chars: runes(obs.Render), Tokens: countTokens(obs.Render),
-		Capture: c.took, Distill: time.Since(start),
+		Capture: c.took, Distill: distilled,
 	}
 	return obs, nil
 }

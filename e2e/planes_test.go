@@ -1,0 +1,351 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/perception"
+)
+
+// planes runs perception and an actuator on a fresh bus, as `rote serve`
+// does in one process.
+func planes(t testing.TB) *bus.Bus {
+	t.Helper()
+	b := bustest.Start(t)
+	p, err := perception.New(perception.Config{}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := actuator.New(actuator.Config{}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, run := range []func(context.Context) error{p.Run, a.Run} {
+		wg.Add(1)
+		go func() { defer wg.Done(); run(ctx) }()
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for _, ready := range []<-chan struct{}{p.Ready(), a.Ready()} {
+		select {
+		case <-ready:
+		case <-time.After(10 * time.Second):
+			t.Fatal("services did not start")
+		}
+	}
+	return b
+}
+
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// session opens a browser session for a new run and navigates to url.
+func session(t testing.TB, b *bus.Bus, url string) *bus.BrowserSession {
+	t.Helper()
+	ctx := testContext(t)
+	s, err := b.OpenBrowser(ctx, bus.NewID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: url})
+	return s
+}
+
+// act performs an action that must succeed.
+func act(t testing.TB, s *bus.BrowserSession, a schema.Action) *schema.BrowserAction {
+	t.Helper()
+	ev, err := s.Act(testContext(t), "", a)
+	if err != nil {
+		t.Fatalf("%s: %v", a.Kind, err)
+	}
+	if ev.Error != nil {
+		t.Fatalf("%s %+v: %v", a.Kind, a.Target, ev.Error)
+	}
+	return ev
+}
+
+// refused performs an action that must fail with code.
+func refused(t testing.TB, s *bus.BrowserSession, a schema.Action, code error) *schema.BrowserAction {
+	t.Helper()
+	ev, err := s.Act(testContext(t), "", a)
+	if err != nil {
+		t.Fatalf("%s: %v", a.Kind, err)
+	}
+	if ev.Error == nil || !errors.Is(ev.Error, code) {
+		t.Fatalf("%s %+v: got %v, want %v", a.Kind, a.Target, ev.Error, code)
+	}
+	return ev
+}
+
+func observe(t testing.TB, s *bus.BrowserSession) *schema.SessionObserveReply {
+	t.Helper()
+	rep, err := s.Observe(testContext(t), "", true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func node(t testing.TB, obs *schema.Observation, role, name string) schema.ObservedNode {
+	t.Helper()
+	for _, n := range obs.Nodes {
+		if n.Role == role && n.Name == name {
+			return n
+		}
+	}
+	t.Fatalf("no %s %q in:\n%s", role, name, obs.Render)
+	return schema.ObservedNode{}
+}
+
+// site serves pages by path and records form posts.
+type site struct {
+	*httptest.Server
+	mu    sync.Mutex
+	posts []url.Values
+}
+
+func newSite(t testing.TB, pages map[string]string) *site {
+	s := &site{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost:
+			r.ParseForm()
+			s.mu.Lock()
+			s.posts = append(s.posts, r.PostForm)
+			s.mu.Unlock()
+			fmt.Fprint(w, `<!doctype html><main><h1>Thanks</h1><p role="status">Saved</p></main>`)
+		case r.URL.Path == "/slow":
+			time.Sleep(700 * time.Millisecond)
+			io.WriteString(w, "Loaded from the server")
+		default:
+			body, ok := pages[r.URL.Path]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, body)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) lastPost() url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.posts) == 0 {
+		return nil
+	}
+	return s.posts[len(s.posts)-1]
+}
+
+const actionsPage = `<!doctype html><title>Form</title><main><h1>Order</h1>
+<form method="post" action="/order">
+<label for="n">Name</label><input id="n" name="name">
+<label for="c">Color</label><select id="c" name="color"><option value="r">Red</option><option value="g">Green</option></select>
+<input type="checkbox" id="g" name="gift"><label for="g">Gift wrap</label>
+<label for="m">Message</label><textarea id="m" name="msg"></textarea>
+<button>Place order</button></form>
+<p id="hov" onmouseover="this.textContent='Hovered'">Hover target</p>
+<div id="cover" style="position:fixed;inset:0;display:none;background:#fff8"></div>
+<button onclick="document.getElementById('cover').style.display='block'">Show overlay</button>
+<button>Delete</button><button>Delete</button>
+</main>`
+
+// TestActionsInChromium drives every typed action through the actuator
+// against a real page and checks the server received what a user would
+// have sent.
+func TestActionsInChromium(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{"/": actionsPage})
+	s := session(t, b, web.URL+"/")
+	obs := observe(t, s).Observation
+
+	name := node(t, &obs, "textbox", "Name")
+	fill := act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{ID: name.ID}, Value: "Ada Lovelace"})
+	if fill.Resolution != schema.ResolvedByID {
+		t.Errorf("fill by id resolved by %s", fill.Resolution)
+	}
+	act(t, s, schema.Action{Kind: schema.ActSelect, Target: &schema.Target{Role: "combobox", Name: "Color"}, Value: "Green"})
+	act(t, s, schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Name: "Gift wrap"}})
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Message"}, Value: "Happy birthday"})
+	got := act(t, s, schema.Action{Kind: schema.ActExtract, Target: &schema.Target{Role: "textbox", Name: "Message"}})
+	if got.Output != "Happy birthday" {
+		t.Errorf("extract gave %q", got.Output)
+	}
+	refused(t, s, schema.Action{Kind: schema.ActSelect, Target: &schema.Target{Role: "combobox", Name: "Color"}, Value: "Purple"}, schema.ErrNotFound)
+
+	after := observe(t, s)
+	if after.Observation.Kind != schema.ObservationDiff || !strings.Contains(after.Observation.Render, `= "Ada Lovelace"`) {
+		t.Errorf("observation after filling is not a diff showing the value:\n%s", after.Observation.Render)
+	}
+	act(t, s, schema.Action{Kind: schema.ActHover, Target: &schema.Target{Role: "text", Name: "Hover target"}})
+	if obs := observe(t, s).Observation; !strings.Contains(obs.Text, "Hovered") {
+		t.Error("hover did not reach the element")
+	}
+	act(t, s, schema.Action{Kind: schema.ActPress, Target: &schema.Target{Role: "textbox", Name: "Name"}, Value: "Enter"})
+	if obs := observe(t, s).Observation; !strings.Contains(obs.Text, "Saved") {
+		t.Fatalf("Enter did not submit the form: %s", obs.Text)
+	}
+	post := web.lastPost()
+	if post.Get("name") != "Ada Lovelace" || post.Get("color") != "g" || post.Get("gift") != "on" || post.Get("msg") != "Happy birthday" {
+		t.Fatalf("the server received %v", post)
+	}
+}
+
+// TestAmbiguityAndObstructionFailClosed: two identical buttons are never
+// guessed between, and a covered button is never clicked through.
+func TestAmbiguityAndObstructionFailClosed(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{"/": actionsPage})
+	s := session(t, b, web.URL+"/")
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Delete"}}, schema.ErrAmbiguous)
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Remove"}}, schema.ErrNotFound)
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Show overlay"}})
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Place order"}}, schema.ErrObscured)
+	if web.lastPost() != nil {
+		t.Fatal("a refused click reached the server")
+	}
+}
+
+// TestContractChangeRefusesDispatch records a field's contract, then
+// meets the field as a textarea, and a submit that now posts elsewhere.
+func TestContractChangeRefusesDispatch(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{
+		"/v1": `<main><form method="post" action="/vendors"><label for="s">Street</label><input id="s" name="street"><button>Register</button></form></main>`,
+		"/v2": `<main><form method="post" action="/vendors/import"><label for="s">Street</label><textarea id="s" name="street"></textarea><button>Register</button></form></main>`,
+	})
+	s := session(t, b, web.URL+"/v1")
+	obs := observe(t, s).Observation
+	street, register := node(t, &obs, "textbox", "Street"), node(t, &obs, "button", "Register")
+	if street.Contract.Tag != "input" || register.Contract.FormAction != "/vendors" {
+		t.Fatalf("recorded contracts %+v %+v", street.Contract, register.Contract)
+	}
+	streetTarget := &schema.Target{ID: street.ID, Role: street.Role, Name: street.Name, Contract: street.Contract}
+	registerTarget := &schema.Target{ID: register.ID, Role: register.Role, Name: register.Name, Contract: register.Contract}
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: streetTarget, Value: "1 Main St"})
+
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/v2"})
+	ev := refused(t, s, schema.Action{Kind: schema.ActFill, Target: streetTarget, Value: "1 Main St"}, schema.ErrContractChanged)
+	if !strings.Contains(ev.Error.Message, `"textarea"`) {
+		t.Errorf("refusal does not say what changed: %v", ev.Error)
+	}
+	ev = refused(t, s, schema.Action{Kind: schema.ActClick, Target: registerTarget}, schema.ErrContractChanged)
+	if !strings.Contains(ev.Error.Message, "/vendors/import") {
+		t.Errorf("refusal does not name the new form action: %v", ev.Error)
+	}
+	if web.lastPost() != nil {
+		t.Fatal("a refused submit reached the server")
+	}
+}
+
+// TestSettlednessWaits: an observation waits for a slow XHR and for a
+// burst of DOM inserts before it looks.
+func TestSettlednessWaits(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{
+		"/xhr": `<main><h1>Loading</h1><p id="out">pending</p><script>
+			fetch('/slow').then(r => r.text()).then(t => { document.getElementById('out').textContent = t; });
+		</script></main>`,
+		"/dom": `<main><h1>Growing</h1><ul id="l"></ul><script>
+			let n = 0; const tick = () => { const li = document.createElement('li'); li.textContent = 'item ' + (++n);
+			document.getElementById('l').appendChild(li); if (n < 8) setTimeout(tick, 100); else document.querySelector('h1').textContent = 'Grown'; };
+			setTimeout(tick, 100);
+		</script></main>`,
+	})
+	s := session(t, b, web.URL+"/xhr")
+	rep := observe(t, s)
+	if !rep.Settled || !strings.Contains(rep.Observation.Text, "Loaded from the server") {
+		t.Fatalf("observed before the XHR finished (waited %v, settled %v): %q", rep.SettleWait, rep.Settled, rep.Observation.Text)
+	}
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/dom"})
+	rep = observe(t, s)
+	if !rep.Settled || !strings.Contains(rep.Observation.Text, "Grown") || !strings.Contains(rep.Observation.Text, "item 8") {
+		t.Fatalf("observed before the DOM stopped changing (waited %v): %q", rep.SettleWait, rep.Observation.Text)
+	}
+	t.Logf("settle waits: the DOM burst took %v", rep.SettleWait)
+}
+
+// TestCrashedBrowserIsReplaced crashes the browser under a session: the
+// session reports a typed error and the next run gets a new browser.
+func TestCrashedBrowserIsReplaced(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{"/": actionsPage})
+	s := session(t, b, web.URL+"/")
+	alloc, cancel := remote.NewAllocator(context.Background(), s.Browser.WSURL)
+	defer cancel()
+	ctx, cancel2 := chromedp.NewContext(alloc)
+	defer cancel2()
+	chromedp.CallBrowser(ctx, browser.Crash, cdp.Empty{}) // the browser dies; the call's error is expected
+	time.Sleep(500 * time.Millisecond)
+
+	ev, err := s.Act(testContext(t), "", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Place order"}})
+	if err == nil && (ev.Error == nil || !errors.Is(ev.Error, schema.ErrBrowserCrashed)) {
+		t.Fatalf("action on a crashed browser: %+v", ev.Error)
+	}
+	if err != nil && !errors.Is(err, schema.ErrBrowserCrashed) {
+		t.Fatalf("action on a crashed browser: %v", err)
+	}
+	next := session(t, b, web.URL+"/")
+	if next.Browser.WSURL == s.Browser.WSURL {
+		t.Fatal("the new run got the dead browser")
+	}
+	if obs := observe(t, next).Observation; !strings.Contains(obs.Render, "Place order") {
+		t.Fatal("the replacement browser does not work")
+	}
+}
+
+// TestBrowserEventsAreRecorded: observations and actions land in the run.
+func TestBrowserEventsAreRecorded(t *testing.T) {
+	b := planes(t)
+	web := newSite(t, map[string]string{"/": actionsPage})
+	s := session(t, b, web.URL+"/")
+	observe(t, s)
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Name"}, Value: "x"})
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Delete"}}, schema.ErrAmbiguous)
+	observe(t, s)
+	envs, err := b.ReadRun(testContext(t), s.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, env := range envs {
+		switch e := env.Event.(type) {
+		case *schema.BrowserAction:
+			k := "action:" + string(e.Action.Kind)
+			if e.Error != nil {
+				k += ":" + string(e.Error.Code)
+			}
+			kinds = append(kinds, k)
+		case *schema.BrowserObserved:
+			kinds = append(kinds, "observed:"+string(e.Kind))
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "action:navigate observed:full action:fill action:click:ambiguous observed:diff" {
+		t.Fatalf("recorded %s", got)
+	}
+}

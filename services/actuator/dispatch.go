@@ -1,0 +1,313 @@
+package actuator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/rote-agent/rote/schema"
+)
+
+// keys maps the key names press accepts to chromedp's key codes; a single
+// printable character stands for itself.
+var keys = map[string]string{
+	"Enter": kb.Enter, "Tab": kb.Tab, "Escape": kb.Escape, "Backspace": kb.Backspace, "Delete": kb.Delete,
+	"ArrowUp": kb.ArrowUp, "ArrowDown": kb.ArrowDown, "ArrowLeft": kb.ArrowLeft, "ArrowRight": kb.ArrowRight,
+	"Home": kb.Home, "End": kb.End, "PageUp": kb.PageUp, "PageDown": kb.PageDown, "Space": " ",
+}
+
+// element is a resolved page element the actions work on.
+type element struct {
+	backend cdp.BackendNodeID
+	object  runtime.RemoteObjectID
+}
+
+// run executes f on the session's page target.
+func (s *session) run(f func(ctx context.Context, t *chromedp.Target) error) error {
+	return s.fail(chromedp.Do(s.ctx, chromedp.Func(f)))
+}
+
+// element resolves a backend node id to a JavaScript object handle.
+func (s *session) element(backend int64) (*element, error) {
+	el := &element{backend: cdp.BackendNodeID(backend)}
+	err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: el.backend})
+		if err != nil {
+			return schema.Errorf(schema.CodeNotFound, "the element left the page: %v", err)
+		}
+		el.object = res.Object.ObjectID
+		return nil
+	})
+	return el, err
+}
+
+// call runs a JavaScript function with the element as this, and decodes
+// its JSON result into out (nil to ignore it).
+func (s *session) call(el *element, fn string, out any, args ...any) error {
+	return s.run(func(ctx context.Context, t *chromedp.Target) error {
+		var callArgs []*runtime.CallArgument
+		for _, a := range args {
+			raw, err := json.Marshal(a)
+			if err != nil {
+				return err
+			}
+			callArgs = append(callArgs, &runtime.CallArgument{Value: raw})
+		}
+		res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: el.object, Arguments: callArgs, ReturnByValue: new(true), AwaitPromise: new(true),
+		})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			return schema.Errorf(schema.CodeInternal, "page script failed: %s", res.ExceptionDetails.Text)
+		}
+		if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+			return json.Unmarshal(res.Result.Value, out)
+		}
+		return nil
+	})
+}
+
+// point scrolls the element into view and returns the center of its
+// first box. The element must be the topmost thing there: otherwise
+// another element (an overlay, a dialog) would take the click, and the
+// action is refused with CodeObscured.
+func (s *session) point(el *element) (float64, float64, error) {
+	var x, y float64
+	err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.backend}); err != nil {
+			return schema.Errorf(schema.CodeNotFound, "cannot scroll to the element: %v", err)
+		}
+		quads, err := cdp.Call(ctx, t, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.backend})
+		if err != nil || len(quads.Quads) == 0 || len(quads.Quads[0]) < 8 {
+			return schema.Errorf(schema.CodeNotFound, "the element has no box to click")
+		}
+		q := quads.Quads[0]
+		x, y = (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
+		hit, err := cdp.Call(ctx, t, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IncludeUserAgentShadowDOM: new(true)})
+		if err != nil {
+			return schema.Errorf(schema.CodeObscured, "nothing to hit at the element's center: %v", err)
+		}
+		if hit.BackendNodeID == el.backend {
+			return nil
+		}
+		other, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: hit.BackendNodeID})
+		if err != nil {
+			return schema.Errorf(schema.CodeObscured, "another element covers the target")
+		}
+		res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: containsScript, ObjectID: el.object, ReturnByValue: new(true),
+			Arguments: []*runtime.CallArgument{{ObjectID: other.Object.ObjectID}},
+		})
+		if err != nil || res.Result == nil || string(res.Result.Value) != "true" {
+			return schema.Errorf(schema.CodeObscured, "another element (%s) covers the target", describeNode(other.Object))
+		}
+		return nil
+	})
+	return x, y, err
+}
+
+// containsScript: is the hit node the target, inside it, or the label
+// that clicks it?
+const containsScript = `function(hit) {
+  if (this === hit || this.contains(hit)) return true;
+  if (hit && hit.control === this) return true;
+  if (this.labels) for (const l of this.labels) if (l === hit || l.contains(hit)) return true;
+  return false;
+}`
+
+func describeNode(o *runtime.RemoteObject) string {
+	if o == nil {
+		return "unknown"
+	}
+	if o.Description != "" {
+		return o.Description
+	}
+	return string(o.ClassName)
+}
+
+// click moves the mouse to the element's center and clicks there.
+func (s *session) click(el *element) error {
+	x, y, err := s.point(el)
+	if err != nil {
+		return err
+	}
+	return s.fail(chromedp.Do(s.ctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y),
+		chromedp.MouseClickXY(x, y)))
+}
+
+// hover moves the mouse to the element's center.
+func (s *session) hover(el *element) error {
+	x, y, err := s.point(el)
+	if err != nil {
+		return err
+	}
+	return s.fail(chromedp.Do(s.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)))
+}
+
+// clearScript empties a field the way a user would before typing, through
+// the native setter so that frameworks see the change, and selects the
+// contents of an editable element so that typing replaces them.
+const clearScript = `function() {
+  this.focus();
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
+    const proto = this instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(this, '');
+    this.dispatchEvent(new Event('input', {bubbles: true}));
+    return true;
+  }
+  if (this.isContentEditable) {
+    const r = document.createRange(); r.selectNodeContents(this);
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r);
+    return true;
+  }
+  return false;
+}`
+
+const readValueScript = `function() {
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.isContentEditable ? this.innerText : this.value;
+}`
+
+// fill replaces the element's value with value, typed as text input.
+func (s *session) fill(el *element, value string) error {
+	var editable bool
+	if err := s.call(el, clearScript, &editable); err != nil {
+		return err
+	}
+	if !editable {
+		return schema.Errorf(schema.CodeContractChanged, "fill: the element takes no text")
+	}
+	if value != "" {
+		if err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: value})
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	var got string
+	if err := s.call(el, readValueScript, &got); err != nil {
+		return err
+	}
+	if strings.TrimRight(got, "\n") != value {
+		return schema.Errorf(schema.CodeInternal, "fill: the field holds %q, not %q (a length limit or a script changed it)", got, value)
+	}
+	return nil
+}
+
+const selectScript = `function(want) {
+  if (!(this instanceof HTMLSelectElement)) return {error: 'not a select'};
+  const opts = [...this.options];
+  const o = opts.find(o => o.label.trim() === want) || opts.find(o => o.value === want) || opts.find(o => o.textContent.trim() === want);
+  if (!o) return {options: opts.map(o => o.label.trim())};
+  this.value = o.value; o.selected = true;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {};
+}`
+
+// selectOption chooses the option whose label, value or text is value.
+func (s *session) selectOption(el *element, value string) error {
+	var res struct {
+		Error   string   `json:"error"`
+		Options []string `json:"options"`
+	}
+	if err := s.call(el, selectScript, &res, value); err != nil {
+		return err
+	}
+	switch {
+	case res.Error != "":
+		return schema.Errorf(schema.CodeContractChanged, "select: %s", res.Error)
+	case res.Options != nil:
+		return schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
+	}
+	return nil
+}
+
+const checkedScript = `function() { return this.getAttribute('aria-checked') !== null ? this.getAttribute('aria-checked') === 'true' : !!this.checked; }`
+
+// check makes a checkbox, radio or switch checked (want true) or not, by
+// clicking it only when it is not already so.
+func (s *session) check(el *element, want bool) error {
+	var checked bool
+	if err := s.call(el, checkedScript, &checked); err != nil {
+		return err
+	}
+	if checked == want {
+		return nil
+	}
+	if err := s.click(el); err != nil {
+		return err
+	}
+	if err := s.call(el, checkedScript, &checked); err != nil {
+		return err
+	}
+	if checked != want {
+		return schema.Errorf(schema.CodeInternal, "check: the control did not change state")
+	}
+	return nil
+}
+
+// press sends one key, to the element when there is one.
+func (s *session) press(el *element, key string) error {
+	code, ok := keys[key]
+	if !ok {
+		if len([]rune(key)) != 1 {
+			return schema.Errorf(schema.CodeInvalid, "press: unknown key %q", key)
+		}
+		code = key
+	}
+	if el != nil {
+		if err := s.call(el, `function() { this.focus(); }`, nil); err != nil {
+			return err
+		}
+	}
+	return s.fail(chromedp.Do(s.ctx, chromedp.KeyEvent(code)))
+}
+
+const extractScript = `function() {
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement || this instanceof HTMLSelectElement) return this.value;
+  return this.innerText;
+}`
+
+// extract returns the element's text (its value for a field), or the
+// text of the page's main content when there is no element.
+func (s *session) extract(el *element) (string, error) {
+	var text string
+	if el != nil {
+		err := s.call(el, extractScript, &text)
+		return text, err
+	}
+	text, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](`(document.querySelector('main') || document.body).innerText`))
+	return text, s.fail(err)
+}
+
+// navigate loads rawURL, resolved against the current page, and waits for
+// the load event.
+func (s *session) navigate(rawURL string) error {
+	current, err := chromedp.Run(s.ctx, chromedp.Location())
+	if err != nil {
+		return s.fail(err)
+	}
+	target := rawURL
+	if base, err := url.Parse(current); err == nil && base.Scheme != "about" {
+		if ref, err := base.Parse(rawURL); err == nil {
+			target = ref.String()
+		}
+	}
+	if err := chromedp.Do(s.ctx, chromedp.Navigate(target)); err != nil {
+		return s.fail(fmt.Errorf("navigate to %s: %w", target, err))
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package actuator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/chromedp/remote"
+)
+
+// pool keeps up to size Chromium processes and hands out the least busy
+// live one. A browser that died is dropped at the next acquire and a new
+// one is launched in its place.
+type pool struct {
+	parent context.Context
+	path   string
+	size   int
+
+	mu       sync.Mutex
+	browsers []*browser
+}
+
+// browser is a pooled Chromium with a DevTools connection.
+type browser struct {
+	proc     *chromium
+	alloc    context.Context
+	cancel   context.CancelFunc
+	sessions int
+}
+
+func newPool(parent context.Context, path string, size int) *pool {
+	return &pool{parent: parent, path: path, size: size}
+}
+
+// acquire returns a live browser for a new session, launching one when
+// none is live or all are busy and the pool has room. Errors wrap
+// ErrLaunch.
+func (p *pool) acquire(ctx context.Context) (*browser, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := p.browsers[:0]
+	for _, b := range p.browsers {
+		if b.proc.alive() {
+			live = append(live, b)
+		} else {
+			b.cancel()
+			b.proc.kill()
+		}
+	}
+	p.browsers = live
+	var best *browser
+	for _, b := range p.browsers {
+		if best == nil || b.sessions < best.sessions {
+			best = b
+		}
+	}
+	if best == nil || (best.sessions > 0 && len(p.browsers) < p.size) {
+		proc, err := launchChromium(ctx, p.path)
+		if err != nil {
+			return nil, err
+		}
+		alloc, cancel := remote.NewAllocator(p.parent, proc.ws)
+		best = &browser{proc: proc, alloc: alloc, cancel: cancel}
+		p.browsers = append(p.browsers, best)
+	}
+	best.sessions++
+	return best, nil
+}
+
+// release returns a session's slot.
+func (p *pool) release(b *browser) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if b.sessions > 0 {
+		b.sessions--
+	}
+}
+
+// close stops every browser.
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range p.browsers {
+		b.cancel()
+		b.proc.kill()
+	}
+	p.browsers = nil
+}
+
+// String describes the pool for logs.
+func (p *pool) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("%d/%d browsers", len(p.browsers), p.size)
+}

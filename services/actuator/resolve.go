@@ -1,0 +1,132 @@
+package actuator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// resolve finds the one node of a page that target means, down the
+// ladder: its stable id; else its exact role and accessible name; else
+// text proximity (target.Near in the node's context or name, among nodes
+// of the target's role). A rung that finds several candidates never picks
+// one: Near may narrow them to exactly one, or the target is ambiguous.
+// Errors are *schema.Error: CodeNotFound when no rung finds anything,
+// CodeAmbiguous when one finds several and nothing tells them apart.
+func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.ObservedNode, schema.Resolution, error) {
+	if target.Empty() {
+		return nil, "", schema.Errorf(schema.CodeInvalid, "an empty target")
+	}
+	if target.ID != "" {
+		for i := range nodes {
+			if nodes[i].ID == target.ID {
+				return &nodes[i], schema.ResolvedByID, nil
+			}
+		}
+	}
+	if target.Role != "" && target.Name != "" {
+		var same []*schema.ObservedNode
+		for i := range nodes {
+			if nodes[i].Role == target.Role && nodes[i].Name == target.Name {
+				same = append(same, &nodes[i])
+			}
+		}
+		switch {
+		case len(same) == 1:
+			return same[0], schema.ResolvedByRoleName, nil
+		case len(same) > 1:
+			if near := nearest(target.Near, same); len(near) == 1 {
+				return near[0], schema.ResolvedByText, nil
+			}
+			return nil, "", ambiguous(target, same)
+		}
+	}
+	if target.Near != "" {
+		var pool []*schema.ObservedNode
+		for i := range nodes {
+			if target.Role == "" || nodes[i].Role == target.Role {
+				pool = append(pool, &nodes[i])
+			}
+		}
+		switch near := nearest(target.Near, pool); len(near) {
+		case 1:
+			return near[0], schema.ResolvedByText, nil
+		case 0:
+		default:
+			return nil, "", ambiguous(target, near)
+		}
+	}
+	return nil, "", schema.Errorf(schema.CodeNotFound, "no element is %s", describeTarget(target))
+}
+
+// nearest keeps the candidates whose context or name contains text,
+// ignoring case.
+func nearest(text string, candidates []*schema.ObservedNode) []*schema.ObservedNode {
+	if text == "" {
+		return nil
+	}
+	text = strings.ToLower(text)
+	var out []*schema.ObservedNode
+	for _, n := range candidates {
+		if strings.Contains(strings.ToLower(n.Context), text) || strings.Contains(strings.ToLower(n.Name), text) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func ambiguous(target *schema.Target, candidates []*schema.ObservedNode) error {
+	var ids []string
+	for i, n := range candidates {
+		if i == 5 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(candidates)-5))
+			break
+		}
+		ids = append(ids, n.ID)
+	}
+	return schema.Errorf(schema.CodeAmbiguous, "%d elements are %s (%s): refusing to guess", len(candidates), describeTarget(target), strings.Join(ids, ", "))
+}
+
+func describeTarget(t *schema.Target) string {
+	var parts []string
+	if t.ID != "" {
+		parts = append(parts, "id "+t.ID)
+	}
+	if t.Role != "" || t.Name != "" {
+		parts = append(parts, fmt.Sprintf("%s %q", t.Role, t.Name))
+	}
+	if t.Near != "" {
+		parts = append(parts, fmt.Sprintf("near %q", t.Near))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkContract refuses a control that is no longer what was recorded:
+// every field the recorded contract sets must be the same now. A nil
+// recorded contract checks nothing. The error is a *schema.Error with
+// CodeContractChanged naming each difference.
+func checkContract(recorded, current *schema.Contract) error {
+	if recorded == nil {
+		return nil
+	}
+	if current == nil {
+		current = &schema.Contract{}
+	}
+	var diffs []string
+	for _, f := range []struct{ name, was, now string }{
+		{"tag", recorded.Tag, current.Tag},
+		{"input type", recorded.InputType, current.InputType},
+		{"form action", recorded.FormAction, current.FormAction},
+		{"form method", recorded.FormMethod, current.FormMethod},
+		{"href", recorded.Href, current.Href},
+	} {
+		if f.was != "" && f.was != f.now {
+			diffs = append(diffs, fmt.Sprintf("%s was %q, is %q", f.name, f.was, f.now))
+		}
+	}
+	if len(diffs) > 0 {
+		return schema.Errorf(schema.CodeContractChanged, "%s", strings.Join(diffs, "; "))
+	}
+	return nil
+}

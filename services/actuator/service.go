@@ -1,0 +1,280 @@
+package actuator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// Config configures the actuator.
+type Config struct {
+	// Browsers is how many Chromium processes the pool may run; default 1.
+	Browsers int
+	// Chromium is the browser binary; default ChromiumPath.
+	Chromium string
+	// Settle says when a page is settled; zero fields take DefaultSettle's.
+	Settle SettleConfig
+	// Instance names this actuator on the bus; default a new id.
+	Instance string
+	// ObserveTimeout bounds a request to perception; default 30 s.
+	ObserveTimeout time.Duration
+}
+
+// Service holds browser sessions, one per run, and acts on them.
+type Service struct {
+	cfg  Config
+	bus  *bus.Bus
+	pool *pool
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	ready    chan struct{}
+}
+
+// New returns an actuator that serves on b.
+func New(cfg Config, b *bus.Bus) (*Service, error) {
+	if cfg.Browsers <= 0 {
+		cfg.Browsers = 1
+	}
+	if cfg.Chromium == "" {
+		cfg.Chromium = ChromiumPath
+	}
+	if cfg.Instance == "" {
+		cfg.Instance = bus.NewID()
+	}
+	if cfg.ObserveTimeout <= 0 {
+		cfg.ObserveTimeout = 30 * time.Second
+	}
+	cfg.Settle = cfg.Settle.orDefault()
+	return &Service{cfg: cfg, bus: b, sessions: map[string]*session{}, ready: make(chan struct{})}, nil
+}
+
+// Ready is closed once Run serves requests.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
+
+// Instance returns the name this actuator serves under.
+func (s *Service) Instance() string { return s.cfg.Instance }
+
+// Run serves until ctx ends: it claims runs on schema.SubjectOpenSession
+// (a queue group shared by every actuator) and serves act, observe and
+// close for its runs on its own instance subjects. On return every session
+// is closed and every browser stopped.
+func (s *Service) Run(ctx context.Context) error {
+	s.pool = newPool(ctx, s.cfg.Chromium, s.cfg.Browsers)
+	defer s.pool.close()
+	defer s.closeAll()
+	svc, err := s.bus.NewService("rote-actuator", "0.1.0", "browser sessions and typed actions")
+	if err != nil {
+		return err
+	}
+	defer svc.Stop()
+	inst := s.cfg.Instance
+	for _, e := range []error{
+		bus.AddEndpoint(ctx, svc, "open", schema.SubjectOpenSession, true, s.open),
+		bus.AddEndpoint(ctx, svc, "act", schema.ActuatorSubject(inst, schema.EndpointAct), false, s.act),
+		bus.AddEndpoint(ctx, svc, "observe", schema.ActuatorSubject(inst, schema.EndpointObserve), false, s.observe),
+		bus.AddEndpoint(ctx, svc, "close", schema.ActuatorSubject(inst, schema.EndpointClose), false, s.closeSession),
+	} {
+		if e != nil {
+			return fmt.Errorf("actuator: %w", e)
+		}
+	}
+	close(s.ready)
+	<-ctx.Done()
+	return nil
+}
+
+// open pins a run to this instance with a fresh browser context. Opening
+// a run that already has a session here returns that session.
+func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*schema.OpenSessionReply, error) {
+	if err := schema.ValidateRunID(req.RunID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess := s.sessions[req.RunID]; sess != nil && sess.browser.proc.alive() {
+		return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
+	}
+	b, err := s.pool.acquire(ctx)
+	if err != nil {
+		return nil, schema.Errorf(schema.CodeBrowserCrashed, "%v", err)
+	}
+	sess, err := openSession(b, req.RunID)
+	if err != nil {
+		s.pool.release(b)
+		return nil, err
+	}
+	s.sessions[req.RunID] = sess
+	return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
+}
+
+func (s *Service) session(runID string) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.sessions[runID]
+	if sess == nil {
+		return nil, schema.Errorf(schema.CodeNoSession, "actuator %s holds no session for run %s", s.cfg.Instance, runID)
+	}
+	if !sess.browser.proc.alive() {
+		s.dropLocked(runID)
+		return nil, schema.Errorf(schema.CodeBrowserCrashed, "the browser of run %s died; open a new session", runID)
+	}
+	return sess, nil
+}
+
+func (s *Service) closeSession(ctx context.Context, req *schema.CloseSessionRequest) (*struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropLocked(req.RunID)
+	return &struct{}{}, nil
+}
+
+func (s *Service) dropLocked(runID string) {
+	if sess := s.sessions[runID]; sess != nil {
+		sess.close()
+		s.pool.release(sess.browser)
+		delete(s.sessions, runID)
+	}
+}
+
+func (s *Service) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.sessions {
+		s.dropLocked(id)
+	}
+}
+
+// observe settles the run's page and has perception observe it; the
+// observation is recorded under the run.
+func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest) (*schema.SessionObserveReply, error) {
+	sess, err := s.session(req.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget})
+	if err != nil {
+		return nil, err
+	}
+	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
+}
+
+// perceive asks perception for an observation of the session's page.
+func (s *Service) perceive(ctx context.Context, sess *session, req *schema.ObserveRequest) (*schema.Observation, error) {
+	req.Browser = sess.ref
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ObserveTimeout)
+	defer cancel()
+	var rep schema.ObserveReply
+	if err := s.bus.Call(ctx, schema.SubjectObserve, req, &rep); err != nil {
+		if errors.Is(err, bus.ErrNoService) {
+			return nil, schema.Errorf(schema.CodeInternal, "no perception service is running: %v", err)
+		}
+		return nil, sess.fail(err)
+	}
+	return &rep.Observation, nil
+}
+
+// act performs one action on the run's page and records it as
+// browser.action.v1, whether it succeeded or was refused. A failed action
+// is a reply whose event carries the error; the request itself fails
+// only when there is no session to act on.
+func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActReply, error) {
+	sess, err := s.session(req.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	ev := schema.BrowserAction{RunID: req.RunID, StepID: req.StepID, Action: req.Action}
+	ev.Seq = sess.nextSeq()
+	ev.Meta = schema.Meta{ID: req.RunID + "-b" + strconv.FormatUint(ev.Seq, 10), Time: time.Now()}
+	start := time.Now()
+	output, resolution, err := s.perform(ctx, sess, &ev)
+	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
+	if err != nil {
+		var e *schema.Error
+		if !errors.As(err, &e) {
+			e = schema.Errorf(schema.CodeInternal, "%v", err)
+		} else if err != error(e) {
+			e = &schema.Error{Code: e.Code, Message: err.Error()}
+		}
+		ev.Error = e
+	}
+	if ev.Action.Validate() != nil {
+		// An action outside the closed set cannot be recorded as one.
+		return &schema.ActReply{Event: ev}, nil
+	}
+	if _, perr := s.bus.Publish(ctx, &ev); perr != nil {
+		return nil, fmt.Errorf("actuator: record action: %w", perr)
+	}
+	return &schema.ActReply{Event: ev}, nil
+}
+
+// perform settles, resolves and dispatches one action. It returns the
+// extracted text of an extract and the rung that resolved the target.
+func (s *Service) perform(ctx context.Context, sess *session, ev *schema.BrowserAction) (string, schema.Resolution, error) {
+	a := ev.Action
+	if err := a.Validate(); err != nil {
+		return "", "", err
+	}
+	wait, _, err := sess.settle(ctx, s.cfg.Settle)
+	ev.SettleWait = wait
+	if err != nil {
+		return "", "", err
+	}
+	switch a.Kind {
+	case schema.ActNavigate:
+		return "", "", sess.navigate(a.URL)
+	case schema.ActDone, schema.ActFail:
+		return "", "", nil
+	}
+	var el *element
+	var rung schema.Resolution
+	if !a.Target.Empty() {
+		obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
+		if err != nil {
+			return "", "", err
+		}
+		node, r, err := resolve(a.Target, obs.Nodes)
+		if err != nil {
+			return "", "", err
+		}
+		rung = r
+		if err := checkContract(a.Target.Contract, node.Contract); err != nil {
+			return "", rung, err
+		}
+		if el, err = sess.element(node.Backend); err != nil {
+			return "", rung, err
+		}
+	}
+	switch a.Kind {
+	case schema.ActClick:
+		err = sess.click(el)
+	case schema.ActHover:
+		err = sess.hover(el)
+	case schema.ActFill:
+		err = sess.fill(el, a.Value)
+	case schema.ActSelect:
+		err = sess.selectOption(el, a.Value)
+	case schema.ActCheck:
+		err = sess.check(el, a.Value != "false")
+	case schema.ActPress:
+		err = sess.press(el, a.Value)
+	case schema.ActExtract:
+		text, err := sess.extract(el)
+		return text, rung, err
+	}
+	return "", rung, err
+}
