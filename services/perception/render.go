@@ -2,9 +2,9 @@ package perception
 
 import (
 	"fmt"
-	"unicode/utf8"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rote-agent/rote/schema"
 )
