@@ -8,15 +8,16 @@ import (
 
 const modulePrefix = "github.com/rote-agent/rote/"
 
-// layer returns a package's layer: 0 schema, 1 bus, 2 a service, 3 the
-// CLI, 4 the end-to-end suites; and for services, which one.
+// layer returns a package's layer: 0 schema, 1 bus and the fixture
+// portal, 2 a service, 3 the CLI, 4 the end-to-end suites; and for
+// services, which one.
 func layer(pkg string) (int, string) {
 	rel := strings.TrimPrefix(pkg, modulePrefix)
 	switch {
 	case rel == "schema" || strings.HasPrefix(rel, "schema/"):
 		return 0, ""
-	case rel == "bus" || strings.HasPrefix(rel, "bus/"):
-		return 1, ""
+	case rel == "bus" || strings.HasPrefix(rel, "bus/"), rel == "portal" || strings.HasPrefix(rel, "portal/"):
+		return 1, "" // plumbing beside schema: the bus, and the fixture portal
 	case strings.HasPrefix(rel, "services/"):
 		return 2, strings.SplitN(strings.TrimPrefix(rel, "services/"), "/", 2)[0]
 	case strings.HasPrefix(rel, "cmd/"):

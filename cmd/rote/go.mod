@@ -35,6 +35,7 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/portal v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
@@ -55,3 +56,5 @@ replace github.com/rote-agent/rote/services/recorder => ../../services/recorder
 replace github.com/rote-agent/rote/services/actuator => ../../services/actuator
 
 replace github.com/rote-agent/rote/services/perception => ../../services/perception
+
+replace github.com/rote-agent/rote/portal => ../../portal

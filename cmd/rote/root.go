@@ -33,6 +33,7 @@ final state.`,
 		newRecordCommand(app),
 		newObserveCommand(app),
 		newMCPCommand(app),
+		newFixtureCommand(app),
 		newDemoCommand(app),
 	)
 	return root

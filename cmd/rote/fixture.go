@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/portal"
+	"github.com/spf13/cobra"
+)
+
+func newFixtureCommand(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fixture",
+		Short: "Serve the fixture sites Rote is tested and benchmarked on",
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newFixtureServeCommand(app))
+	return cmd
+}
+
+func newFixtureServeCommand(app *App) *cobra.Command {
+	var addr, variant string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the admin portal (login, records, vendor form, catalog, inbox, settings, reports)",
+		Long: fmt.Sprintf(`serve runs the fixture admin portal until interrupted. Sign in as %s / %s.
+GET /__state shows its server-side state as JSON; POST /__reset restores the seed.
+
+--variant changes the site in one controlled way: %s.`, portal.Username, portal.Password, strings.Join(portal.Variants(), ", ")),
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := portal.New(portal.Config{Variant: variant})
+			if errors.Is(err, portal.ErrUnknownVariant) {
+				return usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
+			}
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+			name := "baseline"
+			if variant != "" {
+				name = variant
+			}
+			fmt.Fprintf(app.Stdout, "portal (%s) on http://%s/\n", name, ln.Addr())
+			go func() {
+				<-cmd.Context().Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				srv.Shutdown(ctx)
+			}()
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&variant, "variant", "", "one controlled change to the site (see above)")
+	return cmd
+}

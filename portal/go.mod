@@ -1,0 +1,3 @@
+module github.com/rote-agent/rote/portal
+
+go 1.26

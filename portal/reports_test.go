@@ -1,0 +1,58 @@
+package portal
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReportsList(t *testing.T) {
+	b := loggedIn(t, "")
+	pg := b.get("/reports")
+	if n := tbodyRows(t, pg.body); n != 6 {
+		t.Errorf("%d reports", n)
+	}
+	first := strings.Index(pg.body, "November 2026")
+	last := strings.Index(pg.body, "June 2026")
+	if first < 0 || last < first {
+		t.Error("reports are not newest first")
+	}
+	for _, id := range []string{"RPT-2026-06", "RPT-2026-07", "RPT-2026-08", "RPT-2026-09", "RPT-2026-10", "RPT-2026-11"} {
+		r, ok := findReport(id)
+		if !ok {
+			t.Fatalf("no report %s", id)
+		}
+		pg.mustContain(t, `<a href="/reports/`+id+`/download" aria-label="Download `+r.Title+`"`)
+	}
+	pg.mustContain(t, `aria-label="Download Operations report November 2026"`)
+}
+
+func TestReportDownload(t *testing.T) {
+	b := loggedIn(t, "")
+	pg := b.get("/reports/RPT-2026-11/download")
+	if pg.status != http.StatusOK {
+		t.Fatalf("download: %d", pg.status)
+	}
+	if ct := pg.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if cd := pg.header.Get("Content-Disposition"); cd != `attachment; filename="RPT-2026-11.csv"` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	lines := strings.Split(strings.TrimSpace(pg.body), "\n")
+	if lines[0] != "report_id,period,metric,value" || len(lines) != 6 {
+		t.Errorf("csv:\n%s", pg.body)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "RPT-2026-11,November 2026,") || strings.Count(l, ",") != 3 {
+			t.Errorf("csv row %q", l)
+		}
+	}
+	b.get("/reports/RPT-2026-06/download")
+	b.get("/reports/RPT-2026-11/download")
+	b.get("/reports/RPT-2020-01/download")
+	if got, want := b.p.State().Downloads, []string{"RPT-2026-11", "RPT-2026-06", "RPT-2026-11"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Downloads = %v, want %v", got, want)
+	}
+}
