@@ -37,12 +37,14 @@ func ParseSelector(s string) (Selector, error) {
 	return Selector{Role: role, Name: name}, nil
 }
 
-// Matches reports whether n is the node s selects.
+// Matches reports whether n is the node s selects. Names compare without
+// regard to case, since a stylesheet's text-transform changes the case of
+// the names browsers compute.
 func (s Selector) Matches(n WorldNode) bool {
 	if s.ID != "" {
 		return n.ID == s.ID
 	}
-	return n.Role == s.Role && n.Name == s.Name
+	return n.Role == s.Role && strings.EqualFold(n.Name, s.Name)
 }
 
 // String returns the selector in the syntax ParseSelector reads.

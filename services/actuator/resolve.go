@@ -8,7 +8,8 @@ import (
 )
 
 // resolve finds the one node of a page that target means, down the
-// ladder: its stable id; else its exact role and accessible name; else
+// ladder: its stable id; else its exact role and accessible name (case
+// aside: a stylesheet's text-transform changes it); else
 // text proximity (target.Near in the node's context or name, among nodes
 // of the target's role). A rung that finds several candidates never picks
 // one: Near may narrow them to exactly one, or the target is ambiguous.
@@ -28,7 +29,7 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 	if target.Role != "" && target.Name != "" {
 		var same []*schema.ObservedNode
 		for i := range nodes {
-			if nodes[i].Role == target.Role && nodes[i].Name == target.Name {
+			if nodes[i].Role == target.Role && strings.EqualFold(nodes[i].Name, target.Name) {
 				same = append(same, &nodes[i])
 			}
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -22,25 +24,27 @@ type session struct {
 	ref     schema.BrowserRef
 	net     *netTracker
 
-	mu  sync.Mutex // one action or observation at a time
-	seq uint64     // numbers the run's browser events
+	mu    sync.Mutex // one action or observation at a time
+	seq   uint64     // numbers the run's browser events
+	acted time.Time  // when the last action was dispatched
 }
 
-// mutationScript counts DOM mutations in window.__roteMutations, in every
-// document the page loads: settledness polls it.
+// mutationScript records, in every document the page loads, when the DOM
+// last changed (window.__roteLastChange, in performance.now() time):
+// settledness reads it.
 const mutationScript = `(() => {
-  if (window.__roteMutations !== undefined) return;
-  window.__roteMutations = 0;
-  new MutationObserver(() => { window.__roteMutations++; })
+  if (window.__roteLastChange !== undefined) return;
+  window.__roteLastChange = performance.now();
+  new MutationObserver(() => { window.__roteLastChange = performance.now(); })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 })();`
 
 // openSession creates a browser context with one page in b and starts
 // watching its network and DOM.
 func openSession(b *browser, runID string) (*session, error) {
-	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext())
-	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: newNetTracker()}
-	s.net.watch(ctx)
+	net := newNetTracker()
+	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.onEvent))
+	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: mutationScript})
 		return err
@@ -75,58 +79,43 @@ func (s *session) fail(err error) error {
 
 func (s *session) close() { s.cancel() }
 
-// netTracker counts the page's requests in flight.
+// netTracker counts the page's requests in flight and remembers when the
+// network was last active. It is a chromedp listener, so it sees the
+// page's network events in the order they came.
 type netTracker struct {
-	mu      sync.Mutex
-	pending map[network.RequestID]bool
+	mu         sync.Mutex
+	pending    map[network.RequestID]bool
+	lastActive time.Time
 }
 
 func newNetTracker() *netTracker { return &netTracker{pending: map[network.RequestID]bool{}} }
 
-// watch follows the page's network events until ctx ends. Streams that
-// never finish by design (EventSource, WebSocket) are not counted.
-func (n *netTracker) watch(ctx context.Context) {
-	sent := chromedp.Events(ctx, network.RequestWillBeSent)
-	finished := chromedp.Events(ctx, network.LoadingFinished)
-	failed := chromedp.Events(ctx, network.LoadingFailed)
-	go func() {
-		for ev, err := range sent {
-			if err != nil {
-				return
-			}
-			if ev.Type == network.ResourceTypeEventSource || ev.Type == network.ResourceTypeWebSocket || (ev.Request != nil && len(ev.Request.URL) > 5 && ev.Request.URL[:5] == "data:") {
-				continue
-			}
-			n.mu.Lock()
-			n.pending[ev.RequestID] = true
-			n.mu.Unlock()
-		}
-	}()
-	done := func(id network.RequestID) {
-		n.mu.Lock()
-		delete(n.pending, id)
-		n.mu.Unlock()
-	}
-	go func() {
-		for ev, err := range finished {
-			if err != nil {
-				return
-			}
-			done(ev.RequestID)
-		}
-	}()
-	go func() {
-		for ev, err := range failed {
-			if err != nil {
-				return
-			}
-			done(ev.RequestID)
-		}
-	}()
-}
-
-func (n *netTracker) inFlight() int {
+// onEvent follows requests from start to finish. Streams that never
+// finish by design (EventSource, WebSocket) and data: URLs are not counted.
+func (n *netTracker) onEvent(ev any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return len(n.pending)
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		if e.Type == network.ResourceTypeEventSource || e.Type == network.ResourceTypeWebSocket ||
+			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
+			return
+		}
+		n.pending[e.RequestID] = true
+	case *network.EventLoadingFinished:
+		delete(n.pending, e.RequestID)
+	case *network.EventLoadingFailed:
+		delete(n.pending, e.RequestID)
+	default:
+		return
+	}
+	n.lastActive = time.Now()
+}
+
+// state returns how many requests are in flight and since when the
+// network has been idle.
+func (n *netTracker) state() (int, time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.pending), n.lastActive
 }

@@ -32,46 +32,61 @@ func (c SettleConfig) orDefault() SettleConfig {
 	return c
 }
 
+// settleProbe is what the page says about its own quiet: whether it has
+// loaded, and how long ago (ms) its DOM last changed or it finished loading.
 type settleProbe struct {
-	Ready     string `json:"ready"`
-	Mutations int    `json:"mutations"`
+	Ready  string  `json:"ready"`
+	IdleMS float64 `json:"idle_ms"` // negative: the page has no mutation watch yet
 }
 
-const settleScript = `({ready: document.readyState, mutations: window.__roteMutations === undefined ? -1 : window.__roteMutations})`
+const settleScript = `(() => {
+  if (window.__roteLastChange === undefined) return {ready: document.readyState, idle_ms: -1};
+  const nav = performance.getEntriesByType('navigation')[0];
+  const last = Math.max(window.__roteLastChange, nav ? nav.loadEventEnd : 0);
+  return {ready: document.readyState, idle_ms: performance.now() - last};
+})()`
 
-// settle waits until the page is quiet, or Cap has passed. It returns how
-// long it waited and whether the page settled; a page that never settles
-// is not an error (the caller acts and reports the wait). The error is the
-// context's, or the browser's death.
+// settle waits until the page is quiet: loaded, no request in flight, and
+// neither the DOM nor the network changed for Quiet. The page tells how
+// long its DOM has been unchanged, so a page that has been quiet for a
+// while is settled at the first look; otherwise it is polled every Poll,
+// for at most Cap. It returns how long it waited and whether the page
+// settled; a page that never settles is not an error (the caller acts and
+// reports the wait). The error is the context's, or the browser's death.
 func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, bool, error) {
 	cfg = cfg.orDefault()
 	start := time.Now()
-	lastChange := start
-	lastMutations := -2
 	for {
 		probe, err := chromedp.Run(s.ctx, chromedp.Evaluate[settleProbe](settleScript))
 		now := time.Now()
-		switch {
-		case err != nil:
-			// A navigation replaces the document under the script; that
-			// is change, not failure, unless the browser is gone.
-			if !s.browser.proc.alive() {
-				return now.Sub(start), false, s.fail(err)
+		if err != nil && !s.browser.proc.alive() {
+			return now.Sub(start), false, s.fail(err)
+		}
+		// An error here is a navigation replacing the document under the
+		// script: change, not failure.
+		pending, netActive := s.net.state()
+		idle := time.Duration(probe.IdleMS * float64(time.Millisecond))
+		// What an action set off (a submit, a fetch) may not show yet:
+		// the last action counts as a change too.
+		for _, t := range []time.Time{netActive, s.acted} {
+			if since := now.Sub(t); !t.IsZero() && since < idle {
+				idle = since
 			}
-			lastChange = now
-		case probe.Ready != "complete" || probe.Mutations < 0 || probe.Mutations != lastMutations || s.net.inFlight() > 0:
-			lastChange = now
-			lastMutations = probe.Mutations
-		case now.Sub(lastChange) >= cfg.Quiet:
+		}
+		if err == nil && probe.Ready == "complete" && probe.IdleMS >= 0 && pending == 0 && idle >= cfg.Quiet {
 			return now.Sub(start), true, nil
 		}
 		if now.Sub(start) >= cfg.Cap {
 			return now.Sub(start), false, nil
 		}
+		wait := cfg.Poll
+		if left := cfg.Quiet - idle; err == nil && pending == 0 && probe.IdleMS >= 0 && left > 0 && left < wait {
+			wait = left
+		}
 		select {
 		case <-ctx.Done():
 			return time.Since(start), false, ctx.Err()
-		case <-time.After(cfg.Poll):
+		case <-time.After(wait):
 		}
 	}
 }

@@ -172,15 +172,51 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.covered = true
 	case role == "LabelText" || role == "legend" || role == "caption":
 		sc.covered = true // the name of a control, group or table already says it
-	case role == "paragraph" || role == "StaticText" || role == "term" || role == "definition" || role == "blockquote":
+	case role == "DescriptionList":
 		if sc.content && !sc.covered {
-			if text := clip(d.text(n), maxTextChars); text != "" {
+			if text := clip(d.definitions(n), maxTextChars); text != "" {
 				d.emit(n, "text", text, dn, false, sc)
 			}
 		}
 		sc.covered = true
+	case role == "paragraph" || role == "StaticText" || role == "blockquote":
+		if sc.content && !sc.covered {
+			if text := clip(d.dataText(n), maxTextChars); text != "" {
+				d.emit(n, "text", text, dn, false, sc)
+			}
+		}
+		// Links and controls inside a paragraph are still nodes of their own.
+		sc.covered = true
 	}
 	return sc
+}
+
+// definitions renders a description list as "term: definition; ...".
+func (d *distiller) definitions(dl *accessibility.Node) string {
+	var b strings.Builder
+	for _, id := range dl.ChildIDs {
+		c := d.byID[id]
+		if c == nil || c.Ignored {
+			continue
+		}
+		t := d.dataText(c)
+		if t == "" {
+			continue
+		}
+		switch axString(c.Role) {
+		case "term":
+			if b.Len() > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(t + ":")
+		default:
+			if b.Len() > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(t)
+		}
+	}
+	return b.String()
 }
 
 // customControl reports a focusable element without a widget role that
@@ -204,19 +240,28 @@ func (d *distiller) rowCells(row *accessibility.Node) []string {
 		if c == nil || c.Ignored {
 			continue
 		}
-		if t := clip(d.text(c), 60); t != "" {
+		if t := clip(d.dataText(c), 60); t != "" {
 			cells = append(cells, t)
 		}
 	}
 	return cells
 }
 
-// text returns the visible text under n: its name when it has one of its
-// own, else its StaticText descendants joined by spaces.
-func (d *distiller) text(n *accessibility.Node) string {
+// text returns the visible text under n: its StaticText descendants
+// joined by spaces, or its name when it has no text of its own. With
+// dataOnly, the text of controls other than links is left out: it labels
+// a control, it is not the content (a row's "Archive" button).
+func (d *distiller) text(n *accessibility.Node) string { return d.collectText(n, false) }
+
+func (d *distiller) dataText(n *accessibility.Node) string { return d.collectText(n, true) }
+
+func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
 	var parts []string
 	var collect func(*accessibility.Node)
 	collect = func(x *accessibility.Node) {
+		if r := axString(x.Role); dataOnly && x != n && actionableRoles[r] && r != "link" {
+			return
+		}
 		if x.Ignored {
 			for _, id := range x.ChildIDs {
 				if c := d.byID[id]; c != nil {
@@ -241,7 +286,7 @@ func (d *distiller) text(n *accessibility.Node) string {
 		}
 	}
 	collect(n)
-	if len(parts) == 0 {
+	if len(parts) == 0 && !dataOnly {
 		return clean(axString(n.Name))
 	}
 	return clean(strings.Join(parts, " "))
@@ -280,7 +325,8 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 	case "mixed":
 		states = append(states, "mixed")
 	}
-	for _, p := range []string{"selected", "disabled", "required", "focused"} {
+	// Focus is left out: it moves with every action and says little.
+	for _, p := range []string{"selected", "disabled", "required"} {
 		if prop(n, p) == "true" {
 			states = append(states, p)
 		}

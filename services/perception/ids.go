@@ -14,15 +14,17 @@ const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 // stableID hashes what identifies a control to a user, and nothing about
 // its markup: its role, its accessible name, and its ancestry content
 // (landmark, group, heading, row key). Class names, DOM ids, depth and
-// position do not enter, so re-renders and redesigns keep the id.
+// position do not enter, so re-renders and redesigns keep the id. Case
+// does not enter either: Chrome computes names from rendered text, so a
+// stylesheet's text-transform: uppercase changes the name's case.
 func stableID(role, name string, context []string) string {
 	h := sha256.New()
 	h.Write([]byte(role))
 	h.Write([]byte{0})
-	h.Write([]byte(name))
+	h.Write([]byte(strings.ToLower(name)))
 	for _, c := range context {
 		h.Write([]byte{0})
-		h.Write([]byte(c))
+		h.Write([]byte(strings.ToLower(c)))
 	}
 	sum := h.Sum(nil)
 	// 6 characters of 5 bits: 30 bits.

@@ -77,8 +77,9 @@ func renderNodes(url, title string, nodes []schema.ObservedNode, keep func(schem
 }
 
 // renderDiff renders what changed from the grounded observation: removed
-// ids ("- id"), added nodes ("+ line") and changed nodes ("~ line"), and
-// the URL or title when they changed. An unchanged page renders as "=".
+// ids ("- id"), added nodes ("+ line"), changed nodes ("~ id" and what
+// changed), and the URL or title when they changed. An unchanged page
+// renders as "=".
 func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.ObservedNode) string {
 	before := make(map[string]string, len(grounded.Nodes))
 	for _, n := range grounded.Nodes {
@@ -106,17 +107,41 @@ func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.
 			add("- " + n.ID)
 		}
 	}
+	prev := make(map[string]schema.ObservedNode, len(grounded.Nodes))
+	for _, n := range grounded.Nodes {
+		prev[n.ID] = n
+	}
 	for _, n := range nodes {
-		l := line(n)
 		switch old, ok := before[n.ID]; {
 		case !ok:
-			add("+ " + l)
-		case old != l:
-			add("~ " + l)
+			add("+ " + line(n))
+		case old != line(n):
+			add("~ " + changed(prev[n.ID], n))
 		}
 	}
 	if b.Len() == 0 {
 		return "="
+	}
+	return b.String()
+}
+
+// changed renders a node that kept its id: only its new value and states
+// (`~ k3f9q2 = "Acme" [checked]`, with `= ""` and `[]` for cleared ones),
+// or its whole line when its role or name changed.
+func changed(was, now schema.ObservedNode) string {
+	if was.Role != now.Role || was.Name != now.Name {
+		return line(now)
+	}
+	var b strings.Builder
+	b.WriteString(now.ID)
+	if was.Value != now.Value {
+		b.WriteString(" = ")
+		b.WriteString(strconv.Quote(now.Value))
+	}
+	if strings.Join(was.States, " ") != strings.Join(now.States, " ") {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(now.States, " "))
+		b.WriteByte(']')
 	}
 	return b.String()
 }

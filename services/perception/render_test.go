@@ -20,7 +20,7 @@ func TestRenderDiff(t *testing.T) {
 		{ID: "aaaaaa", Role: "textbox", Name: "Name", Value: "Acme"}, {ID: "bbbbbb", Role: "button", Name: "Next"}, {ID: "dddddd", Role: "alert", Name: "Saved"},
 	}
 	got := renderDiff(grounded, "http://x/a", "A", now)
-	want := "- cccccc\n~ aaaaaa textbox \"Name\" = \"Acme\"\n+ dddddd alert \"Saved\""
+	want := "- cccccc\n~ aaaaaa = \"Acme\"\n+ dddddd alert \"Saved\""
 	if got != want {
 		t.Fatalf("diff:\n%s\nwant:\n%s", got, want)
 	}
@@ -96,7 +96,7 @@ func TestServiceOverTheBus(t *testing.T) {
 	}
 	p.run(t, `document.getElementById('co').value = 'Globex'; document.querySelector('[role=status]').textContent = 'Draft saved again'`)
 	second := call(schema.ObserveRequest{RunID: "RUN", Seq: 2, Browser: p.ref, Diff: true})
-	if second.Kind != schema.ObservationDiff || !strings.Contains(second.Render, `= "Globex"`) || len(second.Render) > 200 {
+	if second.Kind != schema.ObservationDiff || !strings.Contains(second.Render, `= "Globex"`) || len(second.Render) > 120 {
 		t.Fatalf("second observation is not a small diff (%s):\n%s", second.Kind, second.Render)
 	}
 	if len(second.Nodes) != len(first.Nodes) {
@@ -119,5 +119,22 @@ func TestServiceOverTheBus(t *testing.T) {
 	var rep schema.ObserveReply
 	if err := b.Call(context.Background(), schema.SubjectObserve, &schema.ObserveRequest{}, &rep); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("empty request: %v", err)
+	}
+}
+
+func TestChangedLines(t *testing.T) {
+	was := schema.ObservedNode{ID: "k3f9q2", Role: "checkbox", Name: "Gift", States: []string{"required"}}
+	for _, c := range []struct {
+		now  schema.ObservedNode
+		want string
+	}{
+		{schema.ObservedNode{ID: "k3f9q2", Role: "checkbox", Name: "Gift", States: []string{"checked", "required"}}, `k3f9q2 [checked required]`},
+		{schema.ObservedNode{ID: "k3f9q2", Role: "checkbox", Name: "Gift"}, `k3f9q2 []`},
+		{schema.ObservedNode{ID: "k3f9q2", Role: "checkbox", Name: "Gift", Value: "x", States: []string{"required"}}, `k3f9q2 = "x"`},
+		{schema.ObservedNode{ID: "k3f9q2", Role: "checkbox", Name: "Gift wrap"}, `k3f9q2 checkbox "Gift wrap"`},
+	} {
+		if got := changed(was, c.now); got != c.want {
+			t.Errorf("changed = %q, want %q", got, c.want)
+		}
 	}
 }
