@@ -78,9 +78,9 @@ func (s *session) call(el *element, fn string, out any, args ...any) error {
 }
 
 // point scrolls the element into view and returns the center of its
-// first box. The element must be the topmost thing there: otherwise
-// another element (an overlay, a dialog) would take the click, and the
-// action is refused with CodeObscured.
+// first box, in the main frame's viewport. The element must be the
+// topmost thing there: otherwise another element (an overlay, a dialog)
+// would take the click, and the action is refused with CodeObscured.
 func (s *session) point(el *element) (float64, float64, error) {
 	var x, y float64
 	err := s.run(func(ctx context.Context, t *chromedp.Target) error {
@@ -93,47 +93,39 @@ func (s *session) point(el *element) (float64, float64, error) {
 		}
 		q := quads.Quads[0]
 		x, y = (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
-		hit, err := cdp.Call(ctx, t, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IncludeUserAgentShadowDOM: new(true)})
-		if err != nil {
-			return schema.Errorf(schema.CodeObscured, "nothing to hit at the element's center: %v", err)
-		}
-		if hit.BackendNodeID == el.backend {
-			return nil
-		}
-		other, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: hit.BackendNodeID})
-		if err != nil {
-			return schema.Errorf(schema.CodeObscured, "another element covers the target")
-		}
-		res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: containsScript, ObjectID: el.object, ReturnByValue: new(true),
-			Arguments: []*runtime.CallArgument{{ObjectID: other.Object.ObjectID}},
-		})
-		if err != nil || res.Result == nil || string(res.Result.Value) != "true" {
-			return schema.Errorf(schema.CodeObscured, "another element (%s) covers the target", describeNode(other.Object))
-		}
 		return nil
 	})
-	return x, y, err
+	if err != nil {
+		return 0, 0, err
+	}
+	var hit struct {
+		OK  bool   `json:"ok"`
+		Hit string `json:"hit"`
+	}
+	if err := s.call(el, topmostScript, &hit, x, y); err != nil {
+		return 0, 0, err
+	}
+	if !hit.OK {
+		return 0, 0, schema.Errorf(schema.CodeObscured, "another element (%s) covers the target", hit.Hit)
+	}
+	return x, y, nil
 }
 
-// containsScript: is the hit node the target, inside it, or the label
-// that clicks it?
-const containsScript = `function(hit) {
-  if (this === hit || this.contains(hit)) return true;
-  if (hit && hit.control === this) return true;
-  if (this.labels) for (const l of this.labels) if (l === hit || l.contains(hit)) return true;
-  return false;
+// topmostScript: is this element (or its label) what a click at (x, y)
+// of the main viewport reaches? The point is carried into the element's
+// own frame and shadow root, where elementFromPoint answers.
+const topmostScript = `function(x, y) {
+  for (let w = this.ownerDocument.defaultView; w.frameElement; w = w.parent) {
+    const r = w.frameElement.getBoundingClientRect();
+    x -= r.left + w.frameElement.clientLeft;
+    y -= r.top + w.frameElement.clientTop;
+  }
+  const hit = this.getRootNode().elementFromPoint(x, y);
+  const ok = hit === this || this.contains(hit) || (hit && hit.control === this) ||
+    (this.labels ? [...this.labels].some(l => l === hit || l.contains(hit)) : false);
+  const tag = hit ? hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '') : 'nothing';
+  return {ok: ok, hit: tag};
 }`
-
-func describeNode(o *runtime.RemoteObject) string {
-	if o == nil {
-		return "unknown"
-	}
-	if o.Description != "" {
-		return o.Description
-	}
-	return string(o.ClassName)
-}
 
 // click moves the mouse to the element's center and clicks there.
 func (s *session) click(el *element) error {
@@ -179,8 +171,12 @@ const readValueScript = `function() {
   return this.isContentEditable ? this.innerText : this.value;
 }`
 
-// fill replaces the element's value with value, typed as text input.
+// fill replaces the element's value with value, typed as text input. As
+// for a user, the field must be reachable: not covered by anything.
 func (s *session) fill(el *element, value string) error {
+	if _, _, err := s.point(el); err != nil {
+		return err
+	}
 	var editable bool
 	if err := s.call(el, clearScript, &editable); err != nil {
 		return err
@@ -218,7 +214,11 @@ const selectScript = `function(want) {
 }`
 
 // selectOption chooses the option whose label, value or text is value.
+// The select must be reachable: not covered by anything.
 func (s *session) selectOption(el *element, value string) error {
+	if _, _, err := s.point(el); err != nil {
+		return err
+	}
 	var res struct {
 		Error   string   `json:"error"`
 		Options []string `json:"options"`
