@@ -83,17 +83,9 @@ func serve[Req, Rep any](ctx context.Context, r micro.Request, h Handler[Req, Re
 	r.Respond(data)
 }
 
-// respondError replies with err as a schema.Error: its code when it wraps
-// one (CodeInternal otherwise), and its whole message.
+// respondError replies with err as a schema.Error (see schema.AsError).
 func respondError(r micro.Request, err error) {
-	reply := &schema.Error{Code: schema.CodeInternal, Message: err.Error()}
-	var e *schema.Error
-	if errors.As(err, &e) {
-		reply.Code = e.Code
-		if err == error(e) {
-			reply.Message = e.Message
-		}
-	}
+	reply := schema.AsError(err)
 	data, _ := msgpack.Marshal(reply)
 	r.Respond(data, micro.WithHeaders(micro.Headers{headerError: []string{string(reply.Code)}}))
 }

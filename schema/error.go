@@ -1,6 +1,9 @@
 package schema
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Code is the closed vocabulary of error codes that cross the bus.
 type Code string
@@ -85,4 +88,18 @@ func within(context string, err error) error {
 		return &Error{Code: e.Code, Message: context + ": " + e.Message}
 	}
 	return Errorf(CodeInvalid, "%s: %v", context, err)
+}
+
+// AsError converts any error to an *Error for the bus: an *Error as is;
+// an error wrapping one keeps its code with the whole message; anything
+// else is CodeInternal.
+func AsError(err error) *Error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Code: CodeInternal, Message: err.Error()}
+	}
+	if err == error(e) {
+		return e
+	}
+	return &Error{Code: e.Code, Message: err.Error()}
 }

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -251,5 +252,19 @@ func TestUnmarshalGivesUTC(t *testing.T) {
 		if !reflect.DeepEqual(got, ev) {
 			t.Fatalf("%s: a nested time is not UTC after decoding", ev.EventType())
 		}
+	}
+}
+
+func TestAsError(t *testing.T) {
+	base := schema.Errorf(schema.CodeNotFound, "no button")
+	if got := schema.AsError(base); got != base {
+		t.Fatal("an *Error is not returned as is")
+	}
+	wrapped := fmt.Errorf("step 3: %w", base)
+	if got := schema.AsError(wrapped); got.Code != schema.CodeNotFound || got.Message != wrapped.Error() {
+		t.Fatalf("wrapped: %+v", got)
+	}
+	if got := schema.AsError(errors.New("disk full")); got.Code != schema.CodeInternal || got.Message != "disk full" {
+		t.Fatalf("plain: %+v", got)
 	}
 }

@@ -44,11 +44,7 @@ Put rote record in front of it to record the MCP traffic as well.`,
 			if err != nil {
 				return err
 			}
-			planes, err := browserPlanes(b, 1)
-			if err != nil {
-				return err
-			}
-			svcs, err := startServices(ctx, planes...)
+			svcs, err := startBrowserPlanes(ctx, b)
 			if err != nil {
 				return err
 			}

@@ -46,11 +46,7 @@ It runs a private, throwaway bus: nothing is recorded.`,
 				return err
 			}
 			defer b.Close()
-			planes, err := browserPlanes(b, 1)
-			if err != nil {
-				return err
-			}
-			svcs, err := startServices(ctx, planes...)
+			svcs, err := startBrowserPlanes(ctx, b)
 			if err != nil {
 				return err
 			}

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/services/actuator"
-	"github.com/rote-agent/rote/services/perception"
 )
 
 // service is what a role runs: it serves until ctx ends, and says when it
@@ -72,15 +70,19 @@ func (s *services) stop() error {
 	return s.wait()
 }
 
-// browserPlanes builds perception and an actuator on b.
-func browserPlanes(b *bus.Bus, browsers int) ([]service, error) {
-	p, err := perception.New(perception.Config{}, b)
-	if err != nil {
-		return nil, err
+// startBrowserPlanes runs perception and an actuator with one browser on
+// b, as the roles of rote serve, and waits until they serve.
+func startBrowserPlanes(ctx context.Context, b *bus.Bus) (*services, error) {
+	var list []service
+	for _, r := range roles {
+		if r.name != "perception" && r.name != "actuator" {
+			continue
+		}
+		svc, err := r.build(b, serveOptions{browsers: 1})
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, svc)
 	}
-	a, err := actuator.New(actuator.Config{Browsers: browsers}, b)
-	if err != nil {
-		return nil, err
-	}
-	return []service{p, a}, nil
+	return startServices(ctx, list...)
 }

@@ -205,13 +205,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	sess.acted = time.Now()
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
 	if err != nil {
-		var e *schema.Error
-		if !errors.As(err, &e) {
-			e = schema.Errorf(schema.CodeInternal, "%v", err)
-		} else if err != error(e) {
-			e = &schema.Error{Code: e.Code, Message: err.Error()}
-		}
-		ev.Error = e
+		ev.Error = schema.AsError(err)
 	}
 	if ev.Action.Validate() != nil {
 		// An action outside the closed set cannot be recorded as one.
