@@ -46,7 +46,7 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 	}
 	id := regexp.MustCompile(`(\S+) textbox "Name"`).FindStringSubmatch(page)[1]
 	diff, isErr := call("fill", map[string]any{"target": id, "value": "Grace"})
-	if isErr || !strings.Contains(diff, "fill ok (target by id)") || !strings.Contains(diff, `~ `+id+` textbox "Name" = "Grace"`) {
+	if isErr || !strings.Contains(diff, "fill ok (target by id)") || !strings.Contains(diff, `~ `+id+` = "Grace"`) {
 		t.Fatalf("fill answered:\n%s", diff)
 	}
 	if len(diff) > 300 {

@@ -192,7 +192,7 @@ func TestRemountRendersTheSameMainClientSide(t *testing.T) {
 	for i, pg := range re {
 		pg.mustContain(t, `<main id="main" class="main"></main>`, `<template id="main-template">`,
 			`document.getElementById("main-template")`, `main.replaceChildren(source.content.cloneNode(true))`,
-			`document.addEventListener("DOMContentLoaded"`, "window.setTimeout(mount, 300)")
+			`document.addEventListener("DOMContentLoaded"`, `fetch("/__ping").then(mount)`)
 		want, _ := element(base[i].body, "main")
 		got, ok := element(pg.body, "template")
 		if !ok || strings.TrimSpace(got) != strings.TrimSpace(want) {
