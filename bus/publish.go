@@ -67,3 +67,27 @@ func (b *Bus) PublishAsync(ev schema.Event, opts ...jetstream.PublishOpt) (jetst
 // PublishAsyncComplete returns a channel closed when every asynchronous
 // publish has been acknowledged or has failed.
 func (b *Bus) PublishAsyncComplete() <-chan struct{} { return b.js.PublishAsyncComplete() }
+
+// PutBlob stores b in ROTE_BLOBS under its digest, unless it is there
+// already (blobs are content-addressed, so it is the same bytes).
+func (b *Bus) PutBlob(ctx context.Context, blob schema.Blob) error {
+	if _, err := b.blobs.GetInfo(ctx, blob.Digest); err == nil {
+		return nil
+	}
+	if _, err := b.blobs.PutBytes(ctx, blob.Digest, blob.Data); err != nil {
+		return fmt.Errorf("bus: put blob %s: %w", blob.Digest, err)
+	}
+	return nil
+}
+
+// PublishSpilled moves ev's large payloads to ROTE_BLOBS (schema.Spill)
+// and publishes it.
+func (b *Bus) PublishSpilled(ctx context.Context, ev schema.Event) error {
+	for _, blob := range schema.Spill(ev) {
+		if err := b.PutBlob(ctx, blob); err != nil {
+			return err
+		}
+	}
+	_, err := b.Publish(ctx, ev)
+	return err
+}

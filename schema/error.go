@@ -28,6 +28,9 @@ const (
 	CodeObscured          Code = "obscured"           // another element covers the target
 	CodeBrowserCrashed    Code = "browser_crashed"    // the browser of a session died
 	CodeNoSession         Code = "no_session"         // no browser session for the run here
+	CodeUnavailable       Code = "unavailable"        // a service a step needs did not answer
+	CodeToolError         Code = "tool_error"         // a tool answered with isError
+	CodeExpectFailed      Code = "expect_failed"      // an assertion did not hold
 	CodeInternal          Code = "internal"           // a bug or an unexpected failure
 )
 
@@ -76,6 +79,9 @@ var (
 	ErrObscured          = &Error{Code: CodeObscured}
 	ErrBrowserCrashed    = &Error{Code: CodeBrowserCrashed}
 	ErrNoSession         = &Error{Code: CodeNoSession}
+	ErrUnavailable       = &Error{Code: CodeUnavailable}
+	ErrToolError         = &Error{Code: CodeToolError}
+	ErrExpectFailed      = &Error{Code: CodeExpectFailed}
 )
 
 // within returns err with context in front of its message, keeping its

@@ -97,3 +97,55 @@ type SessionObserveReply struct {
 type CloseSessionRequest struct {
 	RunID string `msgpack:"run_id"`
 }
+
+// Planner endpoints the executor asks for model-backed steps (queue
+// groups). While no planner answers, a slot or judgment step cannot run
+// and a repair is unavailable: the replay falls back.
+const (
+	SubjectSlot     = "rote.planner.slot"
+	SubjectJudgment = "rote.planner.judgment"
+	SubjectRepair   = "rote.planner.repair"
+)
+
+// SlotRequest asks the planner for one value within a token budget.
+type SlotRequest struct {
+	RunID     string `msgpack:"run_id"`
+	StepID    string `msgpack:"step_id"`
+	Prompt    string `msgpack:"prompt"`
+	MaxTokens int    `msgpack:"max_tokens"`
+	Page      string `msgpack:"page,omitempty"` // what the page or tool shows now
+}
+
+// JudgmentRequest asks the planner to pick one of Options.
+type JudgmentRequest struct {
+	RunID     string   `msgpack:"run_id"`
+	StepID    string   `msgpack:"step_id"`
+	Prompt    string   `msgpack:"prompt"`
+	Options   []string `msgpack:"options"`
+	MaxTokens int      `msgpack:"max_tokens"`
+	Page      string   `msgpack:"page,omitempty"`
+}
+
+// ModelReply is a planner's answer to a slot or judgment request, with
+// what the model call cost (recorded by the planner as llm.call.v1).
+type ModelReply struct {
+	Value string     `msgpack:"value"`
+	Usage TokenUsage `msgpack:"usage"`
+}
+
+// RepairRequest asks the planner for one replacement step: it sees only
+// the failed step, what it expected, why it failed and the page now.
+type RepairRequest struct {
+	RunID    string      `msgpack:"run_id"`
+	Playbook PlaybookRef `msgpack:"playbook"`
+	Intent   string      `msgpack:"intent"`
+	Step     Step        `msgpack:"step"`
+	Failure  Error       `msgpack:"failure"`
+	Page     string      `msgpack:"page"`
+}
+
+// RepairReply is the proposed replacement step.
+type RepairReply struct {
+	Step  Step       `msgpack:"step"`
+	Usage TokenUsage `msgpack:"usage"`
+}

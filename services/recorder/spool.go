@@ -157,7 +157,7 @@ func readFrame(r *bufio.Reader) (spoolRecord, int64, error) {
 
 func publishRecord(ctx context.Context, b *bus.Bus, rec spoolRecord) error {
 	if rec.Blob {
-		return putBlob(ctx, b, rec.Name, rec.Data)
+		return b.PutBlob(ctx, schema.Blob{Digest: rec.Name, Data: rec.Data})
 	}
 	ev, err := schema.Unmarshal(rec.Name, rec.Data)
 	if err != nil {
@@ -165,17 +165,6 @@ func publishRecord(ctx context.Context, b *bus.Bus, rec spoolRecord) error {
 	}
 	_, err = b.Publish(ctx, ev)
 	return err
-}
-
-// putBlob stores data under its digest unless it is already there.
-func putBlob(ctx context.Context, b *bus.Bus, name string, data []byte) error {
-	if _, err := b.Blobs().GetInfo(ctx, name); err == nil {
-		return nil
-	}
-	if _, err := b.Blobs().PutBytes(ctx, name, data); err != nil {
-		return fmt.Errorf("recorder: put blob %s: %w", name, err)
-	}
-	return nil
 }
 
 func readOffset(path string) (int64, error) {

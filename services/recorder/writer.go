@@ -70,13 +70,6 @@ func (w *writer) write(ctx context.Context, ev schema.Event) error {
 // number gives ev its run id, sequence number and event id, and moves
 // large payloads out of it; it returns those payloads as blob records.
 func (w *writer) number(ev schema.Event) []spoolRecord {
-	var blobs []spoolRecord
-	spill := func(inline *[]byte, digest string, ref *string) {
-		if len(*inline) > schema.InlineLimit {
-			blobs = append(blobs, spoolRecord{Blob: true, Name: digest, Data: *inline})
-			*ref, *inline = digest, nil
-		}
-	}
 	next := func() (uint64, string) {
 		w.seq++
 		return w.seq, fmt.Sprintf("%s-%d", w.runID, w.seq)
@@ -85,15 +78,16 @@ func (w *writer) number(ev schema.Event) []spoolRecord {
 	case *schema.ToolCall:
 		e.RunID = w.runID
 		e.Seq, e.ID = next()
-		spill((*[]byte)(&e.Result), e.ResultDigest, &e.BlobRef)
-		spill((*[]byte)(&e.Arguments), e.ArgumentsDigest, &e.ArgumentsRef)
 	case *schema.Unparsed:
 		e.RunID = w.runID
 		e.Seq, e.ID = next()
-		spill((*[]byte)(&e.Line), e.Digest, &e.BlobRef)
 	case *schema.Inventory:
 		e.RunID = w.runID
 		e.Seq, e.ID = next()
+	}
+	var blobs []spoolRecord
+	for _, b := range schema.Spill(ev) {
+		blobs = append(blobs, spoolRecord{Blob: true, Name: b.Digest, Data: b.Data})
 	}
 	return blobs
 }
@@ -109,7 +103,7 @@ func (w *writer) deliver(ctx context.Context, blobs []spoolRecord, ev schema.Eve
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	for _, b := range blobs {
-		if err := putBlob(ctx, w.bus, b.Name, b.Data); err != nil {
+		if err := w.bus.PutBlob(ctx, schema.Blob{Digest: b.Name, Data: b.Data}); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,222 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/schema"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Errors of the playbook store.
+var (
+	// ErrPlaybookNotFound means no playbook (or no such version) exists.
+	ErrPlaybookNotFound = errors.New("bus: playbook not found")
+	// ErrAmbiguousPlaybook means a name exists under several fingerprints.
+	ErrAmbiguousPlaybook = errors.New("bus: playbook name exists under several fingerprints")
+)
+
+// Unbound is the key prefix of playbooks without a fingerprint: they can
+// be stored and replayed explicitly, and the matcher never chooses them.
+const Unbound = "unbound"
+
+// PlaybookEntry is one stored version of a playbook under its key.
+type PlaybookEntry struct {
+	Fingerprint string // Unbound for a playbook without one
+	Name        string
+	Stored      schema.StoredPlaybook
+}
+
+// Decode parses the stored document.
+func (e *PlaybookEntry) Decode() (*schema.Playbook, error) {
+	return schema.DecodePlaybook(e.Stored.Document)
+}
+
+func playbookKey(fingerprint, name string) string {
+	if fingerprint == "" {
+		fingerprint = Unbound
+	}
+	return fingerprint + "." + name
+}
+
+// PutPlaybook validates p and stores it as the next version under its
+// fingerprint and name: version 1 for a new playbook. origin says where
+// it came from (import, promote, patch, rollback). Concurrent writers do
+// not lose versions: a conflicting write is retried on the new latest.
+func (b *Bus) PutPlaybook(ctx context.Context, p *schema.Playbook, origin, note string) (*PlaybookEntry, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	doc, err := schema.EncodePlaybook(p)
+	if err != nil {
+		return nil, err
+	}
+	key := playbookKey(p.Fingerprint, p.Name)
+	for attempt := 0; attempt < 10; attempt++ {
+		stored := schema.StoredPlaybook{Version: 1, Document: doc, Origin: origin, Note: note, Time: time.Now().UTC()}
+		var rev uint64
+		latest, err := b.playbooks.Get(ctx, key)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return nil, fmt.Errorf("bus: read playbook %s: %w", key, err)
+		default:
+			prev, err := decodeStored(latest.Value())
+			if err != nil {
+				return nil, err
+			}
+			stored.Version, rev = prev.Version+1, latest.Revision()
+		}
+		value, err := msgpack.Marshal(&stored)
+		if err != nil {
+			return nil, err
+		}
+		if rev == 0 {
+			_, err = b.playbooks.Create(ctx, key, value)
+		} else {
+			_, err = b.playbooks.Update(ctx, key, value, rev)
+		}
+		if err == nil {
+			return &PlaybookEntry{Fingerprint: fingerprintOf(key), Name: p.Name, Stored: stored}, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !strings.Contains(err.Error(), "wrong last sequence") {
+			return nil, fmt.Errorf("bus: write playbook %s: %w", key, err)
+		}
+	}
+	return nil, fmt.Errorf("bus: write playbook %s: too many concurrent writers", key)
+}
+
+func decodeStored(value []byte) (schema.StoredPlaybook, error) {
+	var s schema.StoredPlaybook
+	if err := msgpack.Unmarshal(value, &s); err != nil {
+		return s, fmt.Errorf("bus: undecodable stored playbook: %w", err)
+	}
+	s.Time = s.Time.UTC()
+	return s, nil
+}
+
+func fingerprintOf(key string) string {
+	fp, _, _ := strings.Cut(key, ".")
+	return fp
+}
+
+// PlaybookHistory returns every kept version of a playbook, oldest first
+// (the bucket keeps the newest 64). ErrPlaybookNotFound when there is none.
+func (b *Bus) PlaybookHistory(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, error) {
+	key := playbookKey(fingerprint, name)
+	hist, err := b.playbooks.History(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: playbook history %s: %w", key, err)
+	}
+	out := make([]PlaybookEntry, 0, len(hist))
+	for _, h := range hist {
+		if h.Operation() != jetstream.KeyValuePut {
+			continue
+		}
+		s, err := decodeStored(h.Value())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: s})
+	}
+	return out, nil
+}
+
+// GetPlaybook returns one version of a playbook; version 0 means the
+// latest. ErrPlaybookNotFound when the playbook or version is not kept.
+func (b *Bus) GetPlaybook(ctx context.Context, fingerprint, name string, version uint64) (*PlaybookEntry, error) {
+	hist, err := b.PlaybookHistory(ctx, fingerprint, name)
+	if err != nil {
+		return nil, err
+	}
+	if version == 0 {
+		return &hist[len(hist)-1], nil
+	}
+	for i := range hist {
+		if hist[i].Stored.Version == version {
+			return &hist[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s has no version %d kept", ErrPlaybookNotFound, playbookKey(fingerprint, name), version)
+}
+
+// ListPlaybooks returns the latest version of every playbook, sorted by
+// name, then fingerprint.
+func (b *Bus) ListPlaybooks(ctx context.Context) ([]PlaybookEntry, error) {
+	lister, err := b.playbooks.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bus: list playbooks: %w", err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	var out []PlaybookEntry
+	for _, k := range keys {
+		fp, name, _ := strings.Cut(k, ".")
+		e, err := b.GetPlaybook(ctx, fp, name, 0)
+		if errors.Is(err, ErrPlaybookNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b PlaybookEntry) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Fingerprint, b.Fingerprint)
+	})
+	return out, nil
+}
+
+// FindPlaybook returns the latest entry of the playbook called name when
+// exactly one fingerprint has it. Errors: ErrPlaybookNotFound,
+// ErrAmbiguousPlaybook (give the fingerprint).
+func (b *Bus) FindPlaybook(ctx context.Context, name string) (*PlaybookEntry, error) {
+	all, err := b.ListPlaybooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found []PlaybookEntry
+	for _, e := range all {
+		if e.Name == name {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, name)
+	case 1:
+		return &found[0], nil
+	}
+	var fps []string
+	for _, e := range found {
+		fps = append(fps, e.Fingerprint)
+	}
+	return nil, fmt.Errorf("%w: %s under %s", ErrAmbiguousPlaybook, name, strings.Join(fps, ", "))
+}
+
+// RollbackPlaybook stores version `to` again, as the new latest version:
+// nothing is deleted, and the rollback itself is a version.
+func (b *Bus) RollbackPlaybook(ctx context.Context, fingerprint, name string, to uint64) (*PlaybookEntry, error) {
+	old, err := b.GetPlaybook(ctx, fingerprint, name, to)
+	if err != nil {
+		return nil, err
+	}
+	p, err := old.Decode()
+	if err != nil {
+		return nil, err
+	}
+	return b.PutPlaybook(ctx, p, "rollback", fmt.Sprintf("rollback to version %d", to))
+}

@@ -1,0 +1,37 @@
+package schema
+
+import "time"
+
+// StepReport is how one step of a replay went.
+type StepReport struct {
+	StepID   string        `msgpack:"step_id" json:"step_id"`
+	Attempts int           `msgpack:"attempts" json:"attempts"`
+	Duration time.Duration `msgpack:"duration" json:"duration"`
+	Tokens   TokenUsage    `msgpack:"tokens" json:"tokens"` // zero for deterministic steps
+	Error    *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
+}
+
+// ReplayResult is the outcome of replaying a playbook. Completed lists,
+// in order, the steps that ran to completion before any failure: their
+// side effects may have happened, so a fallback must know them.
+type ReplayResult struct {
+	Outcome    Outcome       `msgpack:"outcome" json:"outcome"` // success, failed or fallback
+	RunID      string        `msgpack:"run_id" json:"run_id"`
+	Playbook   PlaybookRef   `msgpack:"playbook" json:"playbook"`
+	Completed  []string      `msgpack:"completed" json:"completed"`
+	FailedStep string        `msgpack:"failed_step,omitempty" json:"failed_step,omitempty"`
+	Reason     *Error        `msgpack:"reason,omitempty" json:"reason,omitempty"`
+	Steps      []StepReport  `msgpack:"steps" json:"steps"`
+	Verify     []Check       `msgpack:"verify,omitempty" json:"verify,omitempty"`
+	Usage      []SourceUsage `msgpack:"usage,omitempty" json:"usage,omitempty"`
+	Duration   time.Duration `msgpack:"duration" json:"duration"`
+}
+
+// StoredPlaybook is one version of a playbook in ROTE_PLAYBOOKS.
+type StoredPlaybook struct {
+	Version  uint64    `msgpack:"version" json:"version"`
+	Document []byte    `msgpack:"document" json:"document"` // the playbook as YAML
+	Origin   string    `msgpack:"origin" json:"origin"`     // import, promote, patch or rollback
+	Note     string    `msgpack:"note,omitempty" json:"note,omitempty"`
+	Time     time.Time `msgpack:"time" json:"time"`
+}
