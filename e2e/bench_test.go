@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
 
@@ -67,4 +71,61 @@ func echoCalls(b *testing.B, w io.Writer, r io.Reader) {
 	b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(rtts[len(rtts)*99/100].Microseconds()), "p99-µs")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+// BenchmarkExecutorOverhead measures what the executor adds to each
+// deterministic step beyond the tool call itself: the same echo calls to
+// our fixture MCP server, once from a bare go-sdk client and once as a
+// 20-step playbook replay (rendering, the call's trajectory event, one
+// expect evaluated and recorded per step, the run's start, verify and
+// finish), in one run. overhead-µs/step is the difference per step.
+func BenchmarkExecutorOverhead(b *testing.B) {
+	const steps = 20
+	doc := "name: echoes\nintent: echo {{text}} twenty times\nparams:\n  text: {type: string, required: true}\nsteps:\n"
+	for i := 0; i < steps; i++ {
+		doc += fmt.Sprintf("  - {id: s%d, kind: deterministic, tool: echo, args: {text: \"{{text}} %d\"}, expect: [{text_visible: \"{{text}} %d\"}]}\n", i, i, i)
+	}
+	doc += "verify: [{output_matches: \"{{text}}\"}]\n"
+	p, err := schema.DecodePlaybook([]byte(doc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bs := bustest.Start(b)
+	ex := actuator.NewExecutor(actuator.ExecutorConfig{}, bs)
+	open := fixtureOpener(b, bs)
+
+	var bare time.Duration
+	var replayed time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// The bare calls: a fresh session to the same server, as each
+		// replay has, making the same calls, with nothing recorded.
+		raw, err := open(context.Background(), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for s := 0; s < steps; s++ {
+			if _, err := raw.Dispatch(context.Background(), "", "echo", map[string]any{"text": fmt.Sprintf("x %d", s)}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		bare += time.Since(start)
+		raw.Close(context.Background())
+		res, err := ex.Replay(context.Background(), actuator.Replay{Playbook: p, Params: map[string]string{"text": "x"}, AllowUnbound: true, Open: open})
+		if err != nil || res.Outcome != schema.OutcomeSuccess {
+			b.Fatalf("%v %+v", err, res)
+		}
+		var stepTime time.Duration
+		for _, r := range res.Steps {
+			stepTime += r.Duration
+		}
+		replayed += stepTime
+	}
+	b.StopTimer()
+	perBare := float64(bare.Microseconds()) / float64(b.N*steps)
+	perStep := float64(replayed.Microseconds()) / float64(b.N*steps)
+	b.ReportMetric(perBare, "call-µs")
+	b.ReportMetric(perStep, "step-µs")
+	b.ReportMetric(perStep-perBare, "overhead-µs/step")
 }

@@ -34,6 +34,8 @@ final state.`,
 		newObserveCommand(app),
 		newMCPCommand(app),
 		newFixtureCommand(app),
+		newPlaybooksCommand(app),
+		newReplayCommand(app),
 		newDemoCommand(app),
 	)
 	return root

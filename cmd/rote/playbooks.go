@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/spf13/cobra"
+)
+
+func newPlaybooksCommand(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "playbooks",
+		Short: "Manage the playbook store, ROTE_PLAYBOOKS",
+		Long: `Playbooks are stored by fingerprint and name; every change is a new version,
+kept in the key's history (the newest 64). A playbook without a fingerprint is
+stored as unbound: it can be replayed by name, and the matcher never chooses it.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newPlaybooksListCommand(app), newPlaybooksShowCommand(app), newPlaybooksHistoryCommand(app),
+		newPlaybooksImportCommand(app), newPlaybooksRollbackCommand(app))
+	return cmd
+}
+
+// findPlaybook resolves a name (and an optional fingerprint) to the
+// stored playbook's key.
+func findPlaybook(ctx context.Context, b *bus.Bus, name, fingerprint string) (string, error) {
+	if fingerprint != "" {
+		return fingerprint, nil
+	}
+	e, err := b.FindPlaybook(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	return e.Fingerprint, nil
+}
+
+func newPlaybooksListCommand(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the latest version of every playbook",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			list, err := b.ListPlaybooks(cmd.Context())
+			if err != nil {
+				return err
+			}
+			type row struct {
+				Name        string    `json:"name"`
+				Fingerprint string    `json:"fingerprint"`
+				Version     uint64    `json:"version"`
+				Origin      string    `json:"origin"`
+				Intent      string    `json:"intent"`
+				Steps       int       `json:"steps"`
+				Updated     time.Time `json:"updated"`
+			}
+			rows := []row{}
+			for _, e := range list {
+				p, err := e.Decode()
+				if err != nil {
+					return fmt.Errorf("stored playbook %s: %w", e.Name, err)
+				}
+				rows = append(rows, row{e.Name, e.Fingerprint, e.Stored.Version, e.Stored.Origin, p.Intent, len(p.Steps), e.Stored.Time})
+			}
+			if asJSON {
+				return writeJSON(app, rows)
+			}
+			if len(rows) == 0 {
+				fmt.Fprintln(app.Stdout, "no playbooks")
+				return nil
+			}
+			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tFINGERPRINT\tVERSION\tORIGIN\tSTEPS\tUPDATED\tINTENT")
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, short(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), clip(r.Intent, 48))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}
+
+func newPlaybooksShowCommand(app *App) *cobra.Command {
+	var version uint64
+	var fingerprint, output string
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a playbook: a summary, or its YAML with -o yaml",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if output != "" && output != "yaml" {
+				return usageError("-o %q: want yaml", output)
+			}
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			if err != nil {
+				return err
+			}
+			e, err := b.GetPlaybook(cmd.Context(), fp, a[0], version)
+			if err != nil {
+				return err
+			}
+			if output == "yaml" {
+				_, err := app.Stdout.Write(e.Stored.Document)
+				return err
+			}
+			p, err := e.Decode()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stdout, "%s version %d (%s, %s)\nintent: %s\nfingerprint: %s\n", p.Name, e.Stored.Version, e.Stored.Origin,
+				e.Stored.Time.Format(time.RFC3339), p.Intent, e.Fingerprint)
+			var names []string
+			for n := range p.Params {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				decl := p.Params[n]
+				req := ""
+				if decl.Required {
+					req = ", required"
+				}
+				fmt.Fprintf(app.Stdout, "param %s: %s%s\n", n, decl.Type, req)
+			}
+			order, _ := p.Order()
+			for i, s := range order {
+				what := s.Tool
+				if s.Target != nil {
+					what += fmt.Sprintf(" %s %q", s.Target.Role, s.Target.Name)
+				}
+				if s.Kind != schema.StepDeterministic {
+					what = string(s.Kind) + ": " + clip(s.Prompt, 60)
+				}
+				fmt.Fprintf(app.Stdout, "%3d. %s  %s\n", i+1, s.ID, what)
+			}
+			for _, v := range p.Verify {
+				fmt.Fprintf(app.Stdout, "verify %s\n", v)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&version, "version", 0, "the version to show (default the latest)")
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint, when the name exists under several")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "yaml: print the playbook document")
+	return cmd
+}
+
+func newPlaybooksHistoryCommand(app *App) *cobra.Command {
+	var fingerprint string
+	cmd := &cobra.Command{
+		Use:   "history NAME",
+		Short: "List the kept versions of a playbook",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			if err != nil {
+				return err
+			}
+			hist, err := b.PlaybookHistory(cmd.Context(), fp, a[0])
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "VERSION\tORIGIN\tTIME\tNOTE")
+			for _, h := range hist {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", h.Stored.Version, h.Stored.Origin, h.Stored.Time.Format(time.RFC3339), h.Stored.Note)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint, when the name exists under several")
+	return cmd
+}
+
+func newPlaybooksImportCommand(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Validate a playbook file and store it as a new version",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			p, err := readPlaybookFile(a[0])
+			if err != nil {
+				return err
+			}
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			e, err := b.PutPlaybook(cmd.Context(), p, "import", a[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stdout, "imported %s as version %d under %s\n", e.Name, e.Stored.Version, e.Fingerprint)
+			return nil
+		},
+	}
+}
+
+// readPlaybookFile reads and validates a playbook file; a playbook that
+// does not validate is a usage error listing every problem with its line.
+func readPlaybookFile(path string) (*schema.Playbook, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := schema.DecodePlaybook(data)
+	var verr *schema.ValidationError
+	if errors.As(err, &verr) {
+		return nil, usageError("%s: %s", path, strings.TrimPrefix(verr.Error(), "invalid playbook "))
+	}
+	return p, err
+}
+
+func newPlaybooksRollbackCommand(app *App) *cobra.Command {
+	var to uint64
+	var fingerprint string
+	cmd := &cobra.Command{
+		Use:   "rollback NAME --to N",
+		Short: "Store version N again as the newest version (nothing is deleted)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if to == 0 {
+				return usageError("rollback needs --to VERSION")
+			}
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			if err != nil {
+				return err
+			}
+			e, err := b.RollbackPlaybook(cmd.Context(), fp, a[0], to)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stdout, "%s: version %d is version %d again\n", e.Name, e.Stored.Version, to)
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&to, "to", 0, "the version to bring back")
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint, when the name exists under several")
+	return cmd
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
+	"github.com/spf13/cobra"
+)
+
+func newReplayCommand(app *App) *cobra.Command {
+	var params []string
+	var base, target, fingerprint string
+	var version uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay NAME|FILE [flags] [-- MCP-SERVER-COMMAND ...]",
+		Short: "Replay a playbook in a browser (default) or against an MCP server, and verify it",
+		Long: `replay runs a stored playbook (by name) or a playbook file, step by step, with no
+model in the loop for deterministic steps, and checks every step's expect and
+then the verify gate. It exits 0 only on a verified success.
+
+Without a command it replays in headless Chromium on the site --url names.
+After -- it starts that MCP server over stdio and replays against it; --target
+names the environment as rote record --target did.
+
+A playbook bound to a fingerprint is refused against an environment with
+another one. A file without a fingerprint is replayed with a warning; a name
+is looked up in the store.`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			var server []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				server, a = a[dash:], a[:dash]
+			}
+			if len(a) != 1 {
+				return usageError("replay takes one playbook, NAME or FILE, before --")
+			}
+			paramMap, err := keyValues("--param", params)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			b, err := app.Bus(ctx)
+			if err != nil {
+				return err
+			}
+			p, stored, err := loadPlaybook(ctx, b, a[0], fingerprint, version)
+			if err != nil {
+				return err
+			}
+			if p.Fingerprint == "" {
+				fmt.Fprintf(app.Stderr, "rote replay: warning: %s is not bound to an environment; replaying it as given\n", p.Name)
+			}
+			key, err := secretKey(app.DataDir)
+			if err != nil {
+				return err
+			}
+			replay := actuator.Replay{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true}
+			where := ""
+			if len(server) > 0 {
+				where = "the MCP server " + strings.Join(server, " ")
+				replay.Open = func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
+					return actuator.OpenMCPDispatcher(ctx, actuator.MCPConfig{Command: server, Target: target, Bus: b, RunID: runID,
+						Redactor: schema.Redactor{Key: key, Values: secretValues(p, paramMap)}, Stderr: os.Stderr})
+				}
+			} else {
+				if base == "" {
+					return usageError("a browser replay needs --url, the site to replay on")
+				}
+				svcs, err := startBrowserPlanes(ctx, b)
+				if err != nil {
+					return err
+				}
+				defer svcs.stop()
+				where = "a browser on " + base
+				replay.Open = func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
+					return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
+				}
+			}
+			if !asJSON {
+				fmt.Fprintf(app.Stdout, "replaying %s against %s\n", p.Name, where)
+				replay.Progress = func(r schema.StepReport) { printStep(app, r) }
+			}
+			res, err := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b).Replay(ctx, replay)
+			if err != nil {
+				if errors.Is(err, schema.ErrUnknownParam) || errors.Is(err, schema.ErrMissingParam) || errors.Is(err, schema.ErrParamType) {
+					return &exitError{code: exitUsage, err: err}
+				}
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(app, res); err != nil {
+					return err
+				}
+			} else {
+				printReplayResult(app, res)
+			}
+			if res.Outcome != schema.OutcomeSuccess {
+				return &exitError{code: exitFailure, err: fmt.Errorf("replay %s: %s", res.Outcome, res.Reason)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter, name=value (repeatable)")
+	cmd.Flags().StringVar(&base, "url", "", "the site a browser replay runs on, e.g. http://127.0.0.1:8080")
+	cmd.Flags().StringVar(&target, "target", "", "the MCP environment's name, as given to rote record --target")
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint of a stored playbook whose name exists under several")
+	cmd.Flags().Uint64Var(&version, "version", 0, "the stored version to replay (default the latest)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// loadPlaybook reads a playbook file, or finds a stored playbook by name.
+// It returns the stored version, 0 for a file.
+func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, version uint64) (*schema.Playbook, uint64, error) {
+	if _, err := os.Stat(ref); err == nil || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") {
+		p, err := readPlaybookFile(ref)
+		return p, 0, err
+	}
+	fp, err := findPlaybook(ctx, b, ref, fingerprint)
+	if err != nil {
+		return nil, 0, err
+	}
+	e, err := b.GetPlaybook(ctx, fp, ref, version)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := e.Decode()
+	return p, e.Stored.Version, err
+}
+
+// secretValues are the values of the secret parameters given.
+func secretValues(p *schema.Playbook, params map[string]string) []string {
+	var out []string
+	for k, v := range params {
+		if decl, ok := p.Params[k]; ok && decl.IsSecret() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func printStep(app *App, r schema.StepReport) {
+	status := "ok  "
+	if r.Error != nil {
+		status = "FAIL"
+	}
+	line := fmt.Sprintf("  %s %-16s %d attempt(s) %6.0f ms", status, r.StepID, r.Attempts, ms(r.Duration))
+	if n := r.Tokens.Logical(); n > 0 {
+		line += fmt.Sprintf(", %d tokens", n)
+	}
+	if r.Error != nil {
+		line += ": " + r.Error.Error()
+	}
+	fmt.Fprintln(app.Stdout, line)
+}
+
+func printReplayResult(app *App, res *schema.ReplayResult) {
+	for _, c := range res.Verify {
+		fmt.Fprintf(app.Stdout, "  verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
+	}
+	calls, tokens := 0, int64(0)
+	for _, u := range res.Usage {
+		calls += u.Calls
+		tokens += u.Tokens.Logical()
+	}
+	switch res.Outcome {
+	case schema.OutcomeSuccess:
+		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)
+	case schema.OutcomeFallback:
+		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n  the full agent (issue 6) would take over from here; run %s\n",
+			res.FailedStep, res.Reason, strings.Join(res.Completed, ", "), res.RunID)
+	default:
+		fmt.Fprintf(app.Stdout, "failed: %s; run %s\n", res.Reason, res.RunID)
+	}
+}

@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
+)
+
+// examplePlaybook reads one of the hand-written portal playbooks.
+func examplePlaybook(t testing.TB, name string) *schema.Playbook {
+	t.Helper()
+	data, err := os.ReadFile("../examples/portal/" + name + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := schema.DecodePlaybook(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// login are the parameters every portal playbook takes.
+func login(extra map[string]string) map[string]string {
+	params := map[string]string{"username": portal.Username, "password": portal.Password}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return params
+}
+
+var vendorParams = map[string]string{
+	"company": "Initech", "tax_id": "DE123456789", "email": "ap@initech.example", "phone": "+49 30 1234567",
+	"street": "1 Main St", "city": "Berlin", "country": "Germany", "category": "Supplier",
+}
+
+// browserReplay replays p against the portal at base in a browser.
+func browserReplay(t testing.TB, b *bus.Bus, p *schema.Playbook, base string, params map[string]string) *schema.ReplayResult {
+	t.Helper()
+	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
+	res, err := ex.Replay(testContext(t), actuator.Replay{
+		Playbook: p, Params: params, AllowUnbound: true,
+		Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
+			return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestReplayPortalPlaybooks replays the hand-written playbooks in real
+// Chromium: every step deterministic, no model call, verify passed, and
+// the portal's own state agrees.
+func TestReplayPortalPlaybooks(t *testing.T) {
+	b := planes(t)
+	cases := []struct {
+		playbook string
+		params   map[string]string
+		check    func(t *testing.T, st portal.State)
+	}{
+		{"download-latest-report", nil, func(t *testing.T, st portal.State) {
+			if !slices.Equal(st.Downloads, []string{"RPT-2026-11"}) {
+				t.Fatalf("downloads %v", st.Downloads)
+			}
+		}},
+		{"register-vendor", vendorParams, func(t *testing.T, st portal.State) {
+			if len(st.Vendors) != 1 || st.Vendors[0].CompanyName != "Initech" || st.Vendors[0].Country != "Germany" || st.Vendors[0].Category != "Supplier" || st.Vendors[0].Phone != "+49 30 1234567" {
+				t.Fatalf("vendors %+v", st.Vendors)
+			}
+		}},
+		{"catalog-top-results", map[string]string{"query": "desk"}, func(t *testing.T, st portal.State) {
+			if len(st.Vendors) != 0 || len(st.Downloads) != 0 {
+				t.Fatalf("reading the catalog changed the portal: %+v", st)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.playbook, func(t *testing.T) {
+			base, p := portalSite(t, "")
+			res := browserReplay(t, b, examplePlaybook(t, c.playbook), base, login(c.params))
+			if res.Outcome != schema.OutcomeSuccess {
+				t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
+			}
+			if len(res.Usage) != 0 {
+				t.Fatalf("deterministic replay called a model: %+v", res.Usage)
+			}
+			for _, s := range res.Steps {
+				if s.Tokens.Logical() != 0 || s.Attempts != 1 {
+					t.Errorf("step %s: %d attempts, %d tokens", s.StepID, s.Attempts, s.Tokens.Logical())
+				}
+			}
+			c.check(t, p.State())
+			envs, err := b.ReadRun(testContext(t), res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last *schema.RunFinished
+			var verify *schema.VerifyChecked
+			for _, env := range envs {
+				switch e := env.Event.(type) {
+				case *schema.RunFinished:
+					last = e
+				case *schema.VerifyChecked:
+					verify = e
+				}
+			}
+			if last == nil || last.Outcome != schema.OutcomeSuccess || last.Mode != schema.ModeReplay || verify == nil || !verify.Passed {
+				t.Fatalf("the run log does not show a verified replay: %+v %+v", last, verify)
+			}
+		})
+	}
+}
+
+// TestReplayUnderDrift replays register-vendor on every drift variant.
+// Where the controls are the same it succeeds; where one changed it falls
+// back before the changed step with a typed reason, reporting the steps
+// that completed. The portal's state is the judge: nothing registered,
+// imported or offboarded that should not be.
+func TestReplayUnderDrift(t *testing.T) {
+	b := planes(t)
+	p := examplePlaybook(t, "register-vendor")
+	cases := []struct {
+		variant string
+		stopsAt string // the step that falls back; "" when the replay succeeds
+		reason  error
+	}{
+		{"cosmetic", "", nil},
+		{"renames", "", nil},
+		{"remount", "", nil},
+		{"field-order", "", nil},
+		{"moved-button", "", nil},
+		{"label-rename", "open-form", schema.ErrExpectFailed}, // its expect sees the field is gone
+		{"interstitial", "company", schema.ErrObscured},
+		{"textarea", "street", schema.ErrContractChanged},
+		{"submit-elsewhere", "register", schema.ErrContractChanged},
+		{"offboarding", "register", schema.ErrNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.variant, func(t *testing.T) {
+			base, site := portalSite(t, c.variant)
+			res := browserReplay(t, b, p, base, login(vendorParams))
+			st := site.State()
+			if len(st.Imports) != 0 || len(st.Offboarded) != 0 {
+				t.Fatalf("a wrong effect: imports %+v, offboarded %+v", st.Imports, st.Offboarded)
+			}
+			if c.stopsAt == "" {
+				if res.Outcome != schema.OutcomeSuccess || len(st.Vendors) != 1 {
+					t.Fatalf("outcome %s at %s (%v), vendors %+v", res.Outcome, res.FailedStep, res.Reason, st.Vendors)
+				}
+				return
+			}
+			if res.Outcome != schema.OutcomeFallback || res.FailedStep != c.stopsAt || !errors.Is(res.Reason, c.reason) {
+				t.Fatalf("outcome %s at %s (%v), want fallback at %s (%v)", res.Outcome, res.FailedStep, res.Reason, c.stopsAt, c.reason)
+			}
+			if len(st.Vendors) != 0 {
+				t.Fatalf("registered under drift: %+v", st.Vendors)
+			}
+			if n := len(res.Completed); n == 0 || res.Completed[n-1] == c.stopsAt {
+				t.Fatalf("completed steps %v", res.Completed)
+			}
+			t.Logf("falls back at %s after %d completed steps: %v", res.FailedStep, len(res.Completed), res.Reason)
+		})
+	}
+}

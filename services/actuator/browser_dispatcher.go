@@ -1,0 +1,118 @@
+package actuator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// BrowserProtocol names the action surface the browser backend offers;
+// it is part of the browser environment's fingerprint.
+const BrowserProtocol = "rote-browser/1"
+
+// BrowserDispatcher runs steps as browser actions through an actuator on
+// the bus. A step's tool is an action kind; its args are url (navigate),
+// value (fill, select), key (press), checked (check) and reason (done,
+// fail). After each action the page is settled and observed.
+type BrowserDispatcher struct {
+	session *bus.BrowserSession
+	base    *url.URL
+}
+
+// OpenBrowserDispatcher claims a browser session for runID. base is the
+// site the playbook runs on: relative navigations resolve against it, and
+// its origin is the environment's identity.
+func OpenBrowserDispatcher(ctx context.Context, b *bus.Bus, runID, base string) (*BrowserDispatcher, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "base URL %q: want an absolute URL such as http://127.0.0.1:8080", base)
+	}
+	s, err := b.OpenBrowser(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return &BrowserDispatcher{session: s, base: u}, nil
+}
+
+// BrowserEnvironment is the environment of the browser backend on origin:
+// the action tools and their schemas, the origin, the action protocol.
+func BrowserEnvironment(origin string) schema.Environment {
+	tools := make([]schema.ToolSpec, 0, len(toolSpecs))
+	for _, t := range toolSpecs {
+		tools = append(tools, schema.ToolSpec{Name: t.name, InputSchema: schema.RawJSON(t.schema)})
+	}
+	return schema.Environment{Tools: tools, Identity: schema.Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
+}
+
+// Fingerprint is that of BrowserEnvironment for the base URL's origin.
+func (d *BrowserDispatcher) Fingerprint(context.Context) (string, error) {
+	return schema.Fingerprint(BrowserEnvironment(d.base.Scheme + "://" + d.base.Host))
+}
+
+// Dispatch performs one action and observes the page it leaves.
+func (d *BrowserDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
+	kind, err := schema.ParseActionKind(tool)
+	if err != nil {
+		return schema.World{}, schema.Errorf(schema.CodeOutOfSet, "unknown tool %q: the browser's tools are its actions", tool)
+	}
+	a := schema.Action{Kind: kind, Target: target}
+	str := func(k string) string {
+		if v, ok := args[k]; ok {
+			return fmt.Sprint(v)
+		}
+		return ""
+	}
+	switch kind {
+	case schema.ActNavigate:
+		ref, err := d.base.Parse(str("url"))
+		if err != nil {
+			return schema.World{}, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", str("url"), err)
+		}
+		a.URL = ref.String()
+	case schema.ActFill, schema.ActSelect:
+		a.Value = str("value")
+	case schema.ActPress:
+		a.Value = str("key")
+	case schema.ActCheck:
+		if checked, ok := args["checked"].(bool); ok && !checked {
+			a.Value = "false"
+		}
+	case schema.ActDone, schema.ActFail:
+		a.Reason = str("reason")
+	}
+	ev, err := d.session.Act(ctx, stepID, a)
+	if err != nil {
+		return schema.World{}, err
+	}
+	if ev.Error != nil {
+		return schema.World{}, ev.Error
+	}
+	w, err := d.observe(ctx, stepID)
+	if err != nil {
+		return schema.World{}, err
+	}
+	if kind == schema.ActExtract {
+		w.Output, _ = json.Marshal(ev.Output)
+	}
+	return w, nil
+}
+
+// World observes the page as it is.
+func (d *BrowserDispatcher) World(ctx context.Context) (schema.World, error) {
+	return d.observe(ctx, "")
+}
+
+func (d *BrowserDispatcher) observe(ctx context.Context, stepID string) (schema.World, error) {
+	rep, err := d.session.Observe(ctx, stepID, true, 0)
+	if err != nil {
+		return schema.World{}, err
+	}
+	return rep.Observation.World(), nil
+}
+
+// Close ends the browser session.
+func (d *BrowserDispatcher) Close(ctx context.Context) error { return d.session.Close(ctx) }

@@ -1,0 +1,382 @@
+package actuator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// ExecutorConfig configures playbook replay.
+type ExecutorConfig struct {
+	// SecretKey keys the digests that secret parameters are recorded as.
+	SecretKey []byte
+	// PlannerTimeout bounds a slot, judgment or repair request; default 60 s.
+	PlannerTimeout time.Duration
+}
+
+// Executor replays playbooks: it validates one, checks its fingerprint
+// against the live environment, binds its parameters, walks its steps in
+// topological order through a Dispatcher, checks each step's expect and
+// then the verify gate. Deterministic steps call no model; slot and
+// judgment steps ask the planner over the bus. A replay is a run: it is
+// recorded in ROTE_RUNS like any other.
+type Executor struct {
+	cfg ExecutorConfig
+	bus *bus.Bus
+}
+
+// NewExecutor returns an executor that records on b.
+func NewExecutor(cfg ExecutorConfig, b *bus.Bus) *Executor {
+	if cfg.PlannerTimeout <= 0 {
+		cfg.PlannerTimeout = 60 * time.Second
+	}
+	return &Executor{cfg: cfg, bus: b}
+}
+
+// Replay is one replay to perform.
+type Replay struct {
+	Playbook *schema.Playbook
+	Version  uint64            // the stored version, 0 for a file
+	Params   map[string]string // raw parameter values
+	Open     Opener            // the environment to replay in
+	RunID    string            // default a new id
+	// AllowUnbound permits a playbook without a fingerprint: it was given
+	// explicitly, as a file.
+	AllowUnbound bool
+	// Progress, when set, hears about each step as it ends.
+	Progress func(schema.StepReport)
+}
+
+// Replay runs r and returns its result. The error is for a replay that
+// never started: an invalid playbook, a parameter that does not bind
+// (CodeUnknownParam, CodeMissingParam, CodeParamType), an unbound
+// playbook without AllowUnbound (CodeFingerprint), a live environment
+// with another fingerprint (CodeFingerprint), an environment that would
+// not open, or a bus that would not record. Everything after the start is
+// in the result: a step that fails falls back (Outcome fallback, with the
+// steps that completed), a judgment outside its options or a verify that
+// does not pass fails.
+func (e *Executor) Replay(ctx context.Context, r Replay) (*schema.ReplayResult, error) {
+	p := r.Playbook
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	bindings, err := p.Bind(r.Params)
+	if err != nil {
+		return nil, err
+	}
+	order, err := p.Order()
+	if err != nil {
+		return nil, err
+	}
+	if p.Fingerprint == "" && !r.AllowUnbound {
+		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is not bound to an environment: replay it explicitly from its file", p.Name)
+	}
+	runID := r.RunID
+	if runID == "" {
+		runID = bus.NewID()
+	}
+	d, err := r.Open(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close(context.WithoutCancel(ctx))
+	live, err := d.Fingerprint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Fingerprint != "" && p.Fingerprint != live {
+		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is bound to environment %s, but this one is %s: the tools, their schemas, the target or its versions differ",
+			p.Name, short(p.Fingerprint), short(live))
+	}
+	x := &replay{e: e, r: r, d: d, bindings: bindings, runID: runID,
+		res: &schema.ReplayResult{RunID: runID, Playbook: schema.PlaybookRef{Name: p.Name, Version: r.Version}, Completed: []string{}}}
+	start := time.Now()
+	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeReplay, Fingerprint: live, Playbook: &x.res.Playbook,
+		Task: schema.TaskSpec{Name: p.Name, Text: p.Intent, Params: x.recordedParams()}}
+	if _, err := e.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: start}, RunSpec: spec}); err != nil {
+		return nil, err
+	}
+	x.run(ctx, order)
+	x.res.Duration = time.Since(start)
+	x.res.Usage = schema.Tally(x.calls)
+	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: x.res.Usage}
+	if _, err := e.bus.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: manifest.Finished}, Manifest: manifest}); err != nil {
+		return x.res, err
+	}
+	return x.res, nil
+}
+
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}
+
+// replay is the state of one replay in progress.
+type replay struct {
+	e        *Executor
+	r        Replay
+	d        Dispatcher
+	bindings schema.Bindings
+	runID    string
+	res      *schema.ReplayResult
+	calls    []*schema.LLMCall // the model calls of slot and judgment steps
+	checks   int
+}
+
+// recordedParams are the parameters as the run records them: secret
+// ones as digests.
+func (x *replay) recordedParams() map[string]string {
+	out := make(map[string]string, len(x.r.Params))
+	redactor := schema.Redactor{Key: x.e.cfg.SecretKey}
+	for k, v := range x.r.Params {
+		if decl, ok := x.r.Playbook.Params[k]; ok && decl.IsSecret() {
+			v = redactor.Digest(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// run walks the steps and the verify gate, filling x.res.
+func (x *replay) run(ctx context.Context, order []*schema.Step) {
+	for _, step := range order {
+		report, err := x.step(ctx, step)
+		x.res.Steps = append(x.res.Steps, report)
+		if x.r.Progress != nil {
+			x.r.Progress(report)
+		}
+		if err != nil {
+			x.res.FailedStep = step.ID
+			x.res.Reason = schema.AsError(err)
+			x.res.Outcome = schema.OutcomeFallback
+			if hard(err) {
+				x.res.Outcome = schema.OutcomeFailed
+			}
+			return
+		}
+		x.res.Completed = append(x.res.Completed, step.ID)
+	}
+	x.verify(ctx)
+}
+
+// hard errors fail a replay outright: falling back to the agent would not
+// help (a model answer outside its options, a playbook that does not fit).
+func hard(err error) bool {
+	return errors.Is(err, schema.ErrOutOfSet) || errors.Is(err, schema.ErrInvalid) ||
+		errors.Is(err, schema.ErrUnbound) || errors.Is(err, schema.ErrNotApplicable)
+}
+
+// step runs one step under its on_fail policy.
+func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, error) {
+	start := time.Now()
+	report := schema.StepReport{StepID: s.ID}
+	var err error
+	switch s.Kind {
+	case schema.StepSlot, schema.StepJudgment:
+		report.Attempts = 1
+		var usage schema.TokenUsage
+		usage, err = x.askPlanner(ctx, s)
+		report.Tokens = usage
+	default:
+		tries := 1
+		if s.OnFail.Policy == schema.FailRetry {
+			tries += s.OnFail.Retries
+		}
+		for report.Attempts < tries {
+			report.Attempts++
+			if err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) {
+				break
+			}
+		}
+		if err != nil && s.OnFail.Policy == schema.FailRepair {
+			err = x.repair(ctx, s, err)
+		}
+	}
+	report.Duration = time.Since(start)
+	if err != nil {
+		report.Error = schema.AsError(err)
+	}
+	return report, err
+}
+
+// retryable failures may pass on another try once the page settles; the
+// others would fail the same way again.
+func retryable(err error) bool {
+	return !hard(err) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
+		!errors.Is(err, schema.ErrFingerprint)
+}
+
+// deterministic renders and dispatches a step and checks its expect.
+func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int) error {
+	args, err := schema.RenderValue(s.Args, x.bindings)
+	if err != nil {
+		return err
+	}
+	argMap, _ := args.(map[string]any)
+	target, err := x.renderTarget(s.Target)
+	if err != nil {
+		return err
+	}
+	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
+	if err != nil {
+		return err
+	}
+	for _, exp := range s.Expect {
+		if err := x.check(ctx, s.ID, attempt, exp, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *replay) renderTarget(t *schema.Target) (*schema.Target, error) {
+	if t == nil {
+		return nil, nil
+	}
+	out := *t
+	for _, f := range []*string{&out.ID, &out.Role, &out.Name, &out.Near} {
+		v, err := schema.RenderString(*f, x.bindings)
+		if err != nil {
+			return nil, err
+		}
+		*f = v
+	}
+	return &out, nil
+}
+
+// check evaluates one expect against w and records it as
+// expect.checked.v1. An assertion that does not hold is a
+// *schema.Error with CodeExpectFailed.
+func (x *replay) check(ctx context.Context, stepID string, attempt int, exp schema.Expect, w schema.World) error {
+	rendered, err := exp.Render(x.bindings)
+	if err != nil {
+		return err
+	}
+	c, err := rendered.Evaluate(w)
+	if err != nil {
+		return err
+	}
+	x.checks++
+	ev := &schema.ExpectChecked{Meta: schema.Meta{ID: x.runID + "-e" + strconv.Itoa(x.checks), Time: time.Now()},
+		RunID: x.runID, StepID: stepID, Attempt: attempt, Check: c}
+	if _, err := x.e.bus.Publish(ctx, ev); err != nil {
+		return err
+	}
+	if !c.Passed {
+		return schema.Errorf(schema.CodeExpectFailed, "expect %s did not hold (%s)", rendered, c.Detail)
+	}
+	return nil
+}
+
+// askPlanner runs a slot or judgment step: one bounded request to the
+// planner, whose answer becomes the step's binding. A judgment outside
+// its options is a hard error.
+func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUsage, error) {
+	prompt, err := schema.RenderString(s.Prompt, x.bindings)
+	if err != nil {
+		return schema.TokenUsage{}, err
+	}
+	w, err := x.d.World(ctx)
+	if err != nil {
+		return schema.TokenUsage{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, x.e.cfg.PlannerTimeout)
+	defer cancel()
+	var rep schema.ModelReply
+	source := schema.SourceSlot
+	if s.Kind == schema.StepJudgment {
+		source = schema.SourceJudgment
+		limit := s.MaxTokens
+		if limit == 0 {
+			limit = schema.DefaultJudgeLimit
+		}
+		err = x.e.bus.Call(ctx, schema.SubjectJudgment, &schema.JudgmentRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, Options: s.Options, MaxTokens: limit, Page: w.Text}, &rep)
+	} else {
+		err = x.e.bus.Call(ctx, schema.SubjectSlot, &schema.SlotRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, MaxTokens: s.MaxTokens, Page: w.Text}, &rep)
+	}
+	if errors.Is(err, bus.ErrNoService) {
+		return schema.TokenUsage{}, schema.Errorf(schema.CodeUnavailable, "step %s needs the planner (%s) and none answered", s.ID, source)
+	}
+	if err != nil {
+		return schema.TokenUsage{}, err
+	}
+	x.calls = append(x.calls, &schema.LLMCall{Source: source, Usage: rep.Usage})
+	value := rep.Value
+	if s.Kind == schema.StepJudgment {
+		if value, err = s.Choose(value); err != nil {
+			return rep.Usage, err
+		}
+	}
+	x.bindings.Steps[s.ID] = value
+	return rep.Usage, nil
+}
+
+// repair asks the planner for a scoped repair of a failed step. Until a
+// planner answers repair requests, it is unavailable and the replay falls
+// back.
+func (x *replay) repair(ctx context.Context, s *schema.Step, failure error) error {
+	w, err := x.d.World(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, x.e.cfg.PlannerTimeout)
+	defer cancel()
+	var rep schema.RepairReply
+	req := &schema.RepairRequest{RunID: x.runID, Playbook: x.res.Playbook, Intent: x.r.Playbook.Intent, Step: *s, Failure: *schema.AsError(failure), Page: w.Text}
+	err = x.e.bus.Call(ctx, schema.SubjectRepair, req, &rep)
+	if errors.Is(err, bus.ErrNoService) {
+		return schema.Errorf(schema.CodeRepairUnavailable, "step %s failed (%v) and no planner answered the repair request", s.ID, failure)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("step %s: repair proposals are not applied yet (issue 6): %w", s.ID, schema.AsError(failure))
+}
+
+// verify checks the verify gate on the world as it is now. Every
+// assertion must pass; a verify failure is failure, never success.
+func (x *replay) verify(ctx context.Context) {
+	w, err := x.d.World(ctx)
+	if err != nil {
+		x.res.Outcome, x.res.Reason = schema.OutcomeFailed, schema.AsError(err)
+		return
+	}
+	for _, exp := range x.r.Playbook.Verify {
+		rendered, err := exp.Render(x.bindings)
+		if err != nil {
+			x.res.Outcome, x.res.Reason = schema.OutcomeFailed, schema.AsError(err)
+			return
+		}
+		c, err := rendered.Evaluate(w)
+		if err != nil {
+			x.res.Outcome, x.res.Reason = schema.OutcomeFailed, schema.AsError(err)
+			return
+		}
+		x.res.Verify = append(x.res.Verify, c)
+	}
+	passed := schema.AllPassed(x.res.Verify)
+	ev := &schema.VerifyChecked{Meta: schema.Meta{ID: x.runID + "-verify", Time: time.Now()}, RunID: x.runID, Checks: x.res.Verify, Passed: passed}
+	if _, err := x.e.bus.Publish(ctx, ev); err != nil {
+		x.res.Outcome, x.res.Reason = schema.OutcomeFailed, schema.AsError(err)
+		return
+	}
+	if !passed {
+		x.res.Outcome = schema.OutcomeFailed
+		for _, c := range x.res.Verify {
+			if !c.Passed {
+				x.res.Reason = schema.Errorf(schema.CodeExpectFailed, "verify %s did not hold (%s)", c.Expect, c.Detail)
+				break
+			}
+		}
+		return
+	}
+	x.res.Outcome = schema.OutcomeSuccess
+}
