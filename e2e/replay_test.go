@@ -171,3 +171,21 @@ func TestReplayUnderDrift(t *testing.T) {
 		})
 	}
 }
+
+// TestTriageWaitsForThePlanner replays the triage playbook: its judgment
+// step needs the planner, which no service answers yet, so the replay
+// falls back there, after the deterministic steps, having filed nothing.
+func TestTriageWaitsForThePlanner(t *testing.T) {
+	b := planes(t)
+	base, site := portalSite(t, "")
+	res := browserReplay(t, b, examplePlaybook(t, "triage-message"), base, login(map[string]string{"message": "M-03"}))
+	if res.Outcome != schema.OutcomeFallback || res.FailedStep != "classify" || !errors.Is(res.Reason, schema.ErrUnavailable) {
+		t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
+	}
+	if !slices.Equal(res.Completed, []string{"open-login", "username", "password", "sign-in", "open-message"}) {
+		t.Fatalf("completed %v", res.Completed)
+	}
+	if st := site.State(); len(st.Triage) != 0 {
+		t.Fatalf("filed without a judgment: %v", st.Triage)
+	}
+}
