@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,31 @@ func TestFixtureServeCommand(t *testing.T) {
 	resp.Body.Close()
 	if code, msg := rote(t, t.TempDir(), "fixture", "serve", "--variant", "bogus"); code != 2 || !strings.Contains(msg, "variants: cosmetic") {
 		t.Fatalf("unknown variant: exit %d %s", code, msg)
+	}
+}
+
+// TestReplayCommand replays a playbook file with the binary: exit 0 on a
+// verified success, 1 when a drifted portal makes it fall back.
+func TestReplayCommand(t *testing.T) {
+	base, site := portalSite(t, "")
+	examples, err := filepath.Abs("../examples/portal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"replay", examples + "/download-latest-report.yaml", "--url", base, "--param", "username=admin", "--param", "password=correct-horse-battery"}
+	code, out := rote(t, t.TempDir(), args...)
+	if code != 0 || !strings.Contains(out, "success: verified") || !strings.Contains(out, "0 model call(s)") || !strings.Contains(out, "not bound to an environment") {
+		t.Fatalf("replay: exit %d\n%s", code, out)
+	}
+	if len(site.State().Downloads) != 1 {
+		t.Fatalf("downloads %v", site.State().Downloads)
+	}
+	drifted, _ := portalSite(t, "textarea")
+	vendor := []string{"replay", examples + "/register-vendor.yaml", "--url", drifted, "--param", "username=admin", "--param", "password=correct-horse-battery",
+		"--param", "company=Initech", "--param", "tax_id=DE123456789", "--param", "email=a@b.c", "--param", "phone=1", "--param", "street=x",
+		"--param", "city=Berlin", "--param", "country=Germany", "--param", "category=Supplier"}
+	code, out = rote(t, t.TempDir(), vendor...)
+	if code != 1 || !strings.Contains(out, "fallback at step street: contract_changed") {
+		t.Fatalf("replay under drift: exit %d\n%s", code, out)
 	}
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlaybooksCommands(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("..", "..", "examples", "portal", "catalog-top-results.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\nintent: x\nsteps:\n  - {id: a, kind: deterministic, tool: click, needs: [ghost]}\nverify: []\n"), 0o644)
+
+	code, _, errOut := run(t, "--data", dir, "playbooks", "import", bad)
+	if code != 2 || !strings.Contains(errOut, `line 4: $.steps[0].needs[0]: step a needs unknown step "ghost"`) || !strings.Contains(errOut, "$.verify: empty") {
+		t.Fatalf("import of a bad file: exit %d\n%s", code, errOut)
+	}
+	for i := 1; i <= 2; i++ {
+		if code, out, errOut := run(t, "--data", dir, "playbooks", "import", good); code != 0 || !strings.Contains(out, "as version") {
+			t.Fatalf("import %d: exit %d %s %s", i, code, out, errOut)
+		}
+	}
+	code, out, _ := run(t, "--data", dir, "playbooks", "list")
+	if code != 0 || !strings.Contains(out, "catalog-top-results  unbound      2") {
+		t.Fatalf("list:\n%s", out)
+	}
+	code, out, _ = run(t, "--data", dir, "playbooks", "show", "catalog-top-results", "-o", "yaml")
+	if code != 0 || !strings.HasPrefix(out, "name: catalog-top-results") {
+		t.Fatalf("show -o yaml:\n%s", out)
+	}
+	code, out, _ = run(t, "--data", dir, "playbooks", "show", "catalog-top-results", "--version", "1")
+	if code != 0 || !strings.Contains(out, "version 1 (import") || !strings.Contains(out, `8. read  extract`) {
+		t.Fatalf("show:\n%s", out)
+	}
+	if code, out, _ = run(t, "--data", dir, "playbooks", "rollback", "catalog-top-results", "--to", "1"); code != 0 || !strings.Contains(out, "version 3 is version 1 again") {
+		t.Fatalf("rollback: %d %s", code, out)
+	}
+	code, out, _ = run(t, "--data", dir, "playbooks", "history", "catalog-top-results")
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, "rollback to version 1") {
+		t.Fatalf("history:\n%s", out)
+	}
+	if code, _, errOut = run(t, "--data", dir, "playbooks", "show", "nope"); code != 1 || !strings.Contains(errOut, "playbook not found") {
+		t.Fatalf("show of a missing playbook: %d %s", code, errOut)
+	}
+	if code, _, errOut = run(t, "--data", dir, "replay", "catalog-top-results"); code != 2 || !strings.Contains(errOut, "needs --url") {
+		t.Fatalf("browser replay without --url: %d %s", code, errOut)
+	}
+}
