@@ -43,6 +43,17 @@ func findPlaybook(ctx context.Context, b *bus.Bus, name, fingerprint string) (st
 	return e.Fingerprint, nil
 }
 
+// storedPlaybook opens the bus and finds the fingerprint of the stored
+// playbook called name.
+func (a *App) storedPlaybook(ctx context.Context, name, fingerprint string) (*bus.Bus, string, error) {
+	b, err := a.Bus(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	fp, err := findPlaybook(ctx, b, name, fingerprint)
+	return b, fp, err
+}
+
 func newPlaybooksListCommand(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -112,11 +123,7 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 			if output != "" && output != "yaml" {
 				return usageError("-o %q: want yaml", output)
 			}
-			b, err := app.Bus(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
@@ -177,11 +184,7 @@ func newPlaybooksHistoryCommand(app *App) *cobra.Command {
 		Short: "List the kept versions of a playbook",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			b, err := app.Bus(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
@@ -251,11 +254,7 @@ func newPlaybooksRollbackCommand(app *App) *cobra.Command {
 			if to == 0 {
 				return usageError("rollback needs --to VERSION")
 			}
-			b, err := app.Bus(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fp, err := findPlaybook(cmd.Context(), b, a[0], fingerprint)
+			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
