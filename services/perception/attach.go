@@ -2,6 +2,7 @@ package perception
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/target"
@@ -66,14 +67,17 @@ func (a *attachments) get(ref schema.BrowserRef) *attachedTarget {
 	return t
 }
 
+// touch makes ref the most recently used page.
 func (a *attachments) touch(ref schema.BrowserRef) {
-	for i, r := range a.order {
-		if r == ref {
-			a.order = append(a.order[:i], a.order[i+1:]...)
-			break
-		}
-	}
+	a.forget(ref)
 	a.order = append(a.order, ref)
+}
+
+// forget takes ref out of the use order.
+func (a *attachments) forget(ref schema.BrowserRef) {
+	if i := slices.Index(a.order, ref); i >= 0 {
+		a.order = slices.Delete(a.order, i, i+1)
+	}
 }
 
 // drop detaches from ref's page (after an error: the page or its browser
@@ -85,12 +89,7 @@ func (a *attachments) drop(ref schema.BrowserRef) {
 }
 
 func (a *attachments) dropLocked(ref schema.BrowserRef) {
-	for i, r := range a.order {
-		if r == ref {
-			a.order = append(a.order[:i], a.order[i+1:]...)
-			break
-		}
-	}
+	a.forget(ref)
 	b := a.browsers[ref.WSURL]
 	if b == nil {
 		return
