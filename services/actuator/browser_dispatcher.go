@@ -3,7 +3,6 @@ package actuator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 
 	"github.com/rote-agent/rote/bus"
@@ -41,11 +40,7 @@ func OpenBrowserDispatcher(ctx context.Context, b *bus.Bus, runID, base string) 
 // BrowserEnvironment is the environment of the browser backend on origin:
 // the action tools and their schemas, the origin, the action protocol.
 func BrowserEnvironment(origin string) schema.Environment {
-	tools := make([]schema.ToolSpec, 0, len(toolSpecs))
-	for _, t := range toolSpecs {
-		tools = append(tools, schema.ToolSpec{Name: t.name, InputSchema: schema.RawJSON(t.schema)})
-	}
-	return schema.Environment{Tools: tools, Identity: schema.Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
+	return schema.Environment{Tools: schema.BrowserTools(), Identity: schema.Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
 }
 
 // Fingerprint is that of BrowserEnvironment for the base URL's origin.
@@ -59,30 +54,16 @@ func (d *BrowserDispatcher) Dispatch(ctx context.Context, stepID, tool string, a
 	if err != nil {
 		return schema.World{}, schema.Errorf(schema.CodeOutOfSet, "unknown tool %q: the browser's tools are its actions", tool)
 	}
-	a := schema.Action{Kind: kind, Target: target}
-	str := func(k string) string {
-		if v, ok := args[k]; ok {
-			return fmt.Sprint(v)
-		}
-		return ""
+	a, err := schema.ActionFromArgs(kind, args, target)
+	if err != nil {
+		return schema.World{}, err
 	}
-	switch kind {
-	case schema.ActNavigate:
-		ref, err := d.base.Parse(str("url"))
+	if kind == schema.ActNavigate {
+		ref, err := d.base.Parse(a.URL)
 		if err != nil {
-			return schema.World{}, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", str("url"), err)
+			return schema.World{}, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", a.URL, err)
 		}
 		a.URL = ref.String()
-	case schema.ActFill, schema.ActSelect:
-		a.Value = str("value")
-	case schema.ActPress:
-		a.Value = str("key")
-	case schema.ActCheck:
-		if checked, ok := args["checked"].(bool); ok && !checked {
-			a.Value = "false"
-		}
-	case schema.ActDone, schema.ActFail:
-		a.Reason = str("reason")
 	}
 	ev, err := d.session.Act(ctx, stepID, a)
 	if err != nil {

@@ -68,84 +68,49 @@ func (m *MCPBrowser) open(ctx context.Context) (*bus.BrowserSession, error) {
 	return m.session, nil
 }
 
-const targetProps = `"target": {"type": "string", "description": "The element's id from the last observation (e.g. k3f9q2)"},
-"role": {"type": "string", "description": "The element's role, when no id is known"},
-"name": {"type": "string", "description": "The element's accessible name, with role"},
-"near": {"type": "string", "description": "Text near the element (a row key, a heading) that tells look-alikes apart"}`
-
-// toolSpecs are the tools: name, description, input schema.
-var toolSpecs = []struct{ name, description, schema string }{
-	{"navigate", "Load a URL (absolute, or relative to the current page).", `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`},
-	{"click", "Click an element.", `{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`},
-	{"fill", "Replace the text of a field.", `{"type":"object","properties":{` + targetProps + `,"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`},
-	{"select", "Choose an option of a select by its label or value.", `{"type":"object","properties":{` + targetProps + `,"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`},
-	{"check", "Check (or with checked=false, uncheck) a checkbox, radio or switch.", `{"type":"object","properties":{` + targetProps + `,"checked":{"type":"boolean"}},"additionalProperties":false}`},
-	{"press", "Press a key (Enter, Tab, Escape, ArrowDown, ... or one character), on an element when given.", `{"type":"object","properties":{` + targetProps + `,"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`},
-	{"hover", "Move the mouse over an element.", `{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`},
-	{"extract", "Read an element's text or value, or the page's main text with no element.", `{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`},
-	{"observe", "Read the page: the whole page with full=true, else what changed since the last whole page.", `{"type":"object","properties":{"full":{"type":"boolean"}},"additionalProperties":false}`},
-	{"done", "Say the task is done, and why.", `{"type":"object","properties":{"reason":{"type":"string"}},"additionalProperties":false}`},
-	{"fail", "Say the task cannot be done, and why.", `{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"],"additionalProperties":false}`},
-}
-
-// toolArgs is the union of the tools' arguments.
-type toolArgs struct {
-	URL     string `json:"url"`
-	Target  string `json:"target"`
-	Role    string `json:"role"`
-	Name    string `json:"name"`
-	Near    string `json:"near"`
-	Value   string `json:"value"`
-	Checked *bool  `json:"checked"`
-	Key     string `json:"key"`
-	Full    bool   `json:"full"`
-	Reason  string `json:"reason"`
-}
-
 // Server returns an MCP server with the tools.
 func (m *MCPBrowser) Server(version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rote-browser", Version: version}, nil)
-	for _, spec := range toolSpecs {
-		s.AddTool(&mcp.Tool{Name: spec.name, Description: spec.description, InputSchema: json.RawMessage(spec.schema)},
+	for _, spec := range schema.BrowserTools() {
+		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(spec.InputSchema)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				var a toolArgs
-				if len(req.Params.Arguments) > 0 {
-					if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
-						return toolError("bad arguments: " + err.Error()), nil
-					}
-				}
-				return m.call(ctx, spec.name, a), nil
+				return m.call(ctx, spec.Name, req.Params.Arguments), nil
 			})
 	}
 	return s
 }
 
-func (m *MCPBrowser) call(ctx context.Context, tool string, a toolArgs) *mcp.CallToolResult {
-	s, err := m.open(ctx)
-	if err != nil {
-		return toolError(err.Error())
-	}
-	if tool == "observe" {
+func (m *MCPBrowser) call(ctx context.Context, tool string, arguments json.RawMessage) *mcp.CallToolResult {
+	if tool == schema.ToolObserve {
+		var a struct {
+			Full bool `json:"full"`
+		}
+		if len(arguments) > 0 {
+			if err := json.Unmarshal(arguments, &a); err != nil {
+				return toolError("bad arguments: " + err.Error())
+			}
+		}
+		s, err := m.open(ctx)
+		if err != nil {
+			return toolError(err.Error())
+		}
 		rep, err := s.Observe(ctx, "", !a.Full, 0)
 		if err != nil {
 			return toolError(err.Error())
 		}
 		return toolText(rep.Observation.Render)
 	}
-	action := schema.Action{Kind: schema.ActionKind(tool), URL: a.URL, Value: a.Value, Reason: a.Reason}
-	if a.Target != "" || a.Role != "" || a.Name != "" || a.Near != "" {
-		action.Target = &schema.Target{ID: a.Target, Role: a.Role, Name: a.Name, Near: a.Near}
+	action, err := schema.ActionFromToolCall(tool, arguments)
+	if err != nil {
+		return toolError("bad arguments: " + err.Error())
 	}
-	switch action.Kind {
-	case schema.ActCheck:
-		if a.Checked != nil && !*a.Checked {
-			action.Value = "false"
-		}
-	case schema.ActPress:
-		action.Value = a.Key
-	case schema.ActDone, schema.ActFail:
+	s, err := m.open(ctx)
+	if err != nil {
+		return toolError(err.Error())
+	}
+	if action.Kind == schema.ActDone || action.Kind == schema.ActFail {
 		m.mu.Lock()
-		m.verdict = &MCPVerdict{Kind: action.Kind, Reason: a.Reason}
+		m.verdict = &MCPVerdict{Kind: action.Kind, Reason: action.Reason}
 		m.mu.Unlock()
 	}
 	ev, err := s.Act(ctx, "", action)
