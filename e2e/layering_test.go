@@ -9,8 +9,9 @@ import (
 const modulePrefix = "github.com/rote-agent/rote/"
 
 // layer returns a package's layer: 0 schema, 1 bus and the fixture
-// portal, 2 a service, 3 the CLI, 4 the end-to-end suites; and for
-// services, which one.
+// portal, 2 a service or the benchmark suite (beside the services, never
+// imported by them), 3 the CLI, 4 the end-to-end suites; and for those of
+// layer 2, which one.
 func layer(pkg string) (int, string) {
 	rel := strings.TrimPrefix(pkg, modulePrefix)
 	switch {
@@ -20,6 +21,8 @@ func layer(pkg string) (int, string) {
 		return 1, "" // plumbing beside schema: the bus, and the fixture portal
 	case strings.HasPrefix(rel, "services/"):
 		return 2, strings.SplitN(strings.TrimPrefix(rel, "services/"), "/", 2)[0]
+	case rel == "bench" || strings.HasPrefix(rel, "bench/"):
+		return 2, "bench"
 	case strings.HasPrefix(rel, "cmd/"):
 		return 3, ""
 	}

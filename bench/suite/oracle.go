@@ -1,0 +1,146 @@
+package suite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rote-agent/rote/bench/scripted"
+)
+
+// Oracle returns the oracle that answers the planner's requests for every
+// suite task: agent steps, judgments and repairs.
+func Oracle() scripted.Oracle {
+	return scripted.OracleFunc(func(req scripted.Request) (scripted.Answer, error) {
+		r := read(req)
+		switch {
+		case r.failed != "":
+			return repair(&r)
+		case r.question != "" && len(r.options) > 0:
+			return judge(&r)
+		case r.question != "":
+			return scripted.Answer{}, errors.New("no suite task asks for a slot value")
+		case r.task != "":
+			t, params, ok := match(r.task)
+			if !ok {
+				return scripted.Answer{}, fmt.Errorf("task %q is not a suite task", r.task)
+			}
+			if !r.hasPage {
+				return scripted.Answer{}, errors.New("the request shows no page")
+			}
+			for k, v := range r.params {
+				params[k] = v
+			}
+			return t.policy(&turn{r: &r, params: params}), nil
+		}
+		return scripted.Answer{}, errors.New("the request is neither an agent step, a judgment nor a repair")
+	})
+}
+
+// match finds the suite task whose text the task line is, and the
+// parameter values in it.
+func match(text string) (*Task, map[string]string, bool) {
+	for _, t := range tasks {
+		re := t.pattern()
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		params := map[string]string{}
+		for i, name := range re.SubexpNames() {
+			if name != "" {
+				params[name] = m[i]
+			}
+		}
+		return t, params, true
+	}
+	return nil, nil, false
+}
+
+// action is an answer that is one tool call.
+type action = scripted.Answer
+
+// turn is one agent step being decided.
+type turn struct {
+	r      *reading
+	params map[string]string
+}
+
+func call(name string, args map[string]any) action {
+	data, _ := json.Marshal(args)
+	return action{Call: &scripted.Call{Name: name, Arguments: string(data)}}
+}
+
+func click(n Node) action { return call("click", map[string]any{"target": n.ID}) }
+func fill(n Node, v string) action {
+	return call("fill", map[string]any{"target": n.ID, "value": v})
+}
+func choose(n Node, v string) action {
+	return call("select", map[string]any{"target": n.ID, "value": v})
+}
+func check(n Node) action     { return call("check", map[string]any{"target": n.ID}) }
+func done(why string) action  { return call("done", map[string]any{"reason": why}) }
+func fail(why string) action  { return call("fail", map[string]any{"reason": why}) }
+func extract() action         { return call("extract", map[string]any{}) }
+func (t *turn) page() Page    { return t.r.page }
+func (t *turn) url() string   { return t.r.page.URL }
+
+// did counts the ledger's successful actions of kind on an element whose
+// name starts with name ("" any).
+func (t *turn) did(kind, name string) int {
+	n := 0
+	for _, e := range t.r.ledger {
+		if e.Action == kind && strings.HasPrefix(e.Name, name) && !strings.HasPrefix(e.Result, "refused") {
+			n++
+		}
+	}
+	return n
+}
+
+// secret is how the prompt shows a secret parameter's value: the model
+// types it as written and the planner fills it in.
+func (t *turn) value(name string) string { return t.params[name] }
+
+// chrome handles what every page may need first: signing in, and a
+// dialog in the way. ok is false when the page needs neither.
+func (t *turn) chrome() (action, bool) {
+	p := t.page()
+	if user, ok := p.Find("textbox", "Username"); ok {
+		pass, _ := p.Find("textbox", "Password")
+		switch {
+		case t.did("click", "Sign in") > 0:
+			return fail("signing in was refused: the credentials do not work"), true
+		case user.Value != t.value("username"):
+			return fill(user, t.value("username")), true
+		case t.did("fill", "Password") == 0:
+			return fill(pass, t.value("password")), true
+		}
+		if b, ok := p.Find("button", "Sign in"); ok {
+			return click(b), true
+		}
+	}
+	for i, n := range p.Nodes {
+		if n.Role != "dialog" {
+			continue
+		}
+		for _, b := range p.Nodes[i+1:] {
+			if b.Role == "button" {
+				return click(b), true
+			}
+		}
+	}
+	return action{}, false
+}
+
+// navTo clicks the site navigation link named name unless the URL
+// already contains path.
+func (t *turn) navTo(path, name string) (action, bool) {
+	if strings.Contains(t.url(), path) {
+		return action{}, false
+	}
+	if l, ok := t.page().Find("link", name); ok {
+		return click(l), true
+	}
+	return fail("no link " + name + " on this page"), true
+}

@@ -1,0 +1,96 @@
+package suite
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/schema"
+)
+
+// reading is what an oracle makes of a request's text.
+type reading struct {
+	task     string
+	params   map[string]string
+	ledger   []schema.LedgerEntry
+	page     Page
+	hasPage  bool
+	question string
+	options  []string
+	failed   string // a repair request's step id
+	failure  string
+	stepText string // the failed step as shown
+}
+
+// read collects the sections of every message of req.
+func read(req scripted.Request) reading {
+	r := reading{params: map[string]string{}}
+	for _, m := range req.Messages {
+		r.section(m.Content)
+	}
+	return r
+}
+
+func (r *reading) section(text string) {
+	full, changes, hasChanges := strings.Cut(text, schema.PromptChanges)
+	if body, ok := cutLine(full, schema.PromptPage); ok {
+		r.page, r.hasPage = parsePage(body), true
+		if hasChanges {
+			r.page = r.page.apply(strings.TrimSpace(changes))
+		}
+		full = full[:strings.Index(full, schema.PromptPage)]
+	}
+	lines := strings.Split(full, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, schema.PromptTask):
+			r.task = strings.TrimPrefix(l, schema.PromptTask)
+		case l == schema.PromptParams:
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "- ") {
+				i++
+				k, v, _ := strings.Cut(strings.TrimPrefix(lines[i], "- "), ": ")
+				r.params[k] = v
+			}
+		case strings.HasPrefix(l, schema.PromptSteps):
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "{") {
+				i++
+				var e schema.LedgerEntry
+				if json.Unmarshal([]byte(lines[i]), &e) == nil {
+					r.ledger = append(r.ledger, e)
+				}
+			}
+		case strings.HasPrefix(l, schema.PromptQuestion):
+			r.question = strings.TrimPrefix(l, schema.PromptQuestion)
+		case strings.HasPrefix(l, schema.PromptOptions):
+			r.options = strings.Split(strings.TrimPrefix(l, schema.PromptOptions), " | ")
+		case strings.HasPrefix(l, schema.PromptFailed):
+			r.failed = strings.TrimPrefix(l, schema.PromptFailed)
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") {
+				i++
+				r.stepText += strings.TrimSpace(lines[i]) + "\n"
+			}
+		case strings.HasPrefix(l, schema.PromptFailure):
+			r.failure = strings.TrimPrefix(l, schema.PromptFailure)
+		}
+	}
+}
+
+// cutLine returns what follows the line heading in text.
+func cutLine(text, heading string) (string, bool) {
+	i := strings.Index(text, heading)
+	if i < 0 || (i > 0 && text[i-1] != '\n') {
+		return "", false
+	}
+	return strings.TrimPrefix(text[i+len(heading):], "\n"), true
+}
+
+// stepField returns the value of "key: value" in a failed step's text.
+func (r *reading) stepField(key string) string {
+	for _, l := range strings.Split(r.stepText, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			return v
+		}
+	}
+	return ""
+}
