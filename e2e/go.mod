@@ -29,8 +29,10 @@ require (
 	github.com/nats-io/nats.go v1.55.0 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
+	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
@@ -52,3 +54,7 @@ replace github.com/rote-agent/rote/services/recorder => ../services/recorder
 replace github.com/rote-agent/rote/services/actuator => ../services/actuator
 
 replace github.com/rote-agent/rote/services/perception => ../services/perception
+
+replace github.com/rote-agent/rote/services/planner => ../services/planner
+
+replace github.com/rote-agent/rote/bench => ../bench

@@ -178,11 +178,11 @@ func TestReplayUnderDrift(t *testing.T) {
 func TestTriageWaitsForThePlanner(t *testing.T) {
 	b := planes(t)
 	base, site := portalSite(t, "")
-	res := browserReplay(t, b, examplePlaybook(t, "triage-message"), base, login(map[string]string{"message": "M-03"}))
+	res := browserReplay(t, b, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Locked out after three attempts"}))
 	if res.Outcome != schema.OutcomeFallback || res.FailedStep != "classify" || !errors.Is(res.Reason, schema.ErrUnavailable) {
 		t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
 	}
-	if !slices.Equal(res.Completed, []string{"open-login", "username", "password", "sign-in", "open-message"}) {
+	if !slices.Equal(res.Completed, []string{"open-login", "username", "password", "sign-in", "open-inbox", "open-message"}) {
 		t.Fatalf("completed %v", res.Completed)
 	}
 	if st := site.State(); len(st.Triage) != 0 {

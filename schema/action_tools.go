@@ -94,3 +94,13 @@ func ActionFromToolCall(name string, arguments []byte) (Action, error) {
 	}
 	return ActionFromArgs(kind, args, target)
 }
+
+// BrowserProtocol names the action surface the browser offers; a change to
+// what its actions mean changes it, and with it every fingerprint.
+const BrowserProtocol = "rote-browser/1"
+
+// BrowserEnvironment is the environment of the browser on origin: its
+// tools and their schemas, the origin, the action protocol.
+func BrowserEnvironment(origin string) Environment {
+	return Environment{Tools: BrowserTools(), Identity: Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
+}

@@ -40,3 +40,7 @@ func (e *LLMCall) Validate() error {
 	}
 	return within(TypeLLMCall, e.Usage.validate())
 }
+
+// OfflineModelLabel is the system fingerprint of the offline scripted test
+// model, and how every output that used it names it.
+const OfflineModelLabel = "scripted model (offline)"

@@ -13,5 +13,7 @@
 // Label, and every output that used it says so.
 package scripted
 
+import "github.com/rote-agent/rote/schema"
+
 // Label is how every output that used this model names it.
-const Label = "scripted model (offline)"
+const Label = schema.OfflineModelLabel

@@ -26,11 +26,16 @@ func classify(p Page) (string, bool) {
 	var b strings.Builder
 	for _, n := range p.Nodes {
 		if (n.Role == "heading" || n.Role == "text" || n.Role == "paragraph") && !strings.HasPrefix(n.Name, "From:") {
-			b.WriteString(strings.ToLower(n.Name))
+			b.WriteString(n.Name)
 			b.WriteByte('\n')
 		}
 	}
-	text := b.String()
+	return classifyText(b.String())
+}
+
+// classifyText returns the category whose cues text holds most.
+func classifyText(text string) (string, bool) {
+	text = strings.ToLower(text)
 	best, score := "", 0
 	for _, c := range cues {
 		n := 0
@@ -51,6 +56,9 @@ func judge(r *reading) (scripted.Answer, error) {
 		return scripted.Answer{}, errors.New("the judgment request shows no page")
 	}
 	c, ok := classify(r.page)
+	if len(r.page.Nodes) == 0 {
+		c, ok = classifyText(r.pageText) // the page as plain text
+	}
 	if !ok {
 		return scripted.Answer{}, errors.New("the page's text fits no category")
 	}

@@ -120,13 +120,15 @@ func (p Page) apply(diff string) Page {
 				out.Nodes = append(out.Nodes, n)
 			}
 		case strings.HasPrefix(l, "~ "):
-			if n, ok := parseNode(l[2:]); ok {
-				if i := index(n.ID); i >= 0 {
-					out.Nodes[i] = n
+			id, rest, _ := strings.Cut(l[2:], " ")
+			if !strings.HasPrefix(rest, "= ") && !strings.HasPrefix(rest, "[") {
+				if n, ok := parseNode(l[2:]); ok { // renamed: the whole line
+					if i := index(n.ID); i >= 0 {
+						out.Nodes[i] = n
+					}
 				}
 				continue
 			}
-			id, rest, _ := strings.Cut(l[2:], " ")
 			if i := index(id); i >= 0 {
 				v, st, hasValue := valueStates(rest)
 				if hasValue {

@@ -14,6 +14,7 @@ type reading struct {
 	params   map[string]string
 	ledger   []schema.LedgerEntry
 	page     Page
+	pageText string // the page section as sent
 	hasPage  bool
 	question string
 	options  []string
@@ -34,7 +35,7 @@ func read(req scripted.Request) reading {
 func (r *reading) section(text string) {
 	full, changes, hasChanges := strings.Cut(text, schema.PromptChanges)
 	if body, ok := cutLine(full, schema.PromptPage); ok {
-		r.page, r.hasPage = parsePage(body), true
+		r.page, r.pageText, r.hasPage = parsePage(body), body, true
 		if hasChanges {
 			r.page = r.page.apply(strings.TrimSpace(changes))
 		}

@@ -9,9 +9,6 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// BrowserProtocol names the action surface the browser backend offers;
-// it is part of the browser environment's fingerprint.
-const BrowserProtocol = "rote-browser/1"
 
 // BrowserDispatcher runs steps as browser actions through an actuator on
 // the bus. A step's tool is an action kind; its args are url (navigate),
@@ -37,15 +34,9 @@ func OpenBrowserDispatcher(ctx context.Context, b *bus.Bus, runID, base string) 
 	return &BrowserDispatcher{session: s, base: u}, nil
 }
 
-// BrowserEnvironment is the environment of the browser backend on origin:
-// the action tools and their schemas, the origin, the action protocol.
-func BrowserEnvironment(origin string) schema.Environment {
-	return schema.Environment{Tools: schema.BrowserTools(), Identity: schema.Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
-}
-
 // Fingerprint is that of BrowserEnvironment for the base URL's origin.
 func (d *BrowserDispatcher) Fingerprint(context.Context) (string, error) {
-	return schema.Fingerprint(BrowserEnvironment(d.base.Scheme + "://" + d.base.Host))
+	return schema.Fingerprint(schema.BrowserEnvironment(d.base.Scheme + "://" + d.base.Host))
 }
 
 // Dispatch performs one action and observes the page it leaves.

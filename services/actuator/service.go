@@ -247,6 +247,14 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", "", err
 		}
 		rung = r
+		// Record what the target resolved to: its id, role, name and
+		// contract are what a playbook distilled from this run aims at.
+		resolved := *a.Target
+		resolved.ID, resolved.Role, resolved.Name = node.ID, node.Role, node.Name
+		if resolved.Contract == nil {
+			resolved.Contract = node.Contract
+		}
+		ev.Action.Target = &resolved
 		if err := checkContract(a.Target.Contract, node.Contract); err != nil {
 			return "", rung, err
 		}

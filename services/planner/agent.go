@@ -1,0 +1,309 @@
+package planner
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// Task is a task for the agent.
+type Task struct {
+	Suite    string // the frozen suite id, if it is one
+	Name     string
+	Text     string
+	Params   map[string]string
+	Secrets  []string        // parameter names the model never sees by value
+	Verify   []schema.Expect // the verify gate; without one no run succeeds
+	StartURL string
+	MaxSteps int // default 40
+}
+
+// StepLog is one agent step as it is reported.
+type StepLog struct {
+	N        int
+	Action   schema.Action // secrets as {{name}}
+	Result   string
+	Tokens   schema.TokenUsage
+	Duration time.Duration
+}
+
+// Result is how an agent run ended.
+type Result struct {
+	RunID    string
+	Outcome  schema.Outcome
+	Reason   *schema.Error
+	Answer   string // the done reason
+	Steps    []StepLog
+	Verify   []schema.Check
+	Usage    []schema.SourceUsage
+	Offline  bool // the scripted offline model answered
+	Duration time.Duration
+}
+
+// Agent plans step by step: settle, observe, decide, act, record; then the
+// verify gate decides the outcome.
+type Agent struct {
+	bus       *bus.Bus
+	llm       *LLM
+	secretKey []byte
+}
+
+// NewAgent returns an agent that asks llm and records on b; secret
+// parameters are recorded as digests keyed by secretKey.
+func NewAgent(b *bus.Bus, llm *LLM, secretKey []byte) *Agent {
+	return &Agent{bus: b, llm: llm, secretKey: secretKey}
+}
+
+// Options are per-run settings.
+type Options struct {
+	RunID    string
+	Progress func(StepLog)
+}
+
+// Run performs t in a new browser session. The error is for a run that
+// could not start (no actuator, a bad start URL, a bus that would not
+// record); everything after is in the result.
+func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
+	start, err := url.Parse(t.StartURL)
+	if err != nil || start.Scheme == "" || start.Host == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "start URL %q: want an absolute URL such as http://127.0.0.1:8080", t.StartURL)
+	}
+	if t.MaxSteps <= 0 {
+		t.MaxSteps = 40
+	}
+	runID := opt.RunID
+	if runID == "" {
+		runID = bus.NewID()
+	}
+	origin := start.Scheme + "://" + start.Host
+	fp, err := schema.Fingerprint(schema.BrowserEnvironment(origin))
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Fingerprint: fp,
+		Task: schema.TaskSpec{Suite: t.Suite, Name: t.Name, Text: t.Text, Params: a.recordedParams(t), Target: origin}}
+	if _, err := a.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: began}, RunSpec: spec}); err != nil {
+		return nil, err
+	}
+	s, err := a.bus.OpenBrowser(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: runID}, opt: opt,
+		ctx: NewContext(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
+	r.ctx.SetBrief(origin)
+	r.loop(ctx, start.String())
+	r.res.Duration = time.Since(began)
+	r.res.Usage = schema.Tally(r.calls)
+	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: r.res.Usage}
+	if _, err := a.bus.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+func (a *Agent) recordedParams(t Task) map[string]string {
+	out := make(map[string]string, len(t.Params))
+	red := schema.Redactor{Key: a.secretKey}
+	for k, v := range t.Params {
+		if slices.Contains(t.Secrets, k) {
+			v = red.Digest(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// agentTools are the browser tools without observe: the agent observes
+// before every decision anyway.
+func agentTools() []schema.ToolSpec {
+	return slices.DeleteFunc(schema.BrowserTools(), func(t schema.ToolSpec) bool { return t.Name == schema.ToolObserve })
+}
+
+// agentRun is one run in progress.
+type agentRun struct {
+	a     *Agent
+	t     Task
+	s     *bus.BrowserSession
+	ctx   *Context
+	opt   Options
+	res   *Result
+	calls []*schema.LLMCall
+}
+
+func (r *agentRun) end(outcome schema.Outcome, err error) {
+	r.res.Outcome, r.res.Reason = outcome, nil
+	if err != nil {
+		r.res.Reason = schema.AsError(err)
+	}
+}
+
+// loop opens the start page, then decides and acts until the model says
+// done or fail, or the step budget runs out.
+func (r *agentRun) loop(ctx context.Context, startURL string) {
+	if _, err := r.act(ctx, 0, schema.Action{Kind: schema.ActNavigate, URL: startURL}, schema.TokenUsage{}, time.Now()); err != nil {
+		r.end(schema.OutcomeFailed, err)
+		return
+	}
+	for n := 1; n <= r.t.MaxSteps; n++ {
+		began := time.Now()
+		stepID := "s" + strconv.Itoa(n)
+		obs, err := r.s.Observe(ctx, stepID, true, 0)
+		if err != nil {
+			r.end(schema.OutcomeFailed, err)
+			return
+		}
+		r.ctx.Observe(&obs.Observation)
+		action, usage, err := r.decide(ctx, stepID)
+		if err != nil {
+			r.end(schema.OutcomeFailed, err)
+			return
+		}
+		switch action.Kind {
+		case schema.ActDone:
+			r.res.Answer = action.Reason
+			r.log(StepLog{N: n, Action: action, Result: "done", Tokens: usage, Duration: time.Since(began)})
+			r.verify(ctx)
+			return
+		case schema.ActFail:
+			r.log(StepLog{N: n, Action: action, Result: "fail", Tokens: usage, Duration: time.Since(began)})
+			r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeToolError, "the agent gave up: %s", action.Reason))
+			return
+		}
+		if _, err := r.act(ctx, n, action, usage, began); err != nil {
+			r.end(schema.OutcomeFailed, err)
+			return
+		}
+	}
+	r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeInvalid, "no answer within %d steps", r.t.MaxSteps))
+}
+
+func (r *agentRun) log(l StepLog) {
+	r.res.Steps = append(r.res.Steps, l)
+	if r.opt.Progress != nil {
+		r.opt.Progress(l)
+	}
+}
+
+// decide asks the model for the next action. An answer outside the
+// closed action set, or with bad arguments, gets one retry with the
+// reason; a second is a typed error.
+func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, schema.TokenUsage, error) {
+	msgs, err := r.ctx.Messages()
+	if err != nil {
+		return schema.Action{}, schema.TokenUsage{}, err
+	}
+	var total schema.TokenUsage
+	for attempt := 1; ; attempt++ {
+		rep, err := r.a.llm.Complete(ctx, Call{RunID: r.res.RunID, StepID: stepID, Source: schema.SourcePlanner,
+			Messages: msgs, Tools: r.ctx.Tools(), MaxTokens: 512, CacheKey: r.ctx.CacheKey()})
+		if err != nil {
+			return schema.Action{}, total, err
+		}
+		r.calls = append(r.calls, rep.Event)
+		r.res.Offline = r.res.Offline || rep.Event.Offline
+		total = total.Plus(rep.Event.Usage)
+		action, err := parseAction(rep)
+		if err == nil {
+			return action, total, nil
+		}
+		if attempt == 2 {
+			return schema.Action{}, total, schema.Errorf(schema.CodeOutOfSet, "the model's answer is no valid action, twice: %v", err)
+		}
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+			Content: "Your answer was not a valid action (" + err.Error() + "). Answer with exactly one call of the given tools."})
+	}
+}
+
+func parseAction(rep *Reply) (schema.Action, error) {
+	if rep.ToolCall == nil {
+		return schema.Action{}, schema.Errorf(schema.CodeInvalid, "no tool call in %q", shorten(rep.Content, 120))
+	}
+	return schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments))
+}
+
+// act performs action (secrets filled in), records it in the ledger and
+// the step log. A refused action is not an error: the model sees the
+// refusal next turn.
+func (r *agentRun) act(ctx context.Context, n int, action schema.Action, usage schema.TokenUsage, began time.Time) (*schema.BrowserAction, error) {
+	real := action
+	real.Value = r.fillSecrets(action.Value)
+	ev, err := r.s.Act(ctx, "s"+strconv.Itoa(n), real)
+	if err != nil {
+		return nil, err
+	}
+	entry := schema.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
+	if t := ev.Action.Target; t != nil {
+		entry.Target, entry.Role, entry.Name = t.ID, t.Role, t.Name
+	}
+	if ev.Error != nil {
+		entry.Result = "refused: " + ev.Error.Error()
+	}
+	entry.Output = shorten(ev.Output, 400)
+	r.ctx.Record(entry)
+	r.log(StepLog{N: n, Action: action, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
+	return ev, nil
+}
+
+// fillSecrets replaces {{name}} of a secret parameter with its value.
+func (r *agentRun) fillSecrets(v string) string {
+	for _, k := range r.t.Secrets {
+		v = strings.ReplaceAll(v, "{{"+k+"}}", r.t.Params[k])
+	}
+	return v
+}
+
+// verify checks the verify gate on the page as it is now.
+func (r *agentRun) verify(ctx context.Context) {
+	if len(r.t.Verify) == 0 {
+		r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeUnverified, "the agent says done, but the task has no verify gate: nothing proves it (give --verify-text)"))
+		return
+	}
+	obs, err := r.s.Observe(ctx, "verify", true, 0)
+	if err != nil {
+		r.end(schema.OutcomeFailed, err)
+		return
+	}
+	w := obs.Observation.World()
+	for _, e := range r.t.Verify {
+		c, err := e.Evaluate(w)
+		if err != nil {
+			r.end(schema.OutcomeFailed, err)
+			return
+		}
+		r.res.Verify = append(r.res.Verify, c)
+	}
+	passed := schema.AllPassed(r.res.Verify)
+	ev := &schema.VerifyChecked{Meta: schema.Meta{ID: r.res.RunID + "-verify", Time: time.Now()}, RunID: r.res.RunID, Checks: r.res.Verify, Passed: passed}
+	if _, err := r.a.bus.Publish(ctx, ev); err != nil {
+		r.end(schema.OutcomeFailed, err)
+		return
+	}
+	if !passed {
+		for _, c := range r.res.Verify {
+			if !c.Passed {
+				r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeExpectFailed, "verify %s did not hold (%s)", c.Expect, c.Detail))
+				return
+			}
+		}
+	}
+	r.end(schema.OutcomeSuccess, nil)
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+

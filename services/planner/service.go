@@ -1,0 +1,80 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+const judgmentSystemPrompt = `You classify what a page shows into exactly one of a fixed set of options. Read the question and the page, and answer with one option exactly as it is written, and nothing else.`
+
+const slotSystemPrompt = `You read one value off a page. Read the question and the page, and answer with the value only, and nothing else.`
+
+// Service answers the playbook executor's model-backed steps over the
+// bus: slot values (rote.planner.slot) and judgments
+// (rote.planner.judgment), each one bounded model call tagged with its
+// source and recorded in the asking run. Scoped repair
+// (rote.planner.repair) is not served yet: the executor reports it
+// unavailable and falls back.
+type Service struct {
+	bus   *bus.Bus
+	llm   *LLM
+	ready chan struct{}
+}
+
+// NewService returns the planner service.
+func NewService(b *bus.Bus, llm *LLM) *Service { return &Service{bus: b, llm: llm, ready: make(chan struct{})} }
+
+// Ready is closed once the endpoints listen.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
+
+// Run serves until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	svc, err := s.bus.NewService("rote-planner", "0.1.0", "model-backed slot values and judgments")
+	if err != nil {
+		return err
+	}
+	defer svc.Stop()
+	for _, e := range []error{
+		bus.AddEndpoint(ctx, svc, "judgment", schema.SubjectJudgment, true, s.judgment),
+		bus.AddEndpoint(ctx, svc, "slot", schema.SubjectSlot, true, s.slot),
+	} {
+		if e != nil {
+			return fmt.Errorf("planner: %w", e)
+		}
+	}
+	close(s.ready)
+	<-ctx.Done()
+	return nil
+}
+
+func (s *Service) judgment(ctx context.Context, req *schema.JudgmentRequest) (*schema.ModelReply, error) {
+	if len(req.Options) == 0 {
+		return nil, schema.Errorf(schema.CodeInvalid, "judgment %s has no options", req.StepID)
+	}
+	user := schema.PromptQuestion + oneLine(req.Prompt) + "\n" + schema.PromptOptions + strings.Join(req.Options, " | ") + "\n\n" + schema.PromptPage + "\n" + req.Page
+	return s.ask(ctx, req.RunID, req.StepID, schema.SourceJudgment, judgmentSystemPrompt, user, req.MaxTokens)
+}
+
+func (s *Service) slot(ctx context.Context, req *schema.SlotRequest) (*schema.ModelReply, error) {
+	user := schema.PromptQuestion + oneLine(req.Prompt) + "\n\n" + schema.PromptPage + "\n" + req.Page
+	return s.ask(ctx, req.RunID, req.StepID, schema.SourceSlot, slotSystemPrompt, user, req.MaxTokens)
+}
+
+// ask makes one bounded call and returns its trimmed answer.
+func (s *Service) ask(ctx context.Context, runID, stepID string, source schema.Source, system, user string, maxTokens int) (*schema.ModelReply, error) {
+	if maxTokens <= 0 {
+		maxTokens = 64
+	}
+	rep, err := s.llm.Complete(ctx, Call{RunID: runID, StepID: stepID, Source: source, MaxTokens: maxTokens,
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, {Role: openai.ChatMessageRoleUser, Content: user}}})
+	if err != nil {
+		return nil, err
+	}
+	return &schema.ModelReply{Value: strings.TrimSpace(rep.Content), Usage: rep.Event.Usage}, nil
+}
