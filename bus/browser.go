@@ -25,6 +25,16 @@ func (b *Bus) OpenBrowser(ctx context.Context, runID string) (*BrowserSession, e
 	return &BrowserSession{bus: b, RunID: runID, Instance: rep.Instance, Browser: rep.Browser}, nil
 }
 
+// Adopt hands the session, as it is, to run to, on the instance that
+// holds it. The returned session is run to's; s is no longer usable.
+func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession, error) {
+	var rep schema.OpenSessionReply
+	if err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAdopt), &schema.AdoptSessionRequest{From: s.RunID, To: to}, &rep); err != nil {
+		return nil, err
+	}
+	return &BrowserSession{bus: s.bus, RunID: to, Instance: rep.Instance, Browser: rep.Browser}, nil
+}
+
 // Act performs one action. A refused or failed action is not an error
 // here: the returned event's Error says why. The error is for a request
 // that could not be made (no session, no actuator).

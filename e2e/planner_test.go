@@ -14,6 +14,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -167,3 +168,126 @@ func TestColdSuiteRuns(t *testing.T) {
 	}
 }
 
+
+// suiteTask is the planner task of a suite task on the portal at base.
+func suiteTask(task *suite.Task, rep int, base string) planner.Task {
+	params := task.Params(rep)
+	return planner.Task{Suite: task.ID, Name: task.Name, Text: task.Render(params), Params: params,
+		Secrets: task.Secrets, Verify: task.VerifyExpects(params), StartURL: base}
+}
+
+// controller is the control loop over the planes of b, with the offline
+// model answering agent steps, judgments and repairs.
+func controller(t testing.TB, b *bus.Bus) *planner.Controller {
+	t.Helper()
+	llm, _ := offlineModel(t, b, suite.Oracle())
+	plannerService(t, b, llm)
+	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
+	return planner.NewController(b, planner.NewAgent(b, llm, []byte("test-key")), func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
+		return ex.Replay(ctx, actuator.Replay{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
+			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) { return actuator.BrowserDispatcherOn(r.Session, r.Base) }})
+	})
+}
+
+// TestScopedRepairSavesANewVersion: B5 (the vendor form with "Company
+// name" renamed) replays version 1 of the vendor playbook; the renamed
+// field is repaired by one scoped model call, the replacement's expect
+// holds, the replay verifies, and the repair is saved as version 2, which
+// then replays with zero model calls.
+func TestScopedRepairSavesANewVersion(t *testing.T) {
+	b := planes(t)
+	c := controller(t, b)
+	task, err := suite.Lookup("B5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, site := portalSite(t, task.Variant)
+	p := examplePlaybook(t, "register-vendor")
+	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := b.PutPlaybook(testContext(t), p, "import", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Run(testContext(t), suiteTask(task, 0, base), &planner.Chosen{Playbook: p, Version: v1.Stored.Version}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := out.Replay
+	if out.Outcome != schema.OutcomeSuccess || out.Agent != nil || rep.Patched == nil || rep.Patched.Version != 2 {
+		t.Fatalf("outcome %s (%v), agent %v, patched %+v %s", out.Outcome, out.Reason, out.Agent != nil, rep.Patched, rep.PatchNote)
+	}
+	if err := task.Check(site.State(), task.Params(0), ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Steps {
+		if (s.StepID == "company") != s.Repaired || (s.StepID == "company") != (s.Tokens.Logical() > 0) {
+			t.Errorf("step %s: repaired %v, %d tokens", s.StepID, s.Repaired, s.Tokens.Logical())
+		}
+	}
+	if len(rep.Usage) != 1 || rep.Usage[0].Source != schema.SourceRepair || rep.Usage[0].Calls != 1 {
+		t.Fatalf("usage %+v, want one repair call", rep.Usage)
+	}
+	v2, err := b.GetPlaybook(testContext(t), p.Fingerprint, p.Name, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.Stored.Origin != "patch" || !strings.Contains(string(v2.Stored.Document), "Legal entity name") {
+		t.Fatalf("version 2: %s\n%s", v2.Stored.Origin, v2.Stored.Document)
+	}
+	patched, err := v2.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Reset()
+	out, err = c.Run(testContext(t), suiteTask(task, 1, base), &planner.Chosen{Playbook: patched, Version: 2}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Outcome != schema.OutcomeSuccess || len(out.Usage) != 0 || out.Replay.Patched != nil {
+		t.Fatalf("version 2 replay: %s (%v), usage %+v", out.Outcome, out.Reason, out.Usage)
+	}
+	if err := task.Check(site.State(), task.Params(1), ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnrepairableDriftFallsBack: with a dialog covering the form
+// (interstitial), the company step is obscured, which no one-step repair
+// may paper over; the replay falls back, reporting the steps that ran,
+// and the agent carries on in the same browser from the page as it is,
+// completes the form and verifies, registering the vendor exactly once.
+func TestUnrepairableDriftFallsBack(t *testing.T) {
+	b := planes(t)
+	c := controller(t, b)
+	task, err := suite.Lookup("B2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, site := portalSite(t, "interstitial")
+	out, err := c.Run(testContext(t), suiteTask(task, 2, base), &planner.Chosen{Playbook: examplePlaybook(t, "register-vendor")}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := out.Replay
+	if rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "company" || !errors.Is(rep.Reason, schema.ErrObscured) {
+		t.Fatalf("replay %s at %s: %v", rep.Outcome, rep.FailedStep, rep.Reason)
+	}
+	if !slices.Equal(rep.Completed, []string{"open-login", "username", "password", "sign-in", "open-form"}) {
+		t.Fatalf("completed %v", rep.Completed)
+	}
+	if out.Agent == nil || out.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("fallback: %+v", out)
+	}
+	if err := task.Check(site.State(), task.Params(2), ""); err != nil {
+		t.Fatal(err)
+	}
+	if site.State().Logins != 1 {
+		t.Fatalf("the agent signed in again (%d logins): it did not carry on in the replay's session", site.State().Logins)
+	}
+	_, fin := runLog(t, b, out.Agent.RunID)
+	if fin == nil || fin.Parent != rep.RunID || fin.Mode != schema.ModeAgent {
+		t.Fatalf("the fallback run does not continue the replay: %+v", fin)
+	}
+}

@@ -138,11 +138,11 @@ func TestReplayUnderDrift(t *testing.T) {
 		{"remount", "", nil},
 		{"field-order", "", nil},
 		{"moved-button", "", nil},
-		{"label-rename", "open-form", schema.ErrExpectFailed}, // its expect sees the field is gone
+		{"label-rename", "company", schema.ErrRepairUnavailable}, // renamed: a repair would be asked for, and no planner runs
 		{"interstitial", "company", schema.ErrObscured},
 		{"textarea", "street", schema.ErrContractChanged},
 		{"submit-elsewhere", "register", schema.ErrContractChanged},
-		{"offboarding", "register", schema.ErrNotFound},
+		{"offboarding", "open-form", schema.ErrExpectFailed}, // the form says "Offboard a vendor": stopped before any field
 	}
 	for _, c := range cases {
 		t.Run(c.variant, func(t *testing.T) {

@@ -42,6 +42,9 @@ type Observation struct {
 // World returns the observation as the state expect assertions check.
 func (o *Observation) World() World {
 	w := World{Page: true, URL: o.URL, Text: o.Text, Nodes: make([]WorldNode, 0, len(o.Nodes))}
+	if o.Kind == ObservationFull {
+		w.Render = o.Render
+	}
 	for _, n := range o.Nodes {
 		w.Nodes = append(w.Nodes, WorldNode{ID: n.ID, Role: n.Role, Name: n.Name, Value: n.Value})
 	}

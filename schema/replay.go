@@ -9,6 +9,9 @@ type StepReport struct {
 	Duration time.Duration `msgpack:"duration" json:"duration"`
 	Tokens   TokenUsage    `msgpack:"tokens" json:"tokens"` // zero for deterministic steps
 	Error    *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
+	// Repaired says the step failed and a scoped repair's replacement
+	// ran in its place and passed its expect.
+	Repaired bool `msgpack:"repaired,omitempty" json:"repaired,omitempty"`
 }
 
 // ReplayResult is the outcome of replaying a playbook. Completed lists,
@@ -25,6 +28,10 @@ type ReplayResult struct {
 	Verify     []Check       `msgpack:"verify,omitempty" json:"verify,omitempty"`
 	Usage      []SourceUsage `msgpack:"usage,omitempty" json:"usage,omitempty"`
 	Duration   time.Duration `msgpack:"duration" json:"duration"`
+	// Patched is the new version a verified replay saved its repairs as;
+	// PatchNote says why repairs were not saved, when they were not.
+	Patched   *PlaybookRef `msgpack:"patched,omitempty" json:"patched,omitempty"`
+	PatchNote string       `msgpack:"patch_note,omitempty" json:"patch_note,omitempty"`
 }
 
 // StoredPlaybook is one version of a playbook in ROTE_PLAYBOOKS.

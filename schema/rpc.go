@@ -24,7 +24,15 @@ const (
 	EndpointAct     = "act"
 	EndpointObserve = "observe"
 	EndpointClose   = "close"
+	EndpointAdopt   = "adopt"
 )
+
+// AdoptSessionRequest hands run From's session, page and cookies as they
+// are, to run To: an agent run that continues where a replay stopped.
+type AdoptSessionRequest struct {
+	From string `msgpack:"from"`
+	To   string `msgpack:"to"`
+}
 
 // BrowserRef locates a page: the browser's DevTools WebSocket and the
 // page target in it.

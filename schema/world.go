@@ -23,6 +23,7 @@ type World struct {
 	URL      string      // the page URL
 	Nodes    []WorldNode // visible nodes of the page
 	Text     string      // visible page text, or a tool result's text content
+	Render   string      // the whole distilled page as a model reads it, when observed whole
 	Output   RawJSON     // structured output: a tool result, an extracted value
 	ExitCode *int        // a process's exit code, when the tool ran one
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-
 // BrowserDispatcher runs steps as browser actions through an actuator on
 // the bus. A step's tool is an action kind; its args are url (navigate),
 // value (fill, select), key (press), checked (check) and reason (done,
@@ -17,21 +16,41 @@ import (
 type BrowserDispatcher struct {
 	session *bus.BrowserSession
 	base    *url.URL
+	owned   bool // Close ends the session
 }
 
 // OpenBrowserDispatcher claims a browser session for runID. base is the
 // site the playbook runs on: relative navigations resolve against it, and
 // its origin is the environment's identity.
 func OpenBrowserDispatcher(ctx context.Context, b *bus.Bus, runID, base string) (*BrowserDispatcher, error) {
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, schema.Errorf(schema.CodeInvalid, "base URL %q: want an absolute URL such as http://127.0.0.1:8080", base)
+	u, err := parseBase(base)
+	if err != nil {
+		return nil, err
 	}
 	s, err := b.OpenBrowser(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
+	return &BrowserDispatcher{session: s, base: u, owned: true}, nil
+}
+
+// BrowserDispatcherOn dispatches on a session its caller opened and keeps:
+// Close leaves it open, so that an agent can carry on where a replay
+// stopped.
+func BrowserDispatcherOn(s *bus.BrowserSession, base string) (*BrowserDispatcher, error) {
+	u, err := parseBase(base)
+	if err != nil {
+		return nil, err
+	}
 	return &BrowserDispatcher{session: s, base: u}, nil
+}
+
+func parseBase(base string) (*url.URL, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "base URL %q: want an absolute URL such as http://127.0.0.1:8080", base)
+	}
+	return u, nil
 }
 
 // Fingerprint is that of BrowserEnvironment for the base URL's origin.
@@ -73,18 +92,28 @@ func (d *BrowserDispatcher) Dispatch(ctx context.Context, stepID, tool string, a
 	return w, nil
 }
 
-// World observes the page as it is.
+// World observes the page as it is, whole: a slot, judgment or repair
+// prompt shows it.
 func (d *BrowserDispatcher) World(ctx context.Context) (schema.World, error) {
-	return d.observe(ctx, "")
+	return d.observeAs(ctx, "", false)
 }
 
 func (d *BrowserDispatcher) observe(ctx context.Context, stepID string) (schema.World, error) {
-	rep, err := d.session.Observe(ctx, stepID, true, 0)
+	return d.observeAs(ctx, stepID, true)
+}
+
+func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff bool) (schema.World, error) {
+	rep, err := d.session.Observe(ctx, stepID, diff, 0)
 	if err != nil {
 		return schema.World{}, err
 	}
 	return rep.Observation.World(), nil
 }
 
-// Close ends the browser session.
-func (d *BrowserDispatcher) Close(ctx context.Context) error { return d.session.Close(ctx) }
+// Close ends the browser session, unless the caller owns it.
+func (d *BrowserDispatcher) Close(ctx context.Context) error {
+	if !d.owned {
+		return nil
+	}
+	return d.session.Close(ctx)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -127,8 +128,15 @@ type replay struct {
 	bindings schema.Bindings
 	runID    string
 	res      *schema.ReplayResult
-	calls    []*schema.LLMCall // the model calls of slot and judgment steps
+	calls    []*schema.LLMCall // the model calls of slot, judgment and repair steps
 	checks   int
+	patches  []patch // repairs that held, to save once the replay verifies
+}
+
+// patch is a step replaced by a scoped repair.
+type patch struct {
+	step   schema.Step
+	reason string
 }
 
 // recordedParams are the parameters as the run records them: secret
@@ -196,8 +204,10 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 				break
 			}
 		}
-		if err != nil && s.OnFail.Policy == schema.FailRepair {
-			err = x.repair(ctx, s, err)
+		if err != nil && s.OnFail.Policy == schema.FailRepair && repairable(err) {
+			var usage schema.TokenUsage
+			usage, err = x.repair(ctx, s, err, report.Attempts)
+			report.Tokens, report.Repaired = usage, err == nil
 		}
 	}
 	report.Duration = time.Since(start)
@@ -205,6 +215,13 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 		report.Error = schema.AsError(err)
 	}
 	return report, err
+}
+
+// repairable failures are a step that no longer fits the page: its target
+// is gone or its expect does not hold. A changed contract or a covered
+// control is not: replacing the step could change what it does.
+func repairable(err error) bool {
+	return errors.Is(err, schema.ErrNotFound) || errors.Is(err, schema.ErrAmbiguous) || errors.Is(err, schema.ErrExpectFailed)
 }
 
 // retryable failures may pass on another try once the page settles; the
@@ -298,9 +315,9 @@ func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUs
 		if limit == 0 {
 			limit = schema.DefaultJudgeLimit
 		}
-		err = x.e.bus.Call(ctx, schema.SubjectJudgment, &schema.JudgmentRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, Options: s.Options, MaxTokens: limit, Page: w.Text}, &rep)
+		err = x.e.bus.Call(ctx, schema.SubjectJudgment, &schema.JudgmentRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, Options: s.Options, MaxTokens: limit, Page: pageText(w)}, &rep)
 	} else {
-		err = x.e.bus.Call(ctx, schema.SubjectSlot, &schema.SlotRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, MaxTokens: s.MaxTokens, Page: w.Text}, &rep)
+		err = x.e.bus.Call(ctx, schema.SubjectSlot, &schema.SlotRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, MaxTokens: s.MaxTokens, Page: pageText(w)}, &rep)
 	}
 	if errors.Is(err, bus.ErrNoService) {
 		return schema.TokenUsage{}, schema.Errorf(schema.CodeUnavailable, "step %s needs the planner (%s) and none answered", s.ID, source)
@@ -319,26 +336,100 @@ func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUs
 	return rep.Usage, nil
 }
 
-// repair asks the planner for a scoped repair of a failed step. Until a
-// planner answers repair requests, it is unavailable and the replay falls
-// back.
-func (x *replay) repair(ctx context.Context, s *schema.Step, failure error) error {
+// pageText is the page as a model reads it: the whole distilled page when
+// there is one, else the visible text or the tool result.
+func pageText(w schema.World) string {
+	if w.Render != "" {
+		return w.Render
+	}
+	return w.Text
+}
+
+// repair asks the planner for one replacement of a failed step, runs it
+// in the step's place and checks its expect. A replacement that holds is
+// kept, to be saved as a new playbook version if the replay verifies;
+// otherwise the replay falls back.
+func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, attempt int) (schema.TokenUsage, error) {
 	w, err := x.d.World(ctx)
 	if err != nil {
-		return err
+		return schema.TokenUsage{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, x.e.cfg.PlannerTimeout)
+	cctx, cancel := context.WithTimeout(ctx, x.e.cfg.PlannerTimeout)
 	defer cancel()
 	var rep schema.RepairReply
-	req := &schema.RepairRequest{RunID: x.runID, Playbook: x.res.Playbook, Intent: x.r.Playbook.Intent, Step: *s, Failure: *schema.AsError(failure), Page: w.Text}
-	err = x.e.bus.Call(ctx, schema.SubjectRepair, req, &rep)
+	req := &schema.RepairRequest{RunID: x.runID, Playbook: x.res.Playbook, Intent: x.r.Playbook.Intent, Step: *s, Failure: *schema.AsError(failure), Page: pageText(w)}
+	err = x.e.bus.Call(cctx, schema.SubjectRepair, req, &rep)
 	if errors.Is(err, bus.ErrNoService) {
-		return schema.Errorf(schema.CodeRepairUnavailable, "step %s failed (%v) and no planner answered the repair request", s.ID, failure)
+		return schema.TokenUsage{}, schema.Errorf(schema.CodeRepairUnavailable, "step %s failed (%v) and no planner answered the repair request", s.ID, failure)
 	}
+	if err != nil {
+		return schema.TokenUsage{}, fmt.Errorf("step %s failed (%v); repair: %w", s.ID, failure, err)
+	}
+	x.calls = append(x.calls, &schema.LLMCall{Source: schema.SourceRepair, Usage: rep.Usage})
+	fixed := rep.Step
+	fixed.ID, fixed.Needs, fixed.Kind = s.ID, s.Needs, schema.StepDeterministic
+	if _, err := x.patched([]patch{{step: fixed}}); err != nil {
+		return rep.Usage, fmt.Errorf("step %s: the repair proposes an invalid step: %w", s.ID, err)
+	}
+	if err := x.deterministic(ctx, &fixed, attempt+1); err != nil {
+		return rep.Usage, fmt.Errorf("step %s failed (%v) and its repair did not hold: %w", s.ID, failure, err)
+	}
+	x.patches = append(x.patches, patch{step: fixed, reason: schema.AsError(failure).Error()})
+	return rep.Usage, nil
+}
+
+// patched returns a copy of the playbook with patches applied.
+func (x *replay) patched(patches []patch) (*schema.Playbook, error) {
+	doc, err := schema.EncodePlaybook(x.r.Playbook)
+	if err != nil {
+		return nil, err
+	}
+	p, err := schema.DecodePlaybook(doc)
+	if err != nil {
+		return nil, err
+	}
+	for _, pt := range patches {
+		for i := range p.Steps {
+			if p.Steps[i].ID == pt.step.ID {
+				p.Steps[i] = pt.step
+			}
+		}
+	}
+	return p, p.Validate()
+}
+
+// savePatches stores a verified replay's repairs as the playbook's next
+// version and records playbook.patched.v1. A playbook replayed from a
+// file, or not bound to an environment, is repaired for this run only.
+func (x *replay) savePatches(ctx context.Context) error {
+	if len(x.patches) == 0 {
+		return nil
+	}
+	if x.r.Version == 0 || x.r.Playbook.Fingerprint == "" {
+		x.res.PatchNote = "repaired for this run only: the playbook was not replayed from the store as a bound version"
+		return nil
+	}
+	p, err := x.patched(x.patches)
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("step %s: repair proposals are not applied yet (issue 6): %w", s.ID, schema.AsError(failure))
+	var ids, reasons []string
+	for _, pt := range x.patches {
+		ids, reasons = append(ids, pt.step.ID), append(reasons, pt.step.ID+": "+pt.reason)
+	}
+	note := fmt.Sprintf("scoped repair of %s in run %s", strings.Join(ids, ", "), x.runID)
+	entry, err := x.e.bus.PutPlaybook(ctx, p, "patch", note)
+	if err != nil {
+		return err
+	}
+	ev := &schema.PlaybookPatched{Meta: schema.Meta{ID: x.runID + "-patched", Time: time.Now()}, RunID: x.runID, Name: p.Name,
+		Fingerprint: p.Fingerprint, FromVersion: x.r.Version, Version: entry.Stored.Version, StepID: strings.Join(ids, ","),
+		Reason: strings.Join(reasons, "; "), Document: entry.Stored.Document}
+	if _, err := x.e.bus.Publish(ctx, ev); err != nil {
+		return err
+	}
+	x.res.Patched = &schema.PlaybookRef{Name: p.Name, Version: entry.Stored.Version}
+	return nil
 }
 
 // verify checks the verify gate on the world as it is now. Every
@@ -379,4 +470,7 @@ func (x *replay) verify(ctx context.Context) {
 		return
 	}
 	x.res.Outcome = schema.OutcomeSuccess
+	if err := x.savePatches(ctx); err != nil {
+		x.res.PatchNote = "the repairs held but were not saved: " + err.Error()
+	}
 }

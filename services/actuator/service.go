@@ -80,6 +80,7 @@ func (s *Service) Run(ctx context.Context) error {
 		bus.AddEndpoint(ctx, svc, "act", schema.ActuatorSubject(inst, schema.EndpointAct), false, s.act),
 		bus.AddEndpoint(ctx, svc, "observe", schema.ActuatorSubject(inst, schema.EndpointObserve), false, s.observe),
 		bus.AddEndpoint(ctx, svc, "close", schema.ActuatorSubject(inst, schema.EndpointClose), false, s.closeSession),
+		bus.AddEndpoint(ctx, svc, "adopt", schema.ActuatorSubject(inst, schema.EndpointAdopt), false, s.adopt),
 	} {
 		if e != nil {
 			return fmt.Errorf("actuator: %w", e)
@@ -111,6 +112,29 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 		return nil, err
 	}
 	s.sessions[req.RunID] = sess
+	return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
+}
+
+// adopt re-keys run From's session to run To: the page, its history and
+// its cookies carry on under the new run.
+func (s *Service) adopt(_ context.Context, req *schema.AdoptSessionRequest) (*schema.OpenSessionReply, error) {
+	if err := schema.ValidateRunID(req.To); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(req.From)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, taken := s.sessions[req.To]; taken {
+		return nil, schema.Errorf(schema.CodeInvalid, "run %s already has a session", req.To)
+	}
+	sess.mu.Lock()
+	sess.runID, sess.seq = req.To, 0 // the new run numbers its events from the start
+	sess.mu.Unlock()
+	delete(s.sessions, req.From)
+	s.sessions[req.To] = sess
 	return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
 }
 

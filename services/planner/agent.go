@@ -64,49 +64,82 @@ func NewAgent(b *bus.Bus, llm *LLM, secretKey []byte) *Agent {
 
 // Options are per-run settings.
 type Options struct {
-	RunID    string
+	RunID    string // default a new id
+	Parent   string // the run this one continues
+	Ledger   []schema.LedgerEntry // steps that already ran, for Continue
 	Progress func(StepLog)
 }
 
-// Run performs t in a new browser session. The error is for a run that
-// could not start (no actuator, a bad start URL, a bus that would not
-// record); everything after is in the result.
+// Run performs t in a new browser session, from its start URL. The error
+// is for a run that could not start (no actuator, a bad start URL, a bus
+// that would not record); everything after is in the result.
 func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
-	start, err := url.Parse(t.StartURL)
-	if err != nil || start.Scheme == "" || start.Host == "" {
-		return nil, schema.Errorf(schema.CodeInvalid, "start URL %q: want an absolute URL such as http://127.0.0.1:8080", t.StartURL)
+	if opt.RunID == "" {
+		opt.RunID = bus.NewID()
 	}
-	if t.MaxSteps <= 0 {
-		t.MaxSteps = 40
-	}
-	runID := opt.RunID
-	if runID == "" {
-		runID = bus.NewID()
-	}
-	origin := start.Scheme + "://" + start.Host
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(origin))
-	if err != nil {
+	if _, err := origin(t.StartURL); err != nil {
 		return nil, err
 	}
-	began := time.Now()
-	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Fingerprint: fp,
-		Task: schema.TaskSpec{Suite: t.Suite, Name: t.Name, Text: t.Text, Params: a.recordedParams(t), Target: origin}}
-	if _, err := a.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: began}, RunSpec: spec}); err != nil {
-		return nil, err
-	}
-	s, err := a.bus.OpenBrowser(ctx, runID)
+	s, err := a.bus.OpenBrowser(ctx, opt.RunID)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
-	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: runID}, opt: opt,
+	return a.run(ctx, t, s, opt, true)
+}
+
+// Continue performs t in session s as it is, as run opt.RunID whose
+// parent is opt.Parent: the agent carries on where a replay stopped,
+// knowing from opt.Ledger which steps already ran.
+func (a *Agent) Continue(ctx context.Context, t Task, s *bus.BrowserSession, opt Options) (*Result, error) {
+	return a.run(ctx, t, s, opt, false)
+}
+
+func origin(start string) (string, error) {
+	u, err := url.Parse(start)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", schema.Errorf(schema.CodeInvalid, "start URL %q: want an absolute URL such as http://127.0.0.1:8080", start)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Options, navigate bool) (*Result, error) {
+	site, err := origin(t.StartURL)
+	if err != nil {
+		return nil, err
+	}
+	if t.MaxSteps <= 0 {
+		t.MaxSteps = 40
+	}
+	fp, err := schema.Fingerprint(schema.BrowserEnvironment(site))
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	spec := schema.RunSpec{RunID: s.RunID, Mode: schema.ModeAgent, Fingerprint: fp, Parent: opt.Parent,
+		Task: schema.TaskSpec{Suite: t.Suite, Name: t.Name, Text: t.Text, Params: a.recordedParams(t), Target: site}}
+	if _, err := a.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: s.RunID + "-started", Time: began}, RunSpec: spec}); err != nil {
+		return nil, err
+	}
+	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
 		ctx: NewContext(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
-	r.ctx.SetBrief(origin)
-	r.loop(ctx, start.String())
+	r.ctx.SetBrief(site)
+	for _, e := range opt.Ledger {
+		r.ctx.Record(e)
+		r.step = max(r.step, e.Step)
+	}
+	if navigate {
+		if _, err := r.act(ctx, schema.Action{Kind: schema.ActNavigate, URL: t.StartURL}, schema.TokenUsage{}, time.Now()); err != nil {
+			r.end(schema.OutcomeFailed, err)
+		}
+	}
+	if r.res.Outcome == "" {
+		r.loop(ctx)
+	}
 	r.res.Duration = time.Since(began)
 	r.res.Usage = schema.Tally(r.calls)
 	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: r.res.Usage}
-	if _, err := a.bus.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
+	if _, err := a.bus.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}
 	return r.res, nil
@@ -139,6 +172,7 @@ type agentRun struct {
 	opt   Options
 	res   *Result
 	calls []*schema.LLMCall
+	step  int // the last step number
 }
 
 func (r *agentRun) end(outcome schema.Outcome, err error) {
@@ -148,15 +182,13 @@ func (r *agentRun) end(outcome schema.Outcome, err error) {
 	}
 }
 
-// loop opens the start page, then decides and acts until the model says
-// done or fail, or the step budget runs out.
-func (r *agentRun) loop(ctx context.Context, startURL string) {
-	if _, err := r.act(ctx, 0, schema.Action{Kind: schema.ActNavigate, URL: startURL}, schema.TokenUsage{}, time.Now()); err != nil {
-		r.end(schema.OutcomeFailed, err)
-		return
-	}
-	for n := 1; n <= r.t.MaxSteps; n++ {
+// loop decides and acts until the model says done or fail, or the step
+// budget runs out.
+func (r *agentRun) loop(ctx context.Context) {
+	for range r.t.MaxSteps {
 		began := time.Now()
+		r.step++
+		n := r.step
 		stepID := "s" + strconv.Itoa(n)
 		obs, err := r.s.Observe(ctx, stepID, true, 0)
 		if err != nil {
@@ -180,7 +212,7 @@ func (r *agentRun) loop(ctx context.Context, startURL string) {
 			r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeToolError, "the agent gave up: %s", action.Reason))
 			return
 		}
-		if _, err := r.act(ctx, n, action, usage, began); err != nil {
+		if _, err := r.act(ctx, action, usage, began); err != nil {
 			r.end(schema.OutcomeFailed, err)
 			return
 		}
@@ -235,7 +267,8 @@ func parseAction(rep *Reply) (schema.Action, error) {
 // act performs action (secrets filled in), records it in the ledger and
 // the step log. A refused action is not an error: the model sees the
 // refusal next turn.
-func (r *agentRun) act(ctx context.Context, n int, action schema.Action, usage schema.TokenUsage, began time.Time) (*schema.BrowserAction, error) {
+func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.TokenUsage, began time.Time) (*schema.BrowserAction, error) {
+	n := r.step
 	real := action
 	real.Value = r.fillSecrets(action.Value)
 	ev, err := r.s.Act(ctx, "s"+strconv.Itoa(n), real)

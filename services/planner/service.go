@@ -16,11 +16,9 @@ const judgmentSystemPrompt = `You classify what a page shows into exactly one of
 const slotSystemPrompt = `You read one value off a page. Read the question and the page, and answer with the value only, and nothing else.`
 
 // Service answers the playbook executor's model-backed steps over the
-// bus: slot values (rote.planner.slot) and judgments
-// (rote.planner.judgment), each one bounded model call tagged with its
-// source and recorded in the asking run. Scoped repair
-// (rote.planner.repair) is not served yet: the executor reports it
-// unavailable and falls back.
+// bus: slot values (rote.planner.slot), judgments (rote.planner.judgment)
+// and scoped repairs (rote.planner.repair), each one bounded model call
+// tagged with its source and recorded in the asking run.
 type Service struct {
 	bus   *bus.Bus
 	llm   *LLM
@@ -35,7 +33,7 @@ func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run serves until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	svc, err := s.bus.NewService("rote-planner", "0.1.0", "model-backed slot values and judgments")
+	svc, err := s.bus.NewService("rote-planner", "0.1.0", "model-backed slot values, judgments and scoped repairs")
 	if err != nil {
 		return err
 	}
@@ -43,6 +41,7 @@ func (s *Service) Run(ctx context.Context) error {
 	for _, e := range []error{
 		bus.AddEndpoint(ctx, svc, "judgment", schema.SubjectJudgment, true, s.judgment),
 		bus.AddEndpoint(ctx, svc, "slot", schema.SubjectSlot, true, s.slot),
+		bus.AddEndpoint(ctx, svc, "repair", schema.SubjectRepair, true, s.repair),
 	} {
 		if e != nil {
 			return fmt.Errorf("planner: %w", e)
