@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
@@ -289,5 +293,153 @@ func TestUnrepairableDriftFallsBack(t *testing.T) {
 	_, fin := runLog(t, b, out.Agent.RunID)
 	if fin == nil || fin.Parent != rep.RunID || fin.Mode != schema.ModeAgent {
 		t.Fatalf("the fallback run does not continue the replay: %+v", fin)
+	}
+}
+
+// recorder wraps an oracle and keeps every request it is asked.
+type recorder struct {
+	mu   sync.Mutex
+	next scripted.Oracle
+	reqs []scripted.Request
+}
+
+func (r *recorder) Answer(req scripted.Request) (scripted.Answer, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return r.next.Answer(req)
+}
+
+func (r *recorder) take() []scripted.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.reqs
+	r.reqs = nil
+	return out
+}
+
+var volatile = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|127\.0\.0\.1`)
+
+// TestPrefixHoldsNothingVolatile runs B1 twice: every request of both runs
+// opens with the same system prompt and task message, byte for byte, and
+// the same cache key; neither run id, no time and no address is in them;
+// and later calls of a run read their prefix from the prompt cache.
+func TestPrefixHoldsNothingVolatile(t *testing.T) {
+	b := planes(t)
+	rec := &recorder{next: suite.Oracle()}
+	llm, _ := offlineModel(t, b, rec)
+	agent := planner.NewAgent(b, llm, []byte("test-key"))
+	task, _ := suite.Lookup("B1")
+	var runs []string
+	var first []scripted.Message
+	for range 2 {
+		base, _ := portalSite(t, "")
+		res, err := agent.Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
+		if err != nil || res.Outcome != schema.OutcomeSuccess {
+			t.Fatalf("%v %+v", err, res)
+		}
+		runs = append(runs, res.RunID)
+		for _, req := range rec.take() {
+			if first == nil {
+				first = req.Messages[:2]
+			}
+			if !slices.Equal(req.Messages[:2], first) {
+				t.Fatalf("the prefix changed:\n%q\nthen\n%q", first, req.Messages[:2])
+			}
+		}
+		calls, _ := runLog(t, b, res.RunID)
+		if !slices.ContainsFunc(calls[1:], func(c *schema.LLMCall) bool { return c.Usage.CacheRead > 0 }) {
+			t.Errorf("no later call of run %s read the cache: %+v", res.RunID, calls)
+		}
+		for _, c := range calls {
+			if c.CacheKey != calls[0].CacheKey {
+				t.Fatalf("cache keys %s and %s in one task", calls[0].CacheKey, c.CacheKey)
+			}
+		}
+	}
+	for _, m := range first {
+		for _, id := range runs {
+			if strings.Contains(m.Content, id) {
+				t.Fatalf("run id %s in the prefix", id)
+			}
+		}
+		if v := volatile.FindString(m.Content); v != "" {
+			t.Fatalf("volatile %q in the prefix:\n%s", v, m.Content)
+		}
+	}
+}
+
+// TestContextGrowsByTheLedgerLine runs B2 (17 steps, three form pages) and
+// counts each request's tokens: every request carries one page and at
+// most one diff; from one step to the next on the same page the context
+// grows by the new ledger line and the diff, never by the page again.
+func TestContextGrowsByTheLedgerLine(t *testing.T) {
+	b := planes(t)
+	rec := &recorder{next: suite.Oracle()}
+	llm, _ := offlineModel(t, b, rec)
+	task, _ := suite.Lookup("B2")
+	base, _ := portalSite(t, "")
+	res, err := planner.NewAgent(b, llm, []byte("test-key")).Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
+	if err != nil || res.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("%v %+v", err, res)
+	}
+	codec, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(s string) int { n, _ := codec.Count(s); return n }
+	type size struct{ total, ledger, page, diff int }
+	var sizes []size
+	var pages []string
+	everything := 0 // what keeping every observation would cost
+	for i, req := range rec.take() {
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content)
+		}
+		text := all.String()
+		if strings.Count(text, schema.PromptPage+"\n") != 1 || strings.Count(text, schema.PromptChanges) > 1 {
+			t.Fatalf("request %d carries %d pages and %d diffs", i, strings.Count(text, schema.PromptPage+"\n"), strings.Count(text, schema.PromptChanges))
+		}
+		tail := req.Messages[len(req.Messages)-1].Content
+		page, diff, _ := strings.Cut(tail, schema.PromptChanges)
+		s := size{total: count(text), ledger: count(req.Messages[2].Content), page: count(page), diff: count(diff)}
+		everything += s.page + s.diff
+		if i > 0 && page == pages[i-1] {
+			prev := sizes[i-1]
+			grew, line := s.total-prev.total, s.ledger-prev.ledger
+			if line <= 0 || grew > line+s.diff+4 || grew >= s.page/2 {
+				t.Errorf("step %d on the same page grew %d tokens: ledger line %d, diff %d, page %d", i+1, grew, line, s.diff, s.page)
+			}
+		}
+		sizes, pages = append(sizes, s), append(pages, page)
+		t.Logf("call %2d: %5d tokens (ledger %4d, page %4d, diff %3d)", i+1, s.total, s.ledger, s.page, s.diff)
+	}
+	last := sizes[len(sizes)-1]
+	if keep := last.total - last.page - last.diff + everything; last.total*2 > keep {
+		t.Errorf("the last context is %d tokens; keeping every observation would be %d", last.total, keep)
+	}
+}
+
+// TestInvalidActionTwiceFails: a model that answers with no valid action
+// gets one retry, with the reason; a second invalid answer fails the run,
+// typed, and both calls are recorded with their usage.
+func TestInvalidActionTwiceFails(t *testing.T) {
+	b := planes(t)
+	llm, _ := offlineModel(t, b, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
+		return scripted.Answer{Call: &scripted.Call{Name: "teleport", Arguments: `{}`}}, nil
+	}))
+	task, _ := suite.Lookup("B1")
+	base, _ := portalSite(t, "")
+	res, err := planner.NewAgent(b, llm, []byte("test-key")).Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != schema.OutcomeFailed || !errors.Is(res.Reason, schema.ErrOutOfSet) {
+		t.Fatalf("outcome %s: %v", res.Outcome, res.Reason)
+	}
+	calls, fin := runLog(t, b, res.RunID)
+	if len(calls) != 2 || fin.Outcome != schema.OutcomeFailed || len(fin.Usage) != 1 || fin.Usage[0].Calls != 2 {
+		t.Fatalf("%d calls recorded, finished %+v", len(calls), fin)
 	}
 }

@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/planner"
+)
+
+func echoOracle() scripted.Oracle {
+	return scripted.OracleFunc(func(r scripted.Request) (scripted.Answer, error) {
+		return scripted.Answer{Call: &scripted.Call{Name: "done", Arguments: `{"reason":"ok"}`}}, nil
+	})
+}
+
+// longPrompt is a conversation of well over 1,024 tokens.
+func longPrompt(tail string) []openai.ChatCompletionMessage {
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: strings.Repeat("You operate a browser; answer with one tool call. ", 120)},
+		{Role: openai.ChatMessageRoleUser, Content: tail},
+	}
+}
+
+// TestLLMOverHTTP: go-openai talks to the offline model over real HTTP;
+// the usage it reports is split into uncached, cache-read, cache-write and
+// output tokens by the providers' rules (nothing below 1,024 tokens,
+// 128-token steps, per cache key), and every call is recorded as an
+// llm.call.v1 marked offline.
+func TestLLMOverHTTP(t *testing.T) {
+	b := bustest.Start(t)
+	llm, _ := offlineModel(t, b, echoOracle())
+	ctx := testContext(t)
+	call := func(key, tail string) schema.TokenUsage {
+		rep, err := llm.Complete(ctx, planner.Call{RunID: "run-llm", StepID: "s1", Source: schema.SourcePlanner, Messages: longPrompt(tail), CacheKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ToolCall == nil || rep.ToolCall.Name != "done" || !rep.Event.Offline {
+			t.Fatalf("reply %+v", rep)
+		}
+		return rep.Event.Usage
+	}
+	first := call("k1", "page one")
+	if first.CacheRead != 0 || first.CacheWrite < scripted.MinCachedTokens || first.CacheWrite%scripted.CacheStep != 0 || first.Output == 0 {
+		t.Fatalf("first call %+v: want a cache write of the cacheable prefix, no read", first)
+	}
+	second := call("k1", "page two, which differs")
+	if second.CacheRead < scripted.MinCachedTokens || second.CacheRead > first.CacheWrite {
+		t.Fatalf("second call %+v: want the shared prefix read from the cache", second)
+	}
+	prompt := func(u schema.TokenUsage) int64 { return u.Uncached + u.CacheRead + u.CacheWrite }
+	if prompt(second) < prompt(first) {
+		t.Fatalf("prompt tokens %d then %d", prompt(first), prompt(second))
+	}
+	if other := call("k2", "page two, which differs"); other.CacheRead != 0 {
+		t.Fatalf("another cache key read %d cached tokens", other.CacheRead)
+	}
+	if short := call("k3", ""); short.CacheRead != 0 {
+		t.Fatalf("short prompt: %+v", short)
+	}
+	calls, _ := runLog(t, b, "run-llm")
+	if len(calls) != 4 || calls[1].Usage != second || calls[1].CacheKey != "k1" || calls[1].Source != schema.SourcePlanner {
+		t.Fatalf("recorded %d calls: %+v", len(calls), calls)
+	}
+}
+
+// TestLLMBacksOff: rate limits and server errors are retried with bounded
+// backoff; when they outlast the attempts the call fails, typed.
+func TestLLMBacksOff(t *testing.T) {
+	b := bustest.Start(t)
+	llm, srv := offlineModel(t, b, echoOracle())
+	srv.FailNext(http.StatusTooManyRequests, http.StatusServiceUnavailable)
+	if _, err := llm.Complete(testContext(t), planner.Call{RunID: "run-backoff", Source: schema.SourcePlanner, Messages: longPrompt("x")}); err != nil {
+		t.Fatalf("two transient failures then success: %v", err)
+	}
+	srv.FailNext(429, 429, 429, 429)
+	_, err := llm.Complete(testContext(t), planner.Call{RunID: "run-backoff", Source: schema.SourcePlanner, Messages: longPrompt("x")})
+	if !errors.Is(err, schema.ErrUnavailable) || !strings.Contains(err.Error(), "attempt 4") {
+		t.Fatalf("four rate limits: %v", err)
+	}
+	srv.FailNext(http.StatusBadRequest)
+	if _, err := llm.Complete(testContext(t), planner.Call{RunID: "run-backoff", Source: schema.SourcePlanner, Messages: longPrompt("x")}); !strings.Contains(err.Error(), "attempt 1") {
+		t.Fatalf("a 400 is not retried: %v", err)
+	}
+}
+
+// TestLLMMissingUsageIsAnError: a response without token usage is an
+// error, never a zero count, and nothing is recorded for it.
+func TestLLMMissingUsageIsAnError(t *testing.T) {
+	b := bustest.Start(t)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Billing"},"finish_reason":"stop"}]}`))
+	}))
+	t.Cleanup(hs.Close)
+	llm := planner.NewLLM(planner.LLMConfig{BaseURL: hs.URL + "/v1", Model: "m", Timeout: 5 * time.Second}, b)
+	_, err := llm.Complete(context.Background(), planner.Call{RunID: "run-nousage", Source: schema.SourceJudgment, Messages: longPrompt("x")})
+	if !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "no token usage") {
+		t.Fatalf("missing usage: %v", err)
+	}
+	if envs, err := b.ReadRun(testContext(t), "run-nousage"); !errors.Is(err, bus.ErrRunNotFound) {
+		t.Fatalf("recorded %d events (%v) for a call without usage", len(envs), err)
+	}
+}
