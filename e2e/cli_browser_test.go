@@ -94,3 +94,41 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("replay under drift: exit %d\n%s", code, out)
 	}
 }
+
+// TestRunCommand: rote run does a suite task cold on the portal it serves
+// itself, says which model answered, prints each step with its source and
+// tokens and a summary, and exits 0 only when the verify gate and the
+// portal's state agree; with --playbook it replays, repairing drift with
+// one scoped call; bad command lines are usage errors.
+func TestRunCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, out := rote(t, dir, "run", "--suite-task", "B4", "--rep", "6")
+	for _, want := range []string{"model: scripted model (offline)", "planner ", " tok ", "verify PASS", "portal state agrees (B4)", "model calls ", "cache-adjusted", "outcome: success"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("rote run --suite-task B4: exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	examples, err := filepath.Abs("../examples/portal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out = rote(t, dir, "run", "--suite-task", "B5", "--playbook", examples+"/register-vendor.yaml")
+	if code != 0 || !strings.Contains(out, "mode         replay") || !strings.Contains(out, "repair       1 call(s)") || !strings.Contains(out, "repaired for this run only") {
+		t.Fatalf("rote run --playbook under label-rename: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "run needs a task"},
+		{[]string{"run", "sign in"}, "run needs --url"},
+		{[]string{"run", "--suite-task", "B9"}, "suite task \"B9\""},
+		{[]string{"run", "--suite-task", "B1", "--param", "colour=red"}, "no parameter \"colour\""},
+		{[]string{"run", "--suite-task", "B1", "--variant", "nope"}, "unknown variant"},
+		{[]string{"model", "serve"}, "only the scripted offline model"},
+	} {
+		if code, out := rote(t, dir, c.args...); code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", c.args, code, c.want, out)
+		}
+	}
+}

@@ -39,6 +39,20 @@ type TokenUsage struct {
 // Logical returns every token the model processed, however it was billed.
 func (u TokenUsage) Logical() int64 { return u.Uncached + u.CacheRead + u.CacheWrite + u.Output }
 
+// Cache-adjusted token weights, relative to an uncached prompt token, as
+// providers commonly bill them: a cache read costs a tenth, a cache write
+// a quarter more. Output tokens count once.
+const (
+	CacheReadWeight  = 0.1
+	CacheWriteWeight = 1.25
+)
+
+// Adjusted returns the cache-adjusted token count: what the call costs
+// in uncached-token equivalents.
+func (u TokenUsage) Adjusted() float64 {
+	return float64(u.Uncached) + CacheReadWeight*float64(u.CacheRead) + CacheWriteWeight*float64(u.CacheWrite) + float64(u.Output)
+}
+
 // Plus returns the field-wise sum of u and v.
 func (u TokenUsage) Plus(v TokenUsage) TokenUsage {
 	return TokenUsage{

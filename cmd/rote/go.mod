@@ -17,6 +17,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/sashabaranov/go-openai v1.43.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
@@ -35,9 +36,11 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/portal v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
+	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
@@ -58,3 +61,7 @@ replace github.com/rote-agent/rote/services/actuator => ../../services/actuator
 replace github.com/rote-agent/rote/services/perception => ../../services/perception
 
 replace github.com/rote-agent/rote/portal => ../../portal
+
+replace github.com/rote-agent/rote/services/planner => ../../services/planner
+
+replace github.com/rote-agent/rote/bench => ../../bench

@@ -138,7 +138,6 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
 		{[]string{"serve", "--role", "recorder"}, 2, "rote record -- COMMAND"},
 		{[]string{"serve", "--role", "matcher"}, 3, "role not built yet: matcher (issue 7)"},
-		{[]string{"serve", "--role", "planner"}, 3, "role not built yet: planner (issue 6)"},
 		{[]string{"demo"}, 3, "demo is not built yet"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},
 	}

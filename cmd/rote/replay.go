@@ -84,8 +84,18 @@ is looked up in the store.`,
 					return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
 				}
 			}
+			m, err := openModel(b)
+			if err != nil {
+				return err
+			}
+			defer m.stop()
+			plannerSvc, err := startPlanner(ctx, b, m)
+			if err != nil {
+				return err
+			}
+			defer plannerSvc.stop()
 			if !asJSON {
-				fmt.Fprintf(app.Stdout, "replaying %s against %s\n", p.Name, where)
+				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, where, m.label)
 				replay.Progress = func(r schema.StepReport) { printStep(app, r) }
 			}
 			res, err := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b).Replay(ctx, replay)
@@ -175,7 +185,7 @@ func printReplayResult(app *App, res *schema.ReplayResult) {
 	case schema.OutcomeSuccess:
 		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)
 	case schema.OutcomeFallback:
-		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n  the full agent (issue 6) would take over from here; run %s\n",
+		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n  rote replay stops here; rote run --playbook hands over to the agent instead; run %s\n",
 			res.FailedStep, res.Reason, strings.Join(res.Completed, ", "), res.RunID)
 	default:
 		fmt.Fprintf(app.Stdout, "failed: %s; run %s\n", res.Reason, res.RunID)

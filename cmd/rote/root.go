@@ -36,6 +36,8 @@ final state.`,
 		newFixtureCommand(app),
 		newPlaybooksCommand(app),
 		newReplayCommand(app),
+		newRunCommand(app),
+		newModelCommand(app),
 		newDemoCommand(app),
 	)
 	return root

@@ -2,18 +2,21 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/perception"
+	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
 )
 
 // serveOptions are the flags of rote serve that shape the services.
 type serveOptions struct {
 	browsers int
+	log      io.Writer // where roles say how they are set up
 }
 
 // role is one of the six services. A role has a build function once it
@@ -28,7 +31,14 @@ type role struct {
 
 var roles = []role{
 	{name: "perception", build: func(b *bus.Bus, _ serveOptions) (service, error) { return perception.New(perception.Config{}, b) }},
-	{name: "planner", issue: "issue 6"},
+	{name: "planner", build: func(b *bus.Bus, o serveOptions) (service, error) {
+		m, err := openModel(b)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.log, "rote serve: the planner's model is %s\n", m.label)
+		return planner.NewService(b, m.llm), nil
+	}},
 	{name: "actuator", build: func(b *bus.Bus, o serveOptions) (service, error) {
 		return actuator.New(actuator.Config{Browsers: o.browsers}, b)
 	}},
@@ -78,6 +88,7 @@ built yet exits with status 3.`,
 				return err
 			}
 			app.bus = b
+			opts.log = app.Stderr
 			var list []service
 			for _, r := range run {
 				svc, err := r.build(b, opts)

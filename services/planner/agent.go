@@ -29,7 +29,7 @@ type Task struct {
 // StepLog is one agent step as it is reported.
 type StepLog struct {
 	N        int
-	Action   schema.Action // secrets as {{name}}
+	Action   schema.Action // secrets as {{name}}; the target as resolved
 	Result   string
 	Tokens   schema.TokenUsage
 	Duration time.Duration
@@ -278,6 +278,7 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 	entry := schema.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
 	if t := ev.Action.Target; t != nil {
 		entry.Target, entry.Role, entry.Name = t.ID, t.Role, t.Name
+		action.Target = t
 	}
 	if ev.Error != nil {
 		entry.Result = "refused: " + ev.Error.Error()

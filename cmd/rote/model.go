@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/services/planner"
+	"github.com/spf13/cobra"
+)
+
+func newModelCommand(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "model",
+		Short: "Serve the offline scripted test model",
+		Args:  args(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newModelServeCommand(app))
+	return cmd
+}
+
+func newModelServeCommand(app *App) *cobra.Command {
+	var addr string
+	var scriptedFlag bool
+	cmd := &cobra.Command{
+		Use:   "serve --scripted",
+		Short: "Serve the offline scripted model over the OpenAI chat completions API",
+		Long: `serve --scripted runs the offline test model: an OpenAI-compatible server
+(POST /v1/chat/completions, GET /v1/models) whose answers come from the
+frozen suite's oracles, which read the observation text of each request, and
+whose token usage is counted with o200k_base over the real request, with
+prompt caching by the providers' rules. It is no language model: it knows the
+suite tasks only. Point Rote at it with
+  ROTE_LLM_BASE_URL=http://ADDR/v1
+Every output that used it says "` + scripted.Label + `".`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !scriptedFlag {
+				return usageError("only the scripted offline model is served here: rote model serve --scripted (for a real model, set ROTE_LLM_BASE_URL)")
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: scripted.NewServer(suite.Oracle()), ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(app.Stdout, "%s on http://%s/v1\n", scripted.Label, ln.Addr())
+			go func() {
+				<-cmd.Context().Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				srv.Shutdown(ctx)
+			}()
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&scriptedFlag, "scripted", false, "serve the scripted offline model (the only one served)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on")
+	return cmd
+}
+
+// model is the LLM a command uses and how to name it.
+type model struct {
+	llm   *planner.LLM
+	label string
+	stop  func()
+}
+
+// openModel returns the model ROTE_LLM_* names, or, when none is set, the
+// offline scripted model served in this process on loopback.
+func openModel(b *bus.Bus) (*model, error) {
+	if cfg, ok := planner.LLMConfigFromEnv(); ok {
+		llm := planner.NewLLM(cfg, b)
+		return &model{llm: llm, label: llm.Model() + " at " + cfg.BaseURL, stop: func() {}}, nil
+	}
+	base, stop, err := serveLoopback(scripted.NewServer(suite.Oracle()))
+	if err != nil {
+		return nil, err
+	}
+	llm := planner.NewLLM(planner.LLMConfig{BaseURL: base + "/v1", APIKey: "offline", Model: scripted.ModelName}, b)
+	return &model{llm: llm, label: scripted.Label + ", ROTE_LLM_BASE_URL unset", stop: stop}, nil
+}
+
+// startPlanner runs the planner's endpoints on b with m, for the slot,
+// judgment and repair steps of replays.
+func startPlanner(ctx context.Context, b *bus.Bus, m *model) (*services, error) {
+	return startServices(ctx, planner.NewService(b, m.llm))
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/planner"
+	"github.com/spf13/cobra"
+)
+
+// runFlags are rote run's flags.
+type runFlags struct {
+	base, suiteID, variant, playbook string
+	params, secrets, verifyText      []string
+	rep, maxSteps                    int
+	version                          uint64
+	asJSON                           bool
+}
+
+func newRunCommand(app *App) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   `run "TASK" --url URL [flags] | run --suite-task ID [flags]`,
+		Short: "Do a task: replay a playbook when given one, else plan step by step with the model",
+		Long: `run does a task in headless Chromium and verifies it. With --playbook it replays
+that playbook (no model for deterministic steps); a step that no longer fits
+is repaired by one scoped model call, and a replay that cannot go on falls
+back to the agent, which carries on from the page as it is. Without one the
+agent plans every step: settle, observe, decide, act, record.
+
+The model is ROTE_LLM_BASE_URL / ROTE_LLM_API_KEY / ROTE_MODEL; when unset,
+the offline scripted model, which knows the frozen suite's tasks only, and
+every output says so.
+
+--suite-task runs a frozen suite task (B1-B6) with its parameters and its
+verify gate; without --url it serves the fixture portal (in --variant) itself
+and also checks the portal's server-side state.
+
+A run succeeds only when its verify gate passes: give --verify-text for a
+free-form task. It prints each step (source, tokens, ms) and a summary, and
+exits 0 only on a verified success.`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error { return runTask(cmd.Context(), app, f, a) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.base, "url", "", "the site, e.g. http://127.0.0.1:8080")
+	fl.StringArrayVar(&f.params, "param", nil, "a task parameter, name=value (repeatable)")
+	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret parameter, name=value: the model sees only {{name}} (repeatable)")
+	fl.StringArrayVar(&f.verifyText, "verify-text", nil, "text the page must show when the task is done (repeatable)")
+	fl.IntVar(&f.maxSteps, "max-steps", 40, "the most steps the agent may take")
+	fl.StringVar(&f.playbook, "playbook", "", "replay this playbook, a stored NAME or a FILE, before falling back to the agent")
+	fl.Uint64Var(&f.version, "version", 0, "the stored version of --playbook (default the latest)")
+	fl.StringVar(&f.suiteID, "suite-task", "", "run a frozen suite task: B1 ... B6")
+	fl.StringVar(&f.variant, "variant", "", "the fixture portal's variant, with --suite-task and no --url")
+	fl.IntVar(&f.rep, "rep", 0, "which repetition's parameters a suite task uses")
+	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
+	return cmd
+}
+
+// runTask is rote run.
+func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
+	t, site, stopSite, err := buildTask(f, a)
+	if err != nil {
+		return err
+	}
+	defer stopSite()
+	b, err := app.Bus(ctx)
+	if err != nil {
+		return err
+	}
+	planes, err := startBrowserPlanes(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer planes.stop()
+	m, err := openModel(b)
+	if err != nil {
+		return err
+	}
+	defer m.stop()
+	plannerSvc, err := startPlanner(ctx, b, m)
+	if err != nil {
+		return err
+	}
+	defer plannerSvc.stop()
+	key, err := secretKey(app.DataDir)
+	if err != nil {
+		return err
+	}
+	var chosen *planner.Chosen
+	if f.playbook != "" {
+		p, v, err := loadPlaybook(ctx, b, f.playbook, "", f.version)
+		if err != nil {
+			return err
+		}
+		chosen = &planner.Chosen{Playbook: p, Version: v}
+	}
+	out := app.Stdout
+	if !f.asJSON {
+		fmt.Fprintf(out, "task: %s\nsite: %s\nmodel: %s\n", t.Text, t.StartURL, m.label)
+		if chosen != nil {
+			fmt.Fprintf(out, "playbook: %s\n", playbookLabel(chosen.Playbook.Name, chosen.Version))
+		}
+	}
+	opts := planner.Options{}
+	var replayProgress func(schema.StepReport)
+	if !f.asJSON {
+		opts.Progress = func(l planner.StepLog) { printAgentStep(app, l) }
+		replayProgress = func(r schema.StepReport) { printStep(app, r) }
+	}
+	c := planner.NewController(b, planner.NewAgent(b, m.llm, key), sessionReplayer(b, key))
+	res, err := c.Run(ctx, t, chosen, opts, replayProgress)
+	if err != nil {
+		return err
+	}
+	var checkErr error
+	if site != nil {
+		checkErr = site.check(res)
+	}
+	if f.asJSON {
+		if err := writeJSON(app, res); err != nil {
+			return err
+		}
+	} else {
+		printOutcome(app, res, m.label, site, checkErr)
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", res.Outcome, res.Reason)}
+	}
+	if checkErr != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("the portal disagrees: %w", checkErr)}
+	}
+	return nil
+}
+
+// sessionReplayer replays with the actuator's executor on the session the
+// control loop owns.
+func sessionReplayer(b *bus.Bus, key []byte) planner.Replayer {
+	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b)
+	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
+		return ex.Replay(ctx, actuator.Replay{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
+			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) {
+				return actuator.BrowserDispatcherOn(r.Session, r.Base)
+			}})
+	}
+}
+
+// suiteSite is the fixture portal a suite task runs on, with its
+// independent verifier.
+type suiteSite struct {
+	task   *suite.Task
+	params map[string]string
+	portal *portal.Portal
+}
+
+func (s *suiteSite) check(o *planner.Outcome) error {
+	answer := ""
+	if o.Agent != nil {
+		answer = o.Agent.Answer
+	}
+	return s.task.Check(s.portal.State(), s.params, answer)
+}
+
+// buildTask reads the task from the flags; for a suite task without --url
+// it serves the fixture portal.
+func buildTask(f runFlags, a []string) (planner.Task, *suiteSite, func(), error) {
+	none := func() {}
+	params, err := keyValues("--param", f.params)
+	if err != nil {
+		return planner.Task{}, nil, none, err
+	}
+	secrets, err := keyValues("--secret", f.secrets)
+	if err != nil {
+		return planner.Task{}, nil, none, err
+	}
+	t := planner.Task{MaxSteps: f.maxSteps, StartURL: f.base, Params: map[string]string{}}
+	var site *suiteSite
+	stop := none
+	if f.suiteID != "" {
+		if len(a) > 0 {
+			return t, nil, none, usageError("give a task text or --suite-task, not both")
+		}
+		st, err := suite.Lookup(f.suiteID)
+		if err != nil {
+			return t, nil, none, usageError("%v", err)
+		}
+		t.Params = st.Params(f.rep)
+		for k, v := range params {
+			if _, ok := t.Params[k]; !ok {
+				return t, nil, none, usageError("suite task %s has no parameter %q", st.ID, k)
+			}
+			t.Params[k] = v
+		}
+		t.Suite, t.Name, t.Text, t.Secrets, t.Verify = st.ID, st.Name, st.Render(t.Params), st.Secrets, st.VerifyExpects(t.Params)
+		variant := st.Variant
+		if f.variant != "" {
+			variant = f.variant
+		}
+		if f.base == "" {
+			p, err := portal.New(portal.Config{Variant: variant})
+			if err != nil {
+				return t, nil, none, usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
+			}
+			if t.StartURL, stop, err = serveLoopback(p); err != nil {
+				return t, nil, none, err
+			}
+			site = &suiteSite{task: st, params: t.Params, portal: p}
+		} else if f.variant != "" {
+			return t, nil, none, usageError("--variant picks the built-in portal's variant: drop --url")
+		}
+	} else {
+		if len(a) == 0 {
+			return t, nil, none, usageError(`run needs a task: rote run "TASK" --url URL, or --suite-task ID`)
+		}
+		if f.base == "" {
+			return t, nil, none, usageError("run needs --url, the site the task is on")
+		}
+		t.Text, t.Params = a[0], params
+	}
+	for k, v := range secrets {
+		t.Params[k] = v
+		t.Secrets = append(t.Secrets, k)
+	}
+	for _, text := range f.verifyText {
+		t.Verify = append(t.Verify, schema.Expect{Op: schema.OpTextVisible, Arg: text})
+	}
+	return t, site, stop, nil
+}
+
+func printAgentStep(app *App, l planner.StepLog) {
+	what := string(l.Action.Kind)
+	if t := l.Action.Target; t != nil {
+		what += " " + t.Role + " " + strconv.Quote(t.Name)
+	}
+	switch {
+	case l.Action.URL != "":
+		what += " " + l.Action.URL
+	case l.Action.Value != "":
+		what += " = " + strconv.Quote(l.Action.Value)
+	case l.Action.Reason != "":
+		what += ": " + l.Action.Reason
+	}
+	source := "planner"
+	if l.Tokens.Logical() == 0 {
+		source = "-"
+	}
+	fmt.Fprintf(app.Stdout, "  %3d %-8s %6d tok %6.0f ms  %s  [%s]\n", l.N, source, l.Tokens.Logical(), ms(l.Duration), what, l.Result)
+}
+
+func printOutcome(app *App, o *planner.Outcome, label string, site *suiteSite, checkErr error) {
+	w := app.Stdout
+	mode := "agent"
+	switch {
+	case o.Replay != nil && o.Agent != nil:
+		mode = "replay, then agent fallback"
+		fmt.Fprintf(w, "  replay fell back at %s: %v\n  completed before it: %s\n", o.Replay.FailedStep, o.Replay.Reason, strings.Join(o.Replay.Completed, ", "))
+	case o.Replay != nil:
+		mode = "replay"
+	}
+	if o.Replay != nil && o.Replay.Patched != nil {
+		fmt.Fprintf(w, "  repaired and saved as %s v%d\n", o.Replay.Patched.Name, o.Replay.Patched.Version)
+	} else if o.Replay != nil && o.Replay.PatchNote != "" {
+		fmt.Fprintf(w, "  %s\n", o.Replay.PatchNote)
+	}
+	var verify []schema.Check
+	if o.Agent != nil {
+		verify = o.Agent.Verify
+	} else if o.Replay != nil {
+		verify = o.Replay.Verify
+	}
+	for _, c := range verify {
+		fmt.Fprintf(w, "  verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
+	}
+	var calls int
+	var total schema.TokenUsage
+	fmt.Fprintf(w, "summary (%s)\n", label)
+	fmt.Fprintf(w, "  mode         %s\n", mode)
+	for _, u := range o.Usage {
+		calls += u.Calls
+		total = total.Plus(u.Tokens)
+		fmt.Fprintf(w, "  %-12s %d call(s), %d tokens logical, %.0f cache-adjusted (uncached %d, cache read %d, cache write %d, output %d)\n",
+			u.Source, u.Calls, u.Tokens.Logical(), u.Tokens.Adjusted(), u.Tokens.Uncached, u.Tokens.CacheRead, u.Tokens.CacheWrite, u.Tokens.Output)
+	}
+	fmt.Fprintf(w, "  model calls  %d\n  tokens       %d logical, %.0f cache-adjusted\n  wall time    %s\n", calls, total.Logical(), total.Adjusted(), o.Duration.Round(time.Millisecond))
+	runs := []string{}
+	if o.Replay != nil {
+		runs = append(runs, o.Replay.RunID)
+	}
+	if o.Agent != nil {
+		runs = append(runs, o.Agent.RunID)
+	}
+	fmt.Fprintf(w, "  runs         %s\n", strings.Join(runs, ", "))
+	if o.Agent != nil && o.Agent.Answer != "" {
+		fmt.Fprintf(w, "  answer       %s\n", o.Agent.Answer)
+	}
+	if site != nil {
+		if checkErr != nil {
+			fmt.Fprintf(w, "  portal state FAIL: %v\n", checkErr)
+		} else {
+			fmt.Fprintf(w, "  portal state agrees (%s)\n", site.task.ID)
+		}
+	}
+	reason := ""
+	if o.Reason != nil {
+		reason = ": " + o.Reason.Error()
+	}
+	fmt.Fprintf(w, "outcome: %s%s\n", o.Outcome, reason)
+}
+
+// playbookLabel names a playbook and its stored version, or says it came
+// from a file.
+func playbookLabel(name string, version uint64) string {
+	if version == 0 {
+		return name + " (from a file)"
+	}
+	return fmt.Sprintf("%s v%d", name, version)
+}
