@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/bench/scripted/scriptedtest"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/portal"
@@ -26,10 +26,8 @@ import (
 // returns a go-openai client for it that records on b.
 func offlineModel(t testing.TB, b *bus.Bus, oracle scripted.Oracle) (*planner.LLM, *scripted.Server) {
 	t.Helper()
-	srv := scripted.NewServer(oracle)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return planner.NewLLM(planner.LLMConfig{BaseURL: hs.URL + "/v1", APIKey: "offline", Model: scripted.ModelName, Backoff: 10 * time.Millisecond}, b), srv
+	base, srv := scriptedtest.Start(t, oracle)
+	return planner.NewLLM(planner.LLMConfig{BaseURL: base, APIKey: "offline", Model: scripted.ModelName, Backoff: 10 * time.Millisecond}, b), srv
 }
 
 // plannerService runs the planner's endpoints on b with llm.
@@ -172,7 +170,6 @@ func TestColdSuiteRuns(t *testing.T) {
 	}
 }
 
-
 // suiteTask is the planner task of a suite task on the portal at base.
 func suiteTask(task *suite.Task, rep int, base string) planner.Task {
 	params := task.Params(rep)
@@ -189,7 +186,9 @@ func controller(t testing.TB, b *bus.Bus) *planner.Controller {
 	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
 	return planner.NewController(b, planner.NewAgent(b, llm, []byte("test-key")), func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
 		return ex.Replay(ctx, actuator.Replay{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
-			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) { return actuator.BrowserDispatcherOn(r.Session, r.Base) }})
+			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) {
+				return actuator.BrowserDispatcherOn(r.Session, r.Base)
+			}})
 	})
 }
 

@@ -79,12 +79,12 @@ func fill(n Node, v string) action {
 func choose(n Node, v string) action {
 	return call("select", map[string]any{"target": n.ID, "value": v})
 }
-func check(n Node) action     { return call("check", map[string]any{"target": n.ID}) }
-func done(why string) action  { return call("done", map[string]any{"reason": why}) }
-func fail(why string) action  { return call("fail", map[string]any{"reason": why}) }
-func extract() action         { return call("extract", map[string]any{}) }
-func (t *turn) page() Page    { return t.r.page }
-func (t *turn) url() string   { return t.r.page.URL }
+func check(n Node) action    { return call("check", map[string]any{"target": n.ID}) }
+func done(why string) action { return call("done", map[string]any{"reason": why}) }
+func fail(why string) action { return call("fail", map[string]any{"reason": why}) }
+func extract() action        { return call("extract", map[string]any{}) }
+func (t *turn) page() Page   { return t.r.page }
+func (t *turn) url() string  { return t.r.page.URL }
 
 // did counts the ledger's successful actions of kind on an element whose
 // name starts with name ("" any).

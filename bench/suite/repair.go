@@ -64,4 +64,3 @@ func alternatives(name string) []string {
 	}
 	return nil
 }
-

@@ -64,8 +64,8 @@ func NewAgent(b *bus.Bus, llm *LLM, secretKey []byte) *Agent {
 
 // Options are per-run settings.
 type Options struct {
-	RunID    string // default a new id
-	Parent   string // the run this one continues
+	RunID    string               // default a new id
+	Parent   string               // the run this one continues
 	Ledger   []schema.LedgerEntry // steps that already ran, for Continue
 	Progress func(StepLog)
 }
@@ -340,4 +340,3 @@ func shorten(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-

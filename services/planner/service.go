@@ -26,7 +26,9 @@ type Service struct {
 }
 
 // NewService returns the planner service.
-func NewService(b *bus.Bus, llm *LLM) *Service { return &Service{bus: b, llm: llm, ready: make(chan struct{})} }
+func NewService(b *bus.Bus, llm *LLM) *Service {
+	return &Service{bus: b, llm: llm, ready: make(chan struct{})}
+}
 
 // Ready is closed once the endpoints listen.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
