@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/rote-agent/rote/portal"
 	"github.com/spf13/cobra"
@@ -46,22 +43,12 @@ GET /__state shows its server-side state as JSON; POST /__reset restores the see
 			if err != nil {
 				return err
 			}
-			srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 			name := "baseline"
 			if variant != "" {
 				name = variant
 			}
 			fmt.Fprintf(app.Stdout, "portal (%s) on http://%s/\n", name, ln.Addr())
-			go func() {
-				<-cmd.Context().Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				srv.Shutdown(ctx)
-			}()
-			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return serveUntilDone(cmd.Context(), ln, p)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")

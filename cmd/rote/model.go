@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
@@ -49,18 +46,8 @@ Every output that used it says "` + scripted.Label + `".`,
 			if err != nil {
 				return err
 			}
-			srv := &http.Server{Handler: scripted.NewServer(suite.Oracle()), ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(app.Stdout, "%s on http://%s/v1\n", scripted.Label, ln.Addr())
-			go func() {
-				<-cmd.Context().Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				srv.Shutdown(ctx)
-			}()
-			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return serveUntilDone(cmd.Context(), ln, scripted.NewServer(suite.Oracle()))
 		},
 	}
 	cmd.Flags().BoolVar(&scriptedFlag, "scripted", false, "serve the scripted offline model (the only one served)")
@@ -90,8 +77,17 @@ func openModel(b *bus.Bus) (*model, error) {
 	return &model{llm: llm, label: scripted.Label + ", ROTE_LLM_BASE_URL unset", stop: stop}, nil
 }
 
-// startPlanner runs the planner's endpoints on b with m, for the slot,
-// judgment and repair steps of replays.
-func startPlanner(ctx context.Context, b *bus.Bus, m *model) (*services, error) {
-	return startServices(ctx, planner.NewService(b, m.llm))
+// startPlanner opens the model (openModel) and runs the planner's
+// endpoints with it on b, for the slot, judgment and repair steps of
+// replays. stop ends both.
+func startPlanner(ctx context.Context, b *bus.Bus) (m *model, stop func(), err error) {
+	if m, err = openModel(b); err != nil {
+		return nil, nil, err
+	}
+	svcs, err := startServices(ctx, planner.NewService(b, m.llm))
+	if err != nil {
+		m.stop()
+		return nil, nil, err
+	}
+	return m, func() { svcs.stop(); m.stop() }, nil
 }

@@ -84,16 +84,11 @@ is looked up in the store.`,
 					return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
 				}
 			}
-			m, err := openModel(b)
+			m, stopPlanner, err := startPlanner(ctx, b)
 			if err != nil {
 				return err
 			}
-			defer m.stop()
-			plannerSvc, err := startPlanner(ctx, b, m)
-			if err != nil {
-				return err
-			}
-			defer plannerSvc.stop()
+			defer stopPlanner()
 			if !asJSON {
 				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, where, m.label)
 				replay.Progress = func(r schema.StepReport) { printStep(app, r) }

@@ -81,16 +81,11 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		return err
 	}
 	defer planes.stop()
-	m, err := openModel(b)
+	m, stopPlanner, err := startPlanner(ctx, b)
 	if err != nil {
 		return err
 	}
-	defer m.stop()
-	plannerSvc, err := startPlanner(ctx, b, m)
-	if err != nil {
-		return err
-	}
-	defer plannerSvc.stop()
+	defer stopPlanner()
 	key, err := secretKey(app.DataDir)
 	if err != nil {
 		return err
