@@ -28,24 +28,24 @@ type Task struct {
 
 // StepLog is one agent step as it is reported.
 type StepLog struct {
-	N        int
-	Action   schema.Action // secrets as {{name}}; the target as resolved
-	Result   string
-	Tokens   schema.TokenUsage
-	Duration time.Duration
+	N        int               `json:"n"`
+	Action   schema.Action     `json:"action"` // secrets as {{name}}; the target as resolved
+	Result   string            `json:"result"`
+	Tokens   schema.TokenUsage `json:"tokens"`
+	Duration time.Duration     `json:"duration"`
 }
 
 // Result is how an agent run ended.
 type Result struct {
-	RunID    string
-	Outcome  schema.Outcome
-	Reason   *schema.Error
-	Answer   string // the done reason
-	Steps    []StepLog
-	Verify   []schema.Check
-	Usage    []schema.SourceUsage
-	Offline  bool // the scripted offline model answered
-	Duration time.Duration
+	RunID    string               `json:"run_id"`
+	Outcome  schema.Outcome       `json:"outcome"`
+	Reason   *schema.Error        `json:"reason,omitempty"`
+	Answer   string               `json:"answer,omitempty"` // the done reason
+	Steps    []StepLog            `json:"steps"`
+	Verify   []schema.Check       `json:"verify,omitempty"`
+	Usage    []schema.SourceUsage `json:"usage,omitempty"`
+	Offline  bool                 `json:"offline,omitempty"` // the scripted offline model answered
+	Duration time.Duration        `json:"duration"`
 }
 
 // Agent plans step by step: settle, observe, decide, act, record; then the

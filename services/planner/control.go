@@ -50,12 +50,12 @@ type Chosen struct {
 // Outcome is how a controlled run ended: the replay, the agent, or a
 // replay then its fallback.
 type Outcome struct {
-	Replay   *schema.ReplayResult // nil when no playbook was replayed
-	Agent    *Result              // nil when the replay needed no fallback
-	Outcome  schema.Outcome
-	Reason   *schema.Error
-	Usage    []schema.SourceUsage // every model call, replay and agent
-	Duration time.Duration
+	Replay   *schema.ReplayResult `json:"replay,omitempty"` // nil when no playbook was replayed
+	Agent    *Result              `json:"agent,omitempty"`  // nil when the replay needed no fallback
+	Outcome  schema.Outcome       `json:"outcome"`
+	Reason   *schema.Error        `json:"reason,omitempty"`
+	Usage    []schema.SourceUsage `json:"usage,omitempty"` // every model call, replay and agent
+	Duration time.Duration        `json:"duration"`
 }
 
 // Run does t: by replaying chosen when given, else with the agent.
