@@ -26,10 +26,20 @@ func newRunsCommand(app *App) *cobra.Command {
 }
 
 // runSummary is one row of `rote runs list`: the manifest as far as the
-// log knows it, with the number of recorded tool calls.
+// log knows it, with the number of recorded steps: MCP tool calls and
+// browser actions.
 type runSummary struct {
 	schema.Manifest
 	Calls int `json:"calls"`
+}
+
+// modelCalls is the number of model calls the manifest counts.
+func (r runSummary) modelCalls() int {
+	n := 0
+	for _, u := range r.Usage {
+		n += u.Calls
+	}
+	return n
 }
 
 // summaries folds run.started and run.finished events into one summary
@@ -62,24 +72,27 @@ func summaries(ctx context.Context, b *bus.Bus) ([]runSummary, error) {
 		return nil, err
 	}
 	for i := range out {
-		out[i].Calls = counts[schema.RunSubject(out[i].RunID, schema.KindCalls)]
+		out[i].Calls = counts[schema.RunSubject(out[i].RunID, schema.KindCalls)] + counts[schema.RunSubject(out[i].RunID, schema.KindActions)]
 	}
 	return out, nil
 }
 
-// callCounts returns the number of stored tool calls per calls subject.
+// callCounts returns the number of stored tool calls and browser actions
+// per subject.
 func callCounts(ctx context.Context, b *bus.Bus) (map[string]int, error) {
 	stream, err := b.JetStream().Stream(ctx, bus.StreamRuns)
 	if err != nil {
 		return nil, err
 	}
-	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(schema.RunKindFilter(schema.KindCalls)))
-	if err != nil {
-		return nil, err
-	}
 	counts := map[string]int{}
-	for subject, n := range info.State.Subjects {
-		counts[subject] = int(n)
+	for _, kind := range []string{schema.KindCalls, schema.KindActions} {
+		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(schema.RunKindFilter(kind)))
+		if err != nil {
+			return nil, err
+		}
+		for subject, n := range info.State.Subjects {
+			counts[subject] = int(n)
+		}
 	}
 	return counts, nil
 }
@@ -110,14 +123,14 @@ func newRunsListCommand(app *App) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tMODE\tTASK\tOUTCOME\tSTARTED\tDURATION\tCALLS\tTOKENS")
+			fmt.Fprintln(tw, "RUN\tMODE\tTASK\tOUTCOME\tSTARTED\tDURATION\tSTEPS\tMODEL CALLS\tTOKENS")
 			for _, r := range runs {
 				duration := "-"
 				if !r.Finished.IsZero() {
 					duration = r.Finished.Sub(r.Started).Round(time.Millisecond).String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.RunID, r.Mode, clip(r.Task.Label(), 32), r.Outcome,
-					r.Started.UTC().Format(time.RFC3339), duration, r.Calls, logicalTokens(r.Usage))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, clip(r.Task.Label(), 32), r.Outcome,
+					r.Started.UTC().Format(time.RFC3339), duration, r.Calls, r.modelCalls(), logicalTokens(r.Usage))
 			}
 			return tw.Flush()
 		},
