@@ -13,6 +13,9 @@ type BrowserSession struct {
 	RunID    string
 	Instance string
 	Browser  schema.BrowserRef
+	// Secrets (name to value) are typed when an action says so but
+	// recorded as {{name}}; see schema.ActRequest.
+	Secrets map[string]string
 }
 
 // OpenBrowser asks any actuator for a session for runID. Errors: a
@@ -32,7 +35,7 @@ func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession,
 	if err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAdopt), &schema.AdoptSessionRequest{From: s.RunID, To: to}, &rep); err != nil {
 		return nil, err
 	}
-	return &BrowserSession{bus: s.bus, RunID: to, Instance: rep.Instance, Browser: rep.Browser}, nil
+	return &BrowserSession{bus: s.bus, RunID: to, Instance: rep.Instance, Browser: rep.Browser, Secrets: s.Secrets}, nil
 }
 
 // Act performs one action. A refused or failed action is not an error
@@ -40,7 +43,7 @@ func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession,
 // that could not be made (no session, no actuator).
 func (s *BrowserSession) Act(ctx context.Context, stepID string, a schema.Action) (*schema.BrowserAction, error) {
 	var rep schema.ActReply
-	err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAct), &schema.ActRequest{RunID: s.RunID, StepID: stepID, Action: a}, &rep)
+	err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAct), &schema.ActRequest{RunID: s.RunID, StepID: stepID, Action: a, Secrets: s.Secrets}, &rep)
 	if err != nil {
 		return nil, err
 	}

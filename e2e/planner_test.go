@@ -65,6 +65,25 @@ func runLog(t testing.TB, b *bus.Bus, runID string) ([]*schema.LLMCall, *schema.
 	return calls, fin
 }
 
+// noSecretRecorded fails unless the run's log has events and none of them
+// holds secret, however encoded.
+func noSecretRecorded(t testing.TB, b *bus.Bus, runID, secret string) {
+	t.Helper()
+	envs, err := b.ReadRun(testContext(t), runID)
+	if err != nil || len(envs) == 0 {
+		t.Fatalf("run %s: %d events, %v", runID, len(envs), err)
+	}
+	for _, env := range envs {
+		data, err := schema.Marshal(env.Event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), secret) {
+			t.Fatalf("run %s recorded the secret in a %s event", runID, env.Event.EventType())
+		}
+	}
+}
+
 // TestTriageReplayAsksThePlanner replays the triage playbook with the
 // planner running: the deterministic steps call no model, the judgment
 // step makes exactly one bounded call (source judgment) that reads the
@@ -93,6 +112,7 @@ func TestTriageReplayAsksThePlanner(t *testing.T) {
 			if len(res.Usage) != 1 || res.Usage[0].Source != schema.SourceJudgment || res.Usage[0].Calls != 1 {
 				t.Fatalf("usage %+v, want one judgment call", res.Usage)
 			}
+			noSecretRecorded(t, b, res.RunID, portal.Password)
 			calls, _ := runLog(t, b, res.RunID)
 			if len(calls) != 1 || calls[0].Source != schema.SourceJudgment || !calls[0].Offline || calls[0].Usage.Uncached == 0 || calls[0].Usage.Output == 0 {
 				t.Fatalf("recorded model calls %+v, want one offline judgment call with its usage", calls)
@@ -150,6 +170,7 @@ func TestColdSuiteRuns(t *testing.T) {
 			if !res.Offline {
 				t.Error("the run does not say the offline model answered")
 			}
+			noSecretRecorded(t, b, res.RunID, portal.Password)
 			calls, fin := runLog(t, b, res.RunID)
 			if fin == nil || fin.Outcome != schema.OutcomeSuccess || fin.Mode != schema.ModeAgent {
 				t.Fatalf("run log ends %+v", fin)
@@ -289,6 +310,8 @@ func TestUnrepairableDriftFallsBack(t *testing.T) {
 	if site.State().Logins != 1 {
 		t.Fatalf("the agent signed in again (%d logins): it did not carry on in the replay's session", site.State().Logins)
 	}
+	noSecretRecorded(t, b, rep.RunID, portal.Password)
+	noSecretRecorded(t, b, out.Agent.RunID, portal.Password)
 	_, fin := runLog(t, b, out.Agent.RunID)
 	if fin == nil || fin.Parent != rep.RunID || fin.Mode != schema.ModeAgent {
 		t.Fatalf("the fallback run does not continue the replay: %+v", fin)

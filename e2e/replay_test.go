@@ -99,6 +99,7 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 				}
 			}
 			c.check(t, p.State())
+			noSecretRecorded(t, b, res.RunID, portal.Password)
 			envs, err := b.ReadRun(testContext(t), res.RunID)
 			if err != nil {
 				t.Fatal(err)

@@ -181,6 +181,17 @@ type Step struct {
 	MaxTokens int      `yaml:"max_tokens,omitempty"`
 }
 
+// Secrets returns the secret parameters among params, name to value.
+func (p *Playbook) Secrets(params map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range params {
+		if decl, ok := p.Params[k]; ok && decl.IsSecret() {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // Choose checks a judgment answer against the step's options. An answer
 // outside them is an *Error with CodeOutOfSet: never an improvised branch.
 func (s *Step) Choose(answer string) (string, error) {

@@ -77,6 +77,10 @@ type ActRequest struct {
 	RunID  string `msgpack:"run_id"`
 	StepID string `msgpack:"step_id,omitempty"`
 	Action Action `msgpack:"action"`
+	// Secrets maps secret parameter names to their values: the action may
+	// type them, but the recorded event shows {{name}} wherever one
+	// appears.
+	Secrets map[string]string `msgpack:"secrets,omitempty"`
 }
 
 // ActReply is the recorded action: the browser.action.v1 event.

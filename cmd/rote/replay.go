@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,7 +70,7 @@ is looked up in the store.`,
 				where = "the MCP server " + strings.Join(server, " ")
 				replay.Open = func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
 					return actuator.OpenMCPDispatcher(ctx, actuator.MCPConfig{Command: server, Target: target, Bus: b, RunID: runID,
-						Redactor: schema.Redactor{Key: key, Values: secretValues(p, paramMap)}, Stderr: os.Stderr})
+						Redactor: schema.Redactor{Key: key, Values: slices.Collect(maps.Values(p.Secrets(paramMap)))}, Stderr: os.Stderr})
 				}
 			} else {
 				if base == "" {
@@ -139,17 +141,6 @@ func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, vers
 	}
 	p, err := e.Decode()
 	return p, e.Stored.Version, err
-}
-
-// secretValues are the values of the secret parameters given.
-func secretValues(p *schema.Playbook, params map[string]string) []string {
-	var out []string
-	for k, v := range params {
-		if decl, ok := p.Params[k]; ok && decl.IsSecret() {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func printStep(app *App, r schema.StepReport) {

@@ -110,6 +110,10 @@ func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff b
 	return rep.Observation.World(), nil
 }
 
+// RedactSecrets makes the session type secrets (name to value) but
+// record them as {{name}}.
+func (d *BrowserDispatcher) RedactSecrets(secrets map[string]string) { d.session.Secrets = secrets }
+
 // Close ends the browser session, unless the caller owns it.
 func (d *BrowserDispatcher) Close(ctx context.Context) error {
 	if !d.owned {

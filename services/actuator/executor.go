@@ -87,6 +87,9 @@ func (e *Executor) Replay(ctx context.Context, r Replay) (*schema.ReplayResult, 
 		return nil, err
 	}
 	defer d.Close(context.WithoutCancel(ctx))
+	if red, ok := d.(interface{ RedactSecrets(map[string]string) }); ok {
+		red.RedactSecrets(p.Secrets(r.Params))
+	}
 	live, err := d.Fingerprint(ctx)
 	if err != nil {
 		return nil, err

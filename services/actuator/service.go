@@ -1,6 +1,7 @@
 package actuator
 
 import (
+	"strings"
 	"context"
 	"errors"
 	"fmt"
@@ -231,6 +232,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	if err != nil {
 		ev.Error = schema.AsError(err)
 	}
+	redactSecrets(&ev, req.Secrets)
 	if ev.Action.Validate() != nil {
 		// An action outside the closed set cannot be recorded as one.
 		return &schema.ActReply{Event: ev}, nil
@@ -239,6 +241,24 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 		return nil, fmt.Errorf("actuator: record action: %w", perr)
 	}
 	return &schema.ActReply{Event: ev}, nil
+}
+
+// redactSecrets replaces every secret value in what ev records (the typed
+// value, the URL, what was read, an error message) with {{name}}: the
+// run log never holds a secret.
+func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
+	for name, v := range secrets {
+		if v == "" {
+			continue
+		}
+		mask := "{{" + name + "}}"
+		ev.Action.Value = strings.ReplaceAll(ev.Action.Value, v, mask)
+		ev.Action.URL = strings.ReplaceAll(ev.Action.URL, v, mask)
+		ev.Output = strings.ReplaceAll(ev.Output, v, mask)
+		if ev.Error != nil {
+			ev.Error.Message = strings.ReplaceAll(ev.Error.Message, v, mask)
+		}
+	}
 }
 
 // perform settles, resolves and dispatches one action. It returns the

@@ -115,6 +115,10 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	if err != nil {
 		return nil, err
 	}
+	s.Secrets = map[string]string{}
+	for _, k := range t.Secrets {
+		s.Secrets[k] = t.Params[k]
+	}
 	began := time.Now()
 	spec := schema.RunSpec{RunID: s.RunID, Mode: schema.ModeAgent, Fingerprint: fp, Parent: opt.Parent,
 		Task: schema.TaskSpec{Suite: t.Suite, Name: t.Name, Text: t.Text, Params: a.recordedParams(t), Target: site}}
