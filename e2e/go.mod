@@ -31,6 +31,7 @@ require (
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
+	github.com/rote-agent/rote/services/distiller v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/segmentio/asm v1.1.3 // indirect
@@ -58,3 +59,5 @@ replace github.com/rote-agent/rote/services/perception => ../services/perception
 replace github.com/rote-agent/rote/services/planner => ../services/planner
 
 replace github.com/rote-agent/rote/bench => ../bench
+
+replace github.com/rote-agent/rote/services/distiller => ../services/distiller

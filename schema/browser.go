@@ -73,7 +73,10 @@ type BrowserAction struct {
 	SettleWait time.Duration `msgpack:"settle_wait" json:"settle_wait"`
 	Duration   time.Duration `msgpack:"duration" json:"duration"`
 	Output     string        `msgpack:"output,omitempty" json:"output,omitempty"` // extract
-	Error      *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
+	// Options are the labels a select offered: what a choice was made
+	// among, for the distiller to tell a judgment from a constant.
+	Options []string `msgpack:"options,omitempty" json:"options,omitempty"`
+	Error   *Error   `msgpack:"error,omitempty" json:"error,omitempty"`
 }
 
 // EventType returns TypeBrowserAction.

@@ -30,8 +30,10 @@ type ReplayResult struct {
 	Duration   time.Duration `msgpack:"duration" json:"duration"`
 	// Patched is the new version a verified replay saved its repairs as;
 	// PatchNote says why repairs were not saved, when they were not.
-	Patched   *PlaybookRef `msgpack:"patched,omitempty" json:"patched,omitempty"`
-	PatchNote string       `msgpack:"patch_note,omitempty" json:"patch_note,omitempty"`
+	Patched *PlaybookRef `msgpack:"patched,omitempty" json:"patched,omitempty"`
+	// Answer is what the last extract step read: a read task's result.
+	Answer    string `msgpack:"answer,omitempty" json:"answer,omitempty"`
+	PatchNote string `msgpack:"patch_note,omitempty" json:"patch_note,omitempty"`
 }
 
 // StoredPlaybook is one version of a playbook in ROTE_PLAYBOOKS.

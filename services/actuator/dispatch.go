@@ -205,34 +205,38 @@ func (s *session) fill(el *element, value string) error {
 const selectScript = `function(want) {
   if (!(this instanceof HTMLSelectElement)) return {error: 'not a select'};
   const opts = [...this.options];
+  const offered = opts.filter(o => o.value !== '').map(o => o.label.trim());
   const o = opts.find(o => o.label.trim() === want) || opts.find(o => o.value === want) || opts.find(o => o.textContent.trim() === want);
-  if (!o) return {options: opts.map(o => o.label.trim())};
+  if (!o) return {options: offered, missing: true};
   this.value = o.value; o.selected = true;
   this.dispatchEvent(new Event('input', {bubbles: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {};
+  return {options: offered};
 }`
 
-// selectOption chooses the option whose label, value or text is value.
-// The select must be reachable: not covered by anything.
-func (s *session) selectOption(el *element, value string) error {
+// selectOption chooses the option whose label, value or text is value,
+// and returns the labels of the options the select offered (placeholders
+// with an empty value left out). The select must be reachable: not
+// covered by anything.
+func (s *session) selectOption(el *element, value string) ([]string, error) {
 	if _, _, err := s.point(el); err != nil {
-		return err
+		return nil, err
 	}
 	var res struct {
 		Error   string   `json:"error"`
 		Options []string `json:"options"`
+		Missing bool     `json:"missing"`
 	}
 	if err := s.call(el, selectScript, &res, value); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case res.Error != "":
-		return schema.Errorf(schema.CodeContractChanged, "select: %s", res.Error)
-	case res.Options != nil:
-		return schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
+		return nil, schema.Errorf(schema.CodeContractChanged, "select: %s", res.Error)
+	case res.Missing:
+		return res.Options, schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
 	}
-	return nil
+	return res.Options, nil
 }
 
 const checkedScript = `function() { return this.getAttribute('aria-checked') !== null ? this.getAttribute('aria-checked') === 'true' : !!this.checked; }`

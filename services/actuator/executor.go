@@ -2,6 +2,7 @@ package actuator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -51,6 +52,9 @@ type Replay struct {
 	AllowUnbound bool
 	// Progress, when set, hears about each step as it ends.
 	Progress func(schema.StepReport)
+	// Mode is how the run is recorded: replay (the default), or shadow
+	// for a candidate's replay before promotion.
+	Mode schema.RunMode
 }
 
 // Replay runs r and returns its result. The error is for a replay that
@@ -101,7 +105,11 @@ func (e *Executor) Replay(ctx context.Context, r Replay) (*schema.ReplayResult, 
 	x := &replay{e: e, r: r, d: d, bindings: bindings, runID: runID,
 		res: &schema.ReplayResult{RunID: runID, Playbook: schema.PlaybookRef{Name: p.Name, Version: r.Version}, Completed: []string{}}}
 	start := time.Now()
-	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeReplay, Fingerprint: live, Playbook: &x.res.Playbook,
+	mode := r.Mode
+	if mode == "" {
+		mode = schema.ModeReplay
+	}
+	spec := schema.RunSpec{RunID: runID, Mode: mode, Fingerprint: live, Playbook: &x.res.Playbook,
 		Task: schema.TaskSpec{Name: p.Name, Text: p.Intent, Params: x.recordedParams()}}
 	if _, err := e.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: start}, RunSpec: spec}); err != nil {
 		return nil, err
@@ -248,6 +256,12 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
 	if err != nil {
 		return err
+	}
+	if s.Tool == string(schema.ActExtract) && w.Page {
+		var read string
+		if json.Unmarshal(w.Output, &read) == nil {
+			x.res.Answer = read
+		}
 	}
 	for _, exp := range s.Expect {
 		if err := x.check(ctx, s.ID, attempt, exp, w); err != nil {

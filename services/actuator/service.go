@@ -314,7 +314,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	case schema.ActFill:
 		err = sess.fill(el, a.Value)
 	case schema.ActSelect:
-		err = sess.selectOption(el, a.Value)
+		ev.Options, err = sess.selectOption(el, a.Value)
 	case schema.ActCheck:
 		err = sess.check(el, a.Value != "false")
 	case schema.ActPress:

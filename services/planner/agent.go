@@ -206,14 +206,20 @@ func (r *agentRun) loop(ctx context.Context) {
 			return
 		}
 		switch action.Kind {
-		case schema.ActDone:
+		case schema.ActDone, schema.ActFail:
+			// Recorded like any action: the run log holds the verdict
+			// and the answer.
+			if _, err := r.s.Act(ctx, stepID, action); err != nil {
+				r.end(schema.OutcomeFailed, err)
+				return
+			}
+			r.log(StepLog{N: n, Action: action, Result: string(action.Kind), Tokens: usage, Duration: time.Since(began)})
+			if action.Kind == schema.ActFail {
+				r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeToolError, "the agent gave up: %s", action.Reason))
+				return
+			}
 			r.res.Answer = action.Reason
-			r.log(StepLog{N: n, Action: action, Result: "done", Tokens: usage, Duration: time.Since(began)})
 			r.verify(ctx)
-			return
-		case schema.ActFail:
-			r.log(StepLog{N: n, Action: action, Result: "fail", Tokens: usage, Duration: time.Since(began)})
-			r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeToolError, "the agent gave up: %s", action.Reason))
 			return
 		}
 		if _, err := r.act(ctx, action, usage, began); err != nil {

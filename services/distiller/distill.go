@@ -1,0 +1,135 @@
+package distiller
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// Candidate is a distilled playbook before its shadow replay, with what
+// was left out and why.
+type Candidate struct {
+	Playbook  *schema.Playbook
+	SourceRun string
+	Pruned    []Pruned
+	Notes     []string // constants kept as they are, judgments made
+}
+
+// Pruned is a recorded step left out of the playbook.
+type Pruned struct {
+	Step   string // the step as recorded, e.g. "#4 navigate /records"
+	Reason string
+}
+
+// Options shape a distillation.
+type Options struct {
+	// Name of the playbook; default the task's name, else one made from
+	// its text.
+	Name string
+}
+
+// Distill compiles a verified run into a playbook candidate. It refuses,
+// with a *schema.Error, a run that is not a verified success
+// (CodeUnverified), a value that varies with the task but is no
+// parameter, or a choice it could only freeze (CodeUnbound).
+func Distill(r *Run, o Options) (*Candidate, error) {
+	if err := r.verified(); err != nil {
+		return nil, err
+	}
+	b := newBinder(r.Spec.Task)
+	name := o.Name
+	if name == "" {
+		name = r.Spec.Task.Name
+	}
+	if name == "" {
+		name = slug(b.intent(), 48)
+	}
+	c := &Candidate{SourceRun: r.Spec.RunID, Playbook: &schema.Playbook{Name: name, Intent: b.intent(), Fingerprint: r.Spec.Fingerprint, Params: b.declared()}}
+	d := &distillation{r: r, b: b, c: c, ids: map[string]int{}}
+	var err error
+	switch {
+	case len(r.Actions) > 0:
+		err = d.browser()
+	case len(r.Calls) > 0:
+		err = d.mcp()
+	default:
+		err = schema.Errorf(schema.CodeInvalid, "run %s has no steps to distill", r.Spec.RunID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, chk := range r.Verify.Checks {
+		c.Playbook.Verify = append(c.Playbook.Verify, d.templateExpect(chk.Expect))
+	}
+	if err := c.Playbook.Validate(); err != nil {
+		return nil, fmt.Errorf("the distilled playbook does not validate: %w", err)
+	}
+	return c, nil
+}
+
+// distillation is one Distill in progress.
+type distillation struct {
+	r      *Run
+	b      *binder
+	c      *Candidate
+	ids    map[string]int
+	last   string            // the id of the last step, which the next needs
+	chosen map[string]string // a judged value -> its judgment step's id
+}
+
+func (d *distillation) prune(what, why string) {
+	d.c.Pruned = append(d.c.Pruned, Pruned{Step: what, Reason: why})
+}
+
+func (d *distillation) note(format string, args ...any) {
+	d.c.Notes = append(d.c.Notes, fmt.Sprintf(format, args...))
+}
+
+// add appends s after the last step.
+func (d *distillation) add(s schema.Step) {
+	base := s.ID
+	d.ids[base]++
+	if n := d.ids[base]; n > 1 {
+		s.ID = fmt.Sprintf("%s-%d", base, n)
+	}
+	if d.last != "" {
+		s.Needs = []string{d.last}
+	}
+	d.last = s.ID
+	d.c.Playbook.Steps = append(d.c.Playbook.Steps, s)
+}
+
+// templateExpect templates an assertion's argument and value.
+func (d *distillation) templateExpect(e schema.Expect) schema.Expect {
+	e.Arg = d.templateText(e.Arg)
+	if len(e.Value) > 0 {
+		e.Value = schema.RawJSON(d.templateText(string(e.Value)))
+	}
+	return e
+}
+
+// templateText templates parameter values, then judged values, inside s.
+func (d *distillation) templateText(s string) string {
+	s = d.b.within(s)
+	for v, id := range d.chosen {
+		s = strings.ReplaceAll(s, v, "{{steps."+id+"}}")
+	}
+	return s
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a name or step id out of s: lowercase words joined by -.
+func slug(s string, max int) string {
+	s = strings.NewReplacer("{{", "", "}}", "", "steps.", "").Replace(strings.ToLower(s))
+	s = strings.Trim(nonSlug.ReplaceAllString(s, "-"), "-")
+	if len(s) > max {
+		s = strings.TrimRight(s[:max], "-")
+	}
+	if s == "" {
+		return "step"
+	}
+	return s
+}

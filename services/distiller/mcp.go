@@ -1,0 +1,138 @@
+package distiller
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// readOnlyTool matches the names of tools that only read: their calls
+// may be pruned when nothing later uses what they returned.
+var readOnlyTool = regexp.MustCompile(`(^|_)(snapshot|screenshot|list|get|read|search|find|console_messages|network_requests|tabs|query|describe|show|status)($|_)`)
+
+// mcp distills a recorded MCP session: its tool calls become steps.
+func (d *distillation) mcp() error {
+	type call struct {
+		c    *schema.ToolCall
+		args map[string]any
+	}
+	var live []call
+	for _, c := range d.r.Calls {
+		what := fmt.Sprintf("#%d %s", c.Seq, c.Tool)
+		switch {
+		case c.Error != nil:
+			d.prune(what, "failed call: "+string(c.Error.Kind))
+			continue
+		case c.ArgumentsRef != "":
+			return schema.Errorf(schema.CodeTooLarge, "%s has arguments over %d bytes, kept as a blob: not distilled", what, schema.InlineLimit)
+		}
+		args := map[string]any{}
+		if len(c.Arguments) > 0 {
+			if err := json.Unmarshal(c.Arguments, &args); err != nil {
+				return schema.Errorf(schema.CodeInvalid, "%s: arguments are not a JSON object: %v", what, err)
+			}
+		}
+		live = append(live, call{c, args})
+	}
+	for i, lc := range live {
+		what := fmt.Sprintf("#%d %s", lc.c.Seq, lc.c.Tool)
+		var later []map[string]any
+		for _, l := range live[i+1:] {
+			later = append(later, l.args)
+		}
+		if readOnlyTool.MatchString(lc.c.Tool) && !usedLater(lc.c, later) {
+			d.prune(what, "abandoned exploration: a read whose result no later step uses")
+			continue
+		}
+		args, err := d.templateArgs(what, lc.args)
+		if err != nil {
+			return err
+		}
+		d.add(schema.Step{ID: slug(lc.c.Tool, 40), Kind: schema.StepDeterministic, Tool: lc.c.Tool, Args: args.(map[string]any),
+			OnFail: schema.OnFail{Policy: schema.FailRetry, Retries: 1}})
+	}
+	return nil
+}
+
+// usedLater reports whether any string argument of a later call appears
+// in c's result. A result kept as a blob is taken as used: the distiller
+// does not fetch it to prove otherwise.
+func usedLater(c *schema.ToolCall, later []map[string]any) bool {
+	if c.BlobRef != "" {
+		return true
+	}
+	if len(c.Result) == 0 {
+		return false
+	}
+	result := string(c.Result)
+	for _, args := range later {
+		for _, s := range stringValues(args) {
+			if len(s) >= 2 && strings.Contains(result, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stringValues lists the string values inside v.
+func stringValues(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case map[string]any:
+		var out []string
+		for _, e := range x {
+			out = append(out, stringValues(e)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, stringValues(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// templateArgs templates the strings inside a call's arguments.
+func (d *distillation) templateArgs(what string, v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		if t, ok := d.b.whole(x); ok {
+			return t, nil
+		}
+		if t := d.b.within(x); t != x {
+			return t, nil
+		}
+		if d.b.fromTask(x) {
+			return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
+		}
+		return x, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			t, err := d.templateArgs(what, e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = t
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			t, err := d.templateArgs(what, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	return v, nil
+}
