@@ -1,11 +1,11 @@
 package actuator
 
 import (
-	"strings"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
