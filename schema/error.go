@@ -72,6 +72,7 @@ var (
 	ErrNotApplicable     = &Error{Code: CodeNotApplicable}
 	ErrFingerprint       = &Error{Code: CodeFingerprint}
 	ErrRepairUnavailable = &Error{Code: CodeRepairUnavailable}
+	ErrUnverified        = &Error{Code: CodeUnverified}
 	ErrTooLarge          = &Error{Code: CodeTooLarge}
 	ErrNotFound          = &Error{Code: CodeNotFound}
 	ErrAmbiguous         = &Error{Code: CodeAmbiguous}
