@@ -32,6 +32,7 @@ require (
 	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
 	github.com/rote-agent/rote/services/distiller v0.0.0
+	github.com/rote-agent/rote/services/matcher v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/segmentio/asm v1.1.3 // indirect
@@ -61,3 +62,5 @@ replace github.com/rote-agent/rote/services/planner => ../services/planner
 replace github.com/rote-agent/rote/bench => ../bench
 
 replace github.com/rote-agent/rote/services/distiller => ../services/distiller
+
+replace github.com/rote-agent/rote/services/matcher => ../services/matcher

@@ -15,6 +15,7 @@ const (
 	PromptFailed   = "Failed step: "            // a repair request's step id
 	PromptFailure  = "Failure: "                // why it failed
 	PromptIntent   = "Intent: "                 // the playbook's intent
+	PromptBind     = "Bind: "                   // the parameter names to bind, ", "-separated
 )
 
 // LedgerEntry is one line of the action ledger: a prior step, compact.

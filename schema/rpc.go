@@ -161,3 +161,48 @@ type RepairReply struct {
 	Step  Step       `msgpack:"step"`
 	Usage TokenUsage `msgpack:"usage"`
 }
+
+// SubjectMatch is the matcher's endpoint (a queue group): which stored
+// playbook, if any, can do a task, with which parameter values.
+const SubjectMatch = "rote.matcher.match"
+
+// MatchRequest asks whether a playbook bound to Fingerprint can do Task.
+type MatchRequest struct {
+	RunID       string            `msgpack:"run_id"` // the run a model call for binding is recorded in
+	Fingerprint string            `msgpack:"fingerprint"`
+	Task        string            `msgpack:"task"`
+	Params      map[string]string `msgpack:"params,omitempty"` // values the task gives, structured
+}
+
+// MatchReply is a hit (a playbook and every parameter bound) or a miss
+// with its reason. Usage is what a binding call cost, zero when none was
+// made.
+type MatchReply struct {
+	Hit        bool              `msgpack:"hit" json:"hit"`
+	Playbook   PlaybookRef       `msgpack:"playbook,omitempty" json:"playbook,omitempty"`
+	Bindings   map[string]string `msgpack:"bindings,omitempty" json:"-"` // secrets included: never printed
+	Score      float64           `msgpack:"score" json:"score"`
+	Candidates int               `msgpack:"candidates" json:"candidates"` // playbooks under the fingerprint
+	Reason     string            `msgpack:"reason,omitempty" json:"reason,omitempty"`
+	Usage      TokenUsage        `msgpack:"usage" json:"usage"`
+}
+
+// SubjectBind is the planner's endpoint that binds playbook parameters
+// from a task's text, for the matcher: one bounded model call tagged
+// matcher.
+const SubjectBind = "rote.planner.bind"
+
+// BindRequest asks for the values of Names in Task, whose shape Intent
+// templates.
+type BindRequest struct {
+	RunID  string   `msgpack:"run_id"`
+	Task   string   `msgpack:"task"`
+	Intent string   `msgpack:"intent"`
+	Names  []string `msgpack:"names"`
+}
+
+// BindReply is the values found, and what the call cost.
+type BindReply struct {
+	Values map[string]string `msgpack:"values"`
+	Usage  TokenUsage        `msgpack:"usage"`
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -44,6 +45,7 @@ func (s *Service) Run(ctx context.Context) error {
 		bus.AddEndpoint(ctx, svc, "judgment", schema.SubjectJudgment, true, s.judgment),
 		bus.AddEndpoint(ctx, svc, "slot", schema.SubjectSlot, true, s.slot),
 		bus.AddEndpoint(ctx, svc, "repair", schema.SubjectRepair, true, s.repair),
+		bus.AddEndpoint(ctx, svc, "bind", schema.SubjectBind, true, s.bind),
 	} {
 		if e != nil {
 			return fmt.Errorf("planner: %w", e)
@@ -65,6 +67,23 @@ func (s *Service) judgment(ctx context.Context, req *schema.JudgmentRequest) (*s
 func (s *Service) slot(ctx context.Context, req *schema.SlotRequest) (*schema.ModelReply, error) {
 	user := schema.PromptQuestion + oneLine(req.Prompt) + "\n\n" + schema.PromptPage + "\n" + req.Page
 	return s.ask(ctx, req.RunID, req.StepID, schema.SourceSlot, slotSystemPrompt, user, req.MaxTokens)
+}
+
+const bindSystemPrompt = `You read parameter values out of a task. You see the task, the intent it should fit (with {{name}} slots) and the names to bind. Answer with one JSON object mapping each name to its value, copied exactly as the task writes it, and nothing else. Leave out a name the task does not give.`
+
+// bind answers rote.planner.bind for the matcher: one bounded call
+// (source matcher) whose answer must be a JSON object of strings.
+func (s *Service) bind(ctx context.Context, req *schema.BindRequest) (*schema.BindReply, error) {
+	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + schema.PromptTask + oneLine(req.Task) + "\n" + schema.PromptBind + strings.Join(req.Names, ", ")
+	rep, err := s.ask(ctx, req.RunID, "match", schema.SourceMatcher, bindSystemPrompt, user, 256)
+	if err != nil {
+		return nil, err
+	}
+	values := map[string]string{}
+	if err := json.Unmarshal([]byte(rep.Value), &values); err != nil {
+		return nil, schema.Errorf(schema.CodeInvalid, "the model's binding is not a JSON object of strings: %v", err)
+	}
+	return &schema.BindReply{Values: values, Usage: rep.Usage}, nil
 }
 
 // ask makes one bounded call and returns its trimmed answer.

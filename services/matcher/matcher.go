@@ -1,0 +1,178 @@
+package matcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// maxCaptureWords bounds a parameter value read out of the task text: a
+// longer capture has likely swallowed words the intent does not have.
+const maxCaptureWords = 8
+
+// Config configures the matcher.
+type Config struct {
+	// BindTimeout bounds the one model call that binds what the task does
+	// not give; default 15 s.
+	BindTimeout time.Duration
+}
+
+// Service answers rote.matcher.match.
+type Service struct {
+	cfg   Config
+	bus   *bus.Bus
+	ready chan struct{}
+}
+
+// New returns the matcher on b.
+func New(cfg Config, b *bus.Bus) *Service {
+	if cfg.BindTimeout <= 0 {
+		cfg.BindTimeout = 15 * time.Second
+	}
+	return &Service{cfg: cfg, bus: b, ready: make(chan struct{})}
+}
+
+// Ready is closed once the endpoint listens.
+func (s *Service) Ready() <-chan struct{} { return s.ready }
+
+// Run serves until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	svc, err := s.bus.NewService("rote-matcher", "0.1.0", "which stored playbook can do a task")
+	if err != nil {
+		return err
+	}
+	defer svc.Stop()
+	if err := bus.AddEndpoint(ctx, svc, "match", schema.SubjectMatch, true, s.Match); err != nil {
+		return fmt.Errorf("matcher: %w", err)
+	}
+	close(s.ready)
+	<-ctx.Done()
+	return nil
+}
+
+// candidate is one playbook scored against the task.
+type candidate struct {
+	entry    bus.PlaybookEntry
+	playbook *schema.Playbook
+	score    float64
+}
+
+// Match runs the three stages. A miss is a reply, not an error; the error
+// is for a store that could not be read.
+func (s *Service) Match(ctx context.Context, req *schema.MatchRequest) (*schema.MatchReply, error) {
+	if err := schema.ValidateFingerprint(req.Fingerprint); err != nil {
+		return &schema.MatchReply{Reason: "no fingerprint: " + err.Error()}, nil
+	}
+	all, err := s.bus.ListPlaybooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slotted := slotOut(req.Task, req.Params)
+	var cands []candidate
+	for _, e := range all {
+		if e.Fingerprint != req.Fingerprint {
+			continue // stage 1: a hard gate, before any comparison
+		}
+		p, err := e.Decode()
+		if err != nil {
+			continue
+		}
+		cands = append(cands, candidate{entry: e, playbook: p, score: score(slotted, p.Intent)})
+	}
+	rep := &schema.MatchReply{Candidates: len(cands)}
+	if len(cands) == 0 {
+		rep.Reason = "no playbook is bound to this environment"
+		return rep, nil
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return strings.Compare(a.entry.Name, b.entry.Name)
+	})
+	best := cands[0]
+	rep.Score, rep.Playbook = best.score, schema.PlaybookRef{Name: best.entry.Name, Version: best.entry.Stored.Version}
+	switch {
+	case best.score < Threshold:
+		rep.Reason = fmt.Sprintf("best intent %q (%s) scores %.2f, under %.2f", best.playbook.Intent, best.entry.Name, best.score, Threshold)
+		return rep, nil
+	case len(cands) > 1 && best.score-cands[1].score < Margin:
+		rep.Reason = fmt.Sprintf("ambiguous: %s and %s both fit (%.2f, %.2f)", best.entry.Name, cands[1].entry.Name, best.score, cands[1].score)
+		return rep, nil
+	}
+	bindings, usage, why := s.bind(ctx, req, slotted, best.playbook)
+	rep.Usage = usage
+	if why != "" {
+		rep.Reason = why
+		return rep, nil
+	}
+	rep.Hit, rep.Bindings = true, bindings
+	return rep, nil
+}
+
+// bind binds every declared parameter of p (stage 3), or says why not.
+func (s *Service) bind(ctx context.Context, req *schema.MatchRequest, slotted string, p *schema.Playbook) (map[string]string, schema.TokenUsage, string) {
+	out := map[string]string{}
+	texts := captured(req.Task, p.Intent)
+	slots := captured(slotted, p.Intent)
+	var missing []string
+	for name := range p.Params {
+		if v, ok := req.Params[name]; ok {
+			if got, ok := slots[name]; ok && got != "{{"+name+"}}" {
+				return nil, schema.TokenUsage{}, fmt.Sprintf("the task's %s does not fill the intent's slot (the slot holds %q)", name, got)
+			}
+			out[name] = v
+			continue
+		}
+		if v, ok := texts[name]; ok {
+			out[name] = v
+			continue
+		}
+		missing = append(missing, name)
+	}
+	var usage schema.TokenUsage
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		values, u, err := s.ask(ctx, req, p, missing)
+		usage = u
+		if err != nil {
+			return nil, usage, fmt.Sprintf("cannot bind %s: %v", strings.Join(missing, ", "), err)
+		}
+		for _, name := range missing {
+			v := values[name]
+			if v == "" || !strings.Contains(req.Task, v) {
+				return nil, usage, fmt.Sprintf("the model's value for %s (%q) is not in the task text", name, v)
+			}
+			out[name] = v
+		}
+	}
+	if _, err := p.Bind(out); err != nil {
+		return nil, usage, "the bindings do not fit the playbook: " + err.Error()
+	}
+	return out, usage, ""
+}
+
+// ask has the planner bind names from the task text: one bounded model
+// call tagged matcher.
+func (s *Service) ask(ctx context.Context, req *schema.MatchRequest, p *schema.Playbook, names []string) (map[string]string, schema.TokenUsage, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.BindTimeout)
+	defer cancel()
+	var rep schema.BindReply
+	err := s.bus.Call(ctx, schema.SubjectBind, &schema.BindRequest{RunID: req.RunID, Task: req.Task, Intent: p.Intent, Names: names}, &rep)
+	if errors.Is(err, bus.ErrNoService) {
+		return nil, schema.TokenUsage{}, errors.New("no planner answers binding requests")
+	}
+	if err != nil {
+		return nil, schema.TokenUsage{}, err
+	}
+	return rep.Values, rep.Usage, nil
+}
