@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rote-agent/rote/portal"
 	"time"
 )
 
@@ -130,5 +132,49 @@ func TestRunCommand(t *testing.T) {
 		if code, out := rote(t, dir, c.args...); code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s", c.args, code, c.want, out)
 		}
+	}
+}
+
+// TestLearnCommands drives the learning loop through the binary: a cold
+// rote run, rote distill (the candidate, with what it pruned), rote
+// promote (shadow replay, then version 1), and rote run again with new
+// parameters, which the matcher sends to the playbook: a verified replay
+// with no model call. A near miss (another task on the same site) does not
+// match.
+func TestLearnCommands(t *testing.T) {
+	dir := t.TempDir()
+	base, site := portalSite(t, "")
+	code, out := rote(t, dir, "run", "--suite-task", "B3", "--url", base, "--json")
+	var cold struct {
+		Outcome string
+		Agent   struct {
+			RunID string `json:"run_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cold); code != 0 || err != nil || cold.Outcome != "success" {
+		t.Fatalf("cold run: exit %d (%v)\n%s", code, err, out)
+	}
+	code, out = rote(t, dir, "distill", cold.Agent.RunID)
+	if code != 0 || !strings.Contains(out, "name: catalog-top-results") || !strings.Contains(out, `value: "{{query}}"`) {
+		t.Fatalf("distill: exit %d\n%s", code, out)
+	}
+	code, out = rote(t, dir, "promote", cold.Agent.RunID)
+	if code != 2 || !strings.Contains(out, "password is secret") {
+		t.Fatalf("promote without the secret: exit %d\n%s", code, out)
+	}
+	code, out = rote(t, dir, "promote", cold.Agent.RunID, "--param", "password="+portal.Password)
+	if code != 0 || !strings.Contains(out, "promoted catalog-top-results v1") {
+		t.Fatalf("promote: exit %d\n%s", code, out)
+	}
+	site.Reset()
+	code, out = rote(t, dir, "run", "--suite-task", "B3", "--rep", "3", "--url", base)
+	for _, want := range []string{"matched catalog-top-results v1 (score 1.00", "mode         replay", "model calls  0", "outcome: success"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("warm run: exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	code, out = rote(t, dir, "run", "--suite-task", "B1", "--url", base)
+	if code != 0 || !strings.Contains(out, "no playbook matched") || !strings.Contains(out, "mode         agent") {
+		t.Fatalf("another task on the site: exit %d\n%s", code, out)
 	}
 }

@@ -3,8 +3,11 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Ref is one template reference: `{{name}}` names a parameter and
@@ -170,3 +173,53 @@ func scalarText(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// SlotOut replaces, in text, every whole-word occurrence of a value of
+// params with {{name}}, longest values first: "admin" in "administrator"
+// stays. It is how a task's text becomes a templated intent, and how the
+// matcher compares a task with one.
+func SlotOut(text string, params map[string]string) string {
+	names := make([]string, 0, len(params))
+	for k, v := range params {
+		if strings.TrimSpace(v) != "" {
+			names = append(names, k)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := params[names[i]], params[names[j]]
+		if len(a) != len(b) {
+			return len(a) > len(b)
+		}
+		return names[i] < names[j]
+	})
+	for _, k := range names {
+		text = replaceWord(text, params[k], "{{"+k+"}}")
+	}
+	return text
+}
+
+// replaceWord replaces the occurrences of v in s that no letter or digit
+// touches on either side.
+func replaceWord(s, v, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, v)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(v)
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if (i > 0 && isWordRune(before)) || (end < len(s) && isWordRune(after)) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(with)
+		s = s[end:]
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -108,7 +108,7 @@ func vendorParams(rep int) map[string]string {
 	return p
 }
 
-var queries = []string{"desk", "chair", "lamp", "monitor", "cable"}
+var queries = []string{"desk", "chair", "lamp", "stand", "book"}
 
 const vendorText = "Sign in as {{username}} and %s the vendor {{company}} (tax ID {{tax_id}}, email {{email}}, phone {{phone}}, {{street}}, {{city}}, {{country}}) as a {{category}}."
 

@@ -39,6 +39,8 @@ require (
 	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/portal v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
+	github.com/rote-agent/rote/services/distiller v0.0.0
+	github.com/rote-agent/rote/services/matcher v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
 	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
@@ -65,3 +67,7 @@ replace github.com/rote-agent/rote/portal => ../../portal
 replace github.com/rote-agent/rote/services/planner => ../../services/planner
 
 replace github.com/rote-agent/rote/bench => ../../bench
+
+replace github.com/rote-agent/rote/services/distiller => ../../services/distiller
+
+replace github.com/rote-agent/rote/services/matcher => ../../services/matcher

@@ -8,6 +8,7 @@ import (
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/services/matcher"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
 )
@@ -78,13 +79,13 @@ func openModel(b *bus.Bus) (*model, error) {
 }
 
 // startPlanner opens the model (openModel) and runs the planner's
-// endpoints with it on b, for the slot, judgment and repair steps of
-// replays. stop ends both.
+// endpoints with it on b (for the slot, judgment and repair steps of
+// replays, and the matcher's bindings), and the matcher. stop ends them.
 func startPlanner(ctx context.Context, b *bus.Bus) (m *model, stop func(), err error) {
 	if m, err = openModel(b); err != nil {
 		return nil, nil, err
 	}
-	svcs, err := startServices(ctx, planner.NewService(b, m.llm))
+	svcs, err := startServices(ctx, planner.NewService(b, m.llm), matcher.New(matcher.Config{}, b))
 	if err != nil {
 		m.stop()
 		return nil, nil, err

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -64,28 +62,14 @@ is looked up in the store.`,
 			if err != nil {
 				return err
 			}
-			replay := actuator.Replay{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true}
-			where := ""
-			if len(server) > 0 {
-				where = "the MCP server " + strings.Join(server, " ")
-				replay.Open = func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-					return actuator.OpenMCPDispatcher(ctx, actuator.MCPConfig{Command: server, Target: target, Bus: b, RunID: runID,
-						Redactor: schema.Redactor{Key: key, Values: slices.Collect(maps.Values(p.Secrets(paramMap)))}, Stderr: os.Stderr})
-				}
-			} else {
-				if base == "" {
-					return usageError("a browser replay needs --url, the site to replay on")
-				}
-				svcs, err := startBrowserPlanes(ctx, b)
-				if err != nil {
-					return err
-				}
-				defer svcs.stop()
-				where = "a browser on " + base
-				replay.Open = func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-					return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
-				}
+			env := environment{base: base, server: server, target: target}
+			open, stopEnv, err := env.open(ctx, b, key, p, paramMap)
+			if err != nil {
+				return err
 			}
+			defer stopEnv()
+			replay := actuator.Replay{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
+			where := env.describe()
 			m, stopPlanner, err := startPlanner(ctx, b)
 			if err != nil {
 				return err

@@ -37,6 +37,8 @@ final state.`,
 		newPlaybooksCommand(app),
 		newReplayCommand(app),
 		newRunCommand(app),
+		newDistillCommand(app),
+		newPromoteCommand(app),
 		newModelCommand(app),
 		newDemoCommand(app),
 	)

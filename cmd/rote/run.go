@@ -29,12 +29,15 @@ func newRunCommand(app *App) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   `run "TASK" --url URL [flags] | run --suite-task ID [flags]`,
-		Short: "Do a task: replay a playbook when given one, else plan step by step with the model",
-		Long: `run does a task in headless Chromium and verifies it. With --playbook it replays
-that playbook (no model for deterministic steps); a step that no longer fits
+		Short: "Do a task: replay a playbook that matches it, else plan step by step with the model",
+		Long: `run does a task in headless Chromium and verifies it. The matcher looks for a
+stored playbook bound to the site's environment whose intent fits the task
+and binds its parameters; --playbook names one instead. A playbook is
+replayed (no model for deterministic steps); a step that no longer fits
 is repaired by one scoped model call, and a replay that cannot go on falls
 back to the agent, which carries on from the page as it is. Without one the
-agent plans every step: settle, observe, decide, act, record.
+agent plans every step: settle, observe, decide, act, record. Learn a
+playbook from a verified run with rote distill and rote promote.
 
 The model is ROTE_LLM_BASE_URL / ROTE_LLM_API_KEY / ROTE_MODEL; when unset,
 the offline scripted model, which knows the frozen suite's tasks only, and
@@ -252,6 +255,13 @@ func printAgentStep(app *App, l planner.StepLog) {
 
 func printOutcome(app *App, o *planner.Outcome, label string, site *suiteSite, checkErr error) {
 	w := app.Stdout
+	if m := o.Match; m != nil {
+		if m.Hit {
+			fmt.Fprintf(w, "  matched %s (score %.2f, %d candidate(s) in this environment)\n", playbookLabel(m.Playbook.Name, m.Playbook.Version), m.Score, m.Candidates)
+		} else {
+			fmt.Fprintf(w, "  no playbook matched: %s\n", m.Reason)
+		}
+	}
 	mode := "agent"
 	switch {
 	case o.Replay != nil && o.Agent != nil:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/matcher"
 	"github.com/rote-agent/rote/services/perception"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ var roles = []role{
 	}},
 	{name: "recorder", perSession: "the recorder runs once per MCP session, in front of the server: rote record -- COMMAND"},
 	{name: "distiller", issue: "issue 7"},
-	{name: "matcher", issue: "issue 7"},
+	{name: "matcher", build: func(b *bus.Bus, _ serveOptions) (service, error) { return matcher.New(matcher.Config{}, b), nil }},
 }
 
 func newServeCommand(app *App) *cobra.Command {

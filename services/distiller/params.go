@@ -86,5 +86,6 @@ func (b *binder) fromTask(v string) bool {
 	return len(v) >= minLiteral && strings.Contains(b.task, v)
 }
 
-// intent is the task text with parameter values slotted out.
-func (b *binder) intent() string { return b.within(b.task) }
+// intent is the task text with parameter values slotted out, whole
+// words only.
+func (b *binder) intent() string { return schema.SlotOut(b.task, b.values) }

@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -31,27 +30,6 @@ func words(s string) []string {
 		}
 	}
 	return out
-}
-
-// slotOut replaces the task's parameter values in text by {{name}},
-// longest first.
-func slotOut(text string, params map[string]string) string {
-	names := make([]string, 0, len(params))
-	for k, v := range params {
-		if v != "" {
-			names = append(names, k)
-		}
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if d := len(params[b]) - len(params[a]); d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
-	for _, k := range names {
-		text = strings.ReplaceAll(text, params[k], "{{"+k+"}}")
-	}
-	return text
 }
 
 // score compares a slotted task with a templated intent: 2·LCS/(|a|+|b|)

@@ -1,6 +1,10 @@
 package matcher
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
 
 const vendorIntent = "Sign in as {{username}} and register the vendor {{company}} (tax ID {{tax_id}}, email {{email}}, phone {{phone}}, {{street}}, {{city}}, {{country}}) as a {{category}}."
 
@@ -19,12 +23,12 @@ func TestScore(t *testing.T) {
 		task string
 		want func(float64) bool
 	}{
-		"same shape, slotted":     {slotOut(vendorTask("register"), vendorParams), func(s float64) bool { return s == 1 }},
+		"same shape, slotted":     {schema.SlotOut(vendorTask("register"), vendorParams), func(s float64) bool { return s == 1 }},
 		"same shape, as text":     {vendorTask("register"), func(s float64) bool { return s == 1 }},
-		"stopwords differ":        {slotOut("Please sign in as admin, then register vendor Globex (tax ID FR20441987, email ap@globex.example, phone +49 30 5510001, 2 Main St, Paris, France) as Contractor", vendorParams), func(s float64) bool { return s == 1 }},
+		"stopwords differ":        {schema.SlotOut("Please sign in as admin, then register vendor Globex (tax ID FR20441987, email ap@globex.example, phone +49 30 5510001, 2 Main St, Paris, France) as Contractor", vendorParams), func(s float64) bool { return s == 1 }},
 		"as text, extra sentence": {vendorTask("register") + " Then delete it.", func(s float64) bool { return s < Threshold }},
-		"near miss: offboard":     {slotOut(vendorTask("offboard"), vendorParams), func(s float64) bool { return s < Threshold && s > 0.9 }},
-		"near miss: extra word":   {slotOut(vendorTask("register"), vendorParams) + " Then delete it.", func(s float64) bool { return s < Threshold }},
+		"near miss: offboard":     {schema.SlotOut(vendorTask("offboard"), vendorParams), func(s float64) bool { return s < Threshold && s > 0.9 }},
+		"near miss: extra word":   {schema.SlotOut(vendorTask("register"), vendorParams) + " Then delete it.", func(s float64) bool { return s < Threshold }},
 		"another task":            {"Sign in as admin and download the latest operations report.", func(s float64) bool { return s < 0.6 }},
 	} {
 		if got := score(c.task, vendorIntent); !c.want(got) {

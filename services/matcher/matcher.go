@@ -73,7 +73,7 @@ func (s *Service) Match(ctx context.Context, req *schema.MatchRequest) (*schema.
 	if err != nil {
 		return nil, err
 	}
-	slotted := slotOut(req.Task, req.Params)
+	slotted := schema.SlotOut(req.Task, req.Params)
 	var cands []candidate
 	for _, e := range all {
 		if e.Fingerprint != req.Fingerprint {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -24,11 +25,12 @@ type PlaybookReplay struct {
 	Progress func(schema.StepReport)
 }
 
-// Controller is the control loop: replay a chosen playbook (no model for
-// its deterministic steps), and when the replay falls back, hand its
-// browser session to the agent, which carries on from the page as it is,
-// knowing which steps already ran. Without a playbook the agent does the
-// whole task.
+// Controller is the control loop: with no playbook given, ask the matcher
+// (fingerprint gate, intent, binding); replay the playbook it finds, or
+// the one given (no model for deterministic steps); when the replay falls
+// back, hand its browser session to the agent, which carries on from the
+// page as it is, knowing which steps already ran. On a miss the agent
+// does the whole task.
 type Controller struct {
 	bus    *bus.Bus
 	agent  *Agent
@@ -50,6 +52,7 @@ type Chosen struct {
 // Outcome is how a controlled run ended: the replay, the agent, or a
 // replay then its fallback.
 type Outcome struct {
+	Match    *schema.MatchReply   `json:"match,omitempty"`  // the matcher's answer, when it was asked
 	Replay   *schema.ReplayResult `json:"replay,omitempty"` // nil when no playbook was replayed
 	Agent    *Result              `json:"agent,omitempty"`  // nil when the replay needed no fallback
 	Outcome  schema.Outcome       `json:"outcome"`
@@ -62,6 +65,18 @@ type Outcome struct {
 func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Options, progress func(schema.StepReport)) (*Outcome, error) {
 	began := time.Now()
 	out := &Outcome{}
+	site, err := origin(t.StartURL)
+	if err != nil {
+		return nil, err
+	}
+	if opt.RunID == "" {
+		opt.RunID = bus.NewID()
+	}
+	if chosen == nil {
+		if chosen, err = c.match(ctx, t, site, opt.RunID, out); err != nil {
+			return nil, err
+		}
+	}
 	if chosen == nil {
 		res, err := c.agent.Run(ctx, t, opt)
 		if err != nil {
@@ -70,19 +85,16 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 		out.Agent = res
 		return c.finish(out, began), nil
 	}
-	if _, err := origin(t.StartURL); err != nil {
-		return nil, err
-	}
-	runID := opt.RunID
-	if runID == "" {
-		runID = bus.NewID()
-	}
-	s, err := c.bus.OpenBrowser(ctx, runID)
+	s, err := c.bus.OpenBrowser(ctx, opt.RunID)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { s.Close(context.WithoutCancel(ctx)) }()
-	rep, err := c.replay(ctx, PlaybookReplay{Playbook: chosen.Playbook, Version: chosen.Version, Params: t.Params, Session: s, Base: t.StartURL, Progress: progress})
+	params := t.Params
+	if out.Match != nil {
+		params = out.Match.Bindings
+	}
+	rep, err := c.replay(ctx, PlaybookReplay{Playbook: chosen.Playbook, Version: chosen.Version, Params: params, Session: s, Base: t.StartURL, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +116,39 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 	return c.finish(out, began), nil
 }
 
+// match asks the matcher for a playbook bound to the site's environment
+// that can do t. A miss, or no matcher running, is no playbook: the
+// agent does the task. Its cost (a binding call, if any) is in the
+// outcome's usage.
+func (c *Controller) match(ctx context.Context, t Task, site, runID string, out *Outcome) (*Chosen, error) {
+	fp, err := schema.Fingerprint(schema.BrowserEnvironment(site))
+	if err != nil {
+		return nil, err
+	}
+	var rep schema.MatchReply
+	err = c.bus.Call(ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: runID, Fingerprint: fp, Task: t.Text, Params: t.Params}, &rep)
+	if errors.Is(err, bus.ErrNoService) {
+		out.Match = &schema.MatchReply{Reason: "no matcher is running"}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Match = &rep
+	if !rep.Hit {
+		return nil, nil
+	}
+	e, err := c.bus.GetPlaybook(ctx, fp, rep.Playbook.Name, rep.Playbook.Version)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.Decode()
+	if err != nil {
+		return nil, err
+	}
+	return &Chosen{Playbook: p, Version: e.Stored.Version}, nil
+}
+
 func (c *Controller) finish(out *Outcome, began time.Time) *Outcome {
 	if out.Replay != nil {
 		out.Outcome, out.Reason = out.Replay.Outcome, out.Replay.Reason
@@ -111,14 +156,18 @@ func (c *Controller) finish(out *Outcome, began time.Time) *Outcome {
 	if out.Agent != nil {
 		out.Outcome, out.Reason = out.Agent.Outcome, out.Agent.Reason
 	}
-	out.Usage = mergeUsage(out.Replay, out.Agent)
+	out.Usage = mergeUsage(out.Match, out.Replay, out.Agent)
 	out.Duration = time.Since(began)
 	return out
 }
 
-// mergeUsage sums the usage of a replay and its fallback per source.
-func mergeUsage(rep *schema.ReplayResult, agent *Result) []schema.SourceUsage {
+// mergeUsage sums the usage of a match, a replay and its fallback per
+// source.
+func mergeUsage(m *schema.MatchReply, rep *schema.ReplayResult, agent *Result) []schema.SourceUsage {
 	var all []schema.SourceUsage
+	if m != nil && m.Usage.Logical() > 0 {
+		all = append(all, schema.SourceUsage{Source: schema.SourceMatcher, Calls: 1, Tokens: m.Usage})
+	}
 	if rep != nil {
 		all = append(all, rep.Usage...)
 	}
