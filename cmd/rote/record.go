@@ -18,6 +18,7 @@ func newRecordCommand(app *App) *cobra.Command {
 	var (
 		task, text, target string
 		params, secrets    []string
+		verify             []string
 	)
 	cmd := &cobra.Command{
 		Use:   "record [flags] -- COMMAND [ARGS...]",
@@ -30,7 +31,13 @@ configuration:
   "command": "rote", "args": ["record", "--task", "triage", "--", "npx", "@playwright/mcp"]
 
 Values given with --secret are never stored: they are replaced by digests
-wherever they appear in arguments. The exit status is the server's.`,
+wherever they appear in arguments. The exit status is the server's.
+
+--verify EXPECT (repeatable) checks an assertion against the result of the
+session's last successful call when it ends, e.g.
+  --verify 'text_visible: Vendor Initech registered'
+The checks are recorded in the run and decide its outcome; a session without
+them is unverified, and rote runs verify can check it afterwards.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, command []string) error {
 			paramMap, err := keyValues("--param", params)
@@ -46,6 +53,10 @@ wherever they appear in arguments. The exit status is the server's.`,
 					return usageError("%s is given both as --param and --secret", k)
 				}
 			}
+			exps, err := parseExpects(verify)
+			if err != nil {
+				return err
+			}
 			key, err := secretKey(app.DataDir)
 			if err != nil {
 				return err
@@ -56,7 +67,7 @@ wherever they appear in arguments. The exit status is the server's.`,
 			rec, err := recorder.New(recorder.Config{
 				Command: command,
 				Task:    schema.TaskSpec{Name: task, Text: text, Params: paramMap, Target: target},
-				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir,
+				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
 				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr,
 			}, func(ctx context.Context) (*bus.Bus, error) {
 				return bus.Open(ctx, bus.Config{URL: app.NATSURL, DataDir: app.DataDir, Name: "rote-record"})
@@ -83,6 +94,7 @@ wherever they appear in arguments. The exit status is the server's.`,
 	cmd.Flags().StringArrayVar(&params, "param", nil, "a task parameter, name=value (repeatable)")
 	cmd.Flags().StringArrayVar(&secrets, "secret", nil, "a secret task parameter, name=value, never stored in clear (repeatable)")
 	cmd.Flags().StringVar(&target, "target", "", "the environment's name (e.g. staging); part of the fingerprint")
+	cmd.Flags().StringArrayVar(&verify, "verify", nil, "an assertion on the last result when the session ends, e.g. 'text_visible: Saved' (repeatable)")
 	return cmd
 }
 
@@ -101,6 +113,19 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 			return nil, usageError("%s %s given twice", flag, k)
 		}
 		out[k] = v
+	}
+	return out, nil
+}
+
+// parseExpects reads command-line assertions; a bad one is a usage error.
+func parseExpects(texts []string) ([]schema.Expect, error) {
+	var out []schema.Expect
+	for _, t := range texts {
+		e, err := schema.ParseExpectText(t)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -21,7 +21,7 @@ func newRunsCommand(app *App) *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newRunsListCommand(app), newRunsShowCommand(app), newRunsExportCommand(app))
+	cmd.AddCommand(newRunsListCommand(app), newRunsShowCommand(app), newRunsExportCommand(app), newRunsVerifyCommand(app))
 	return cmd
 }
 

@@ -43,7 +43,9 @@ func (d *distillation) mcp() error {
 		for _, l := range live[i+1:] {
 			later = append(later, l.args)
 		}
-		if readOnlyTool.MatchString(lc.c.Tool) && !usedLater(lc.c, later) {
+		// The last call's result is what the session's verify checked: it
+		// feeds the outcome.
+		if readOnlyTool.MatchString(lc.c.Tool) && i < len(live)-1 && !usedLater(lc.c, later) {
 			d.prune(what, "abandoned exploration: a read whose result no later step uses")
 			continue
 		}

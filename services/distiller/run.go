@@ -39,6 +39,11 @@ func Fold(events []schema.Event) *Run {
 			r.Verify = e
 		}
 	}
+	if r.Spec.Fingerprint == "" && r.Finished != nil {
+		// A recorded session learns its environment as it goes: its
+		// manifest has the fingerprint its start could not.
+		r.Spec.Fingerprint = r.Finished.Fingerprint
+	}
 	slices.SortStableFunc(r.Actions, func(a, b *schema.BrowserAction) int { return int(a.Seq) - int(b.Seq) })
 	slices.SortStableFunc(r.Calls, func(a, b *schema.ToolCall) int { return int(a.Seq) - int(b.Seq) })
 	return r

@@ -42,6 +42,10 @@ type Config struct {
 	Stderr io.Writer
 	// RunID is the run's id; empty means a new one from bus.NewID.
 	RunID string
+	// Verify are assertions checked, when the session ends, against the
+	// result of its last successful call; they decide its outcome and are
+	// recorded as verify.checked.v1. Without them a session is unverified.
+	Verify []schema.Expect
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -158,6 +162,8 @@ func (r *Recorder) Run(ctx context.Context) error {
 		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: proxyErr.Error()}
 	case r.exitCode != 0:
 		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: fmt.Sprintf("MCP server exited with status %d", r.exitCode)}
+	case len(r.cfg.Verify) > 0:
+		manifest.Outcome, manifest.Reason = r.verify(ctx, w, session.LastResult(), finished)
 	}
 	if err := w.write(ctx, &schema.RunFinished{Meta: schema.Meta{ID: r.cfg.RunID + "-finished", Time: finished}, Manifest: manifest}); err != nil && recordErr == nil {
 		recordErr = err
@@ -165,6 +171,28 @@ func (r *Recorder) Run(ctx context.Context) error {
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return errors.Join(proxyErr, recordErr, w.close(closeCtx))
+}
+
+// verify checks the session's assertions against its last result and
+// records them; it returns the outcome they decide.
+func (r *Recorder) verify(ctx context.Context, w *writer, last []byte, at time.Time) (schema.Outcome, *schema.Error) {
+	if last == nil {
+		return schema.OutcomeFailed, &schema.Error{Code: schema.CodeUnverified, Message: "no call succeeded: there is no result to verify"}
+	}
+	checks, passed, err := schema.CheckAll(r.cfg.Verify, schema.ToolResultWorld(last))
+	if err != nil {
+		return schema.OutcomeFailed, schema.AsError(err)
+	}
+	ev := &schema.VerifyChecked{Meta: schema.Meta{ID: r.cfg.RunID + "-verify", Time: at}, RunID: r.cfg.RunID, Checks: checks, Passed: passed}
+	if err := w.write(ctx, ev); err != nil {
+		return schema.OutcomeFailed, schema.AsError(err)
+	}
+	for _, c := range checks {
+		if !c.Passed {
+			return schema.OutcomeFailed, &schema.Error{Code: schema.CodeExpectFailed, Message: fmt.Sprintf("verify %s did not hold (%s)", c.Expect, c.Detail)}
+		}
+	}
+	return schema.OutcomeSuccess, nil
 }
 
 // recordedTask is the task spec with secret parameters as digests.

@@ -34,6 +34,7 @@ type Session struct {
 	tools       []schema.ToolSpec // the last complete tools/list
 	listing     []schema.ToolSpec // a tools/list being paged through
 	fingerprint string
+	last        schema.RawJSON // the result of the last call that succeeded
 }
 
 type pendingCall struct {
@@ -245,9 +246,16 @@ func (s *Session) finish(c *pendingCall, payload json.RawMessage, callErr *schem
 	}
 	if payload != nil {
 		call.Result, call.ResultDigest, call.ResultSize = schema.RawJSON(slices.Clone(payload)), schema.Digest(payload), len(payload)
+		if callErr == nil {
+			s.last = call.Result
+		}
 	}
 	s.emit(call)
 }
+
+// LastResult is the result of the last call that succeeded, nil when none
+// did: the state a session's verify assertions are checked against.
+func (s *Session) LastResult() []byte { return s.last }
 
 func (s *Session) inputSchema(tool string) []byte {
 	for _, t := range s.tools {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/spf13/cobra"
+)
+
+func newRunsVerifyCommand(app *App) *cobra.Command {
+	var expects []string
+	cmd := &cobra.Command{
+		Use:   "verify RUN --expect EXPECT [--expect EXPECT ...]",
+		Short: "Check assertions against a recorded session's last result, and record the outcome in the run",
+		Long: `verify checks each assertion against the result of the last successful tool call
+of a finished recorded run, and appends the checks to the run as a
+verify.checked.v1 event: the run's outcome, for the distiller, is that event,
+never a bare flag. It exits 0 only when every assertion holds.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(expects) == 0 {
+				return usageError("give at least one --expect, e.g. --expect 'text_visible: Saved'")
+			}
+			exps, err := parseExpects(expects)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			b, err := app.Bus(ctx)
+			if err != nil {
+				return err
+			}
+			last, err := lastResult(ctx, b, a[0])
+			if err != nil {
+				return err
+			}
+			checks, passed, err := schema.CheckAll(exps, schema.ToolResultWorld(last))
+			if err != nil {
+				return err
+			}
+			ev := &schema.VerifyChecked{Meta: schema.Meta{ID: a[0] + "-verify-" + bus.NewID(), Time: time.Now()}, RunID: a[0], Checks: checks, Passed: passed}
+			if _, err := b.Publish(ctx, ev); err != nil {
+				return err
+			}
+			for _, c := range checks {
+				fmt.Fprintf(app.Stdout, "verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
+			}
+			if !passed {
+				return &exitError{code: exitFailure, err: fmt.Errorf("run %s did not verify", a[0])}
+			}
+			fmt.Fprintf(app.Stdout, "run %s verified\n", a[0])
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&expects, "expect", nil, "an assertion, e.g. 'text_visible: Saved' or '{json_path_equals: $.status, equals: ok}' (repeatable)")
+	return cmd
+}
+
+// lastResult returns the result of the last successful tool call of a
+// finished run, from the blob store when it was spilled.
+func lastResult(ctx context.Context, b *bus.Bus, runID string) ([]byte, error) {
+	envs, err := b.ReadRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	var last *schema.ToolCall
+	finished := false
+	for _, env := range envs {
+		switch e := env.Event.(type) {
+		case *schema.ToolCall:
+			if e.Error == nil && (len(e.Result) > 0 || e.BlobRef != "") {
+				last = e
+			}
+		case *schema.RunFinished:
+			finished = true
+		}
+	}
+	switch {
+	case !finished:
+		return nil, schema.Errorf(schema.CodeInvalid, "run %s has not finished", runID)
+	case last == nil:
+		return nil, schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", runID)
+	case last.BlobRef != "":
+		return b.Blobs().GetBytes(ctx, last.BlobRef)
+	}
+	return last.Result, nil
+}

@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/services/recorder/recordertest"
+)
+
+// snapshotRef finds the ref of a control in a @playwright/mcp snapshot.
+func snapshotRef(t *testing.T, snap, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(role+` "`+name+`"`) + `[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no %s %q in the snapshot:\n%.3000s", role, name, snap)
+	}
+	return m[1]
+}
+
+// TestLearnFromRecordedMCPSession records a session through rote record
+// in front of @playwright/mcp (sign in, search the catalog), verified when
+// it ends; distills and promotes it (its shadow replay drives
+// @playwright/mcp again); and replays it by name with a new query: the
+// portal sees every sign-in, and the verify gate the new query's results,
+// with no model call.
+func TestLearnFromRecordedMCPSession(t *testing.T) {
+	base, site := portalSite(t, "")
+	dir := t.TempDir()
+	server := []string{"node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated", "--executable-path", "/usr/bin/chromium"}
+	rec := startRecording(t, dir, nil, []string{"--task", "catalog-search", "--text", "Sign in as admin and search the catalog for desk",
+		"--param", "username=admin", "--param", "query=desk", "--secret", "password=" + portal.Password, "--target", "portal",
+		"--verify", "text_visible: results for “desk”"}, server...)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(rec.stdout), Writer: rec.stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, rec.stderr)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || r.IsError {
+			t.Fatalf("%s: %v %+v", name, err, r)
+		}
+		var text strings.Builder
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		return text.String()
+	}
+	call("browser_navigate", map[string]any{"url": base + "/login"})
+	snap := call("browser_snapshot", map[string]any{})
+	call("browser_type", map[string]any{"element": "Username field", "target": snapshotRef(t, snap, "textbox", "Username"), "text": "admin"})
+	call("browser_type", map[string]any{"element": "Password field", "target": snapshotRef(t, snap, "textbox", "Password"), "text": portal.Password})
+	call("browser_click", map[string]any{"element": "Sign in button", "target": snapshotRef(t, snap, "button", "Sign in")})
+	call("browser_navigate", map[string]any{"url": base + "/catalog?q=desk"})
+	call("browser_snapshot", map[string]any{})
+	call("browser_snapshot", map[string]any{})
+	cs.Close()
+	rec.cmd.Wait()
+	if !strings.Contains(rec.stderr.String(), "rote record: run") {
+		t.Fatalf("record: %s", rec.stderr)
+	}
+
+	code, out := rote(t, dir, "--data", dir, "runs", "show", rec.runID)
+	if code != 0 || !strings.Contains(out, "verify.checked") || strings.Contains(out, portal.Password) {
+		t.Fatalf("the recorded run: exit %d\n%s", code, out)
+	}
+	code, out = rote(t, dir, "--data", dir, "distill", rec.runID)
+	for _, want := range []string{"name: catalog-search", `text: "{{username}}"`, `text: "{{password}}"`, "catalog?q={{query}}", "text_visible: results for “{{query}}”"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("distill: exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	code, out = rote(t, dir, append([]string{"--data", dir, "promote", rec.runID, "--target", "portal", "--param", "password=" + portal.Password, "--"}, server...)...)
+	if code != 0 || !strings.Contains(out, "promoted catalog-search v1") {
+		t.Fatalf("promote: exit %d\n%s", code, out)
+	}
+	logins := site.State().Logins
+	code, out = rote(t, dir, append([]string{"--data", dir, "replay", "catalog-search", "--target", "portal", "--param", "username=admin", "--param", "query=chair",
+		"--param", "password=" + portal.Password, "--"}, server...)...)
+	if code != 0 || !strings.Contains(out, "success: verified") || !strings.Contains(out, "0 model call(s)") || !strings.Contains(out, "results for “chair”") {
+		t.Fatalf("replay with a new query: exit %d\n%s", code, out)
+	}
+	if site.State().Logins != logins+1 {
+		t.Fatalf("the portal saw %d sign-ins, want %d", site.State().Logins, logins+1)
+	}
+}
+
+// TestVerifyRecordedRunAfterwards: a session recorded without --verify is
+// unverified and the distiller refuses it; rote runs verify checks it
+// afterwards against its last result, a failing assertion is recorded as
+// such, and a passing one makes the run distillable.
+func TestVerifyRecordedRunAfterwards(t *testing.T) {
+	dir := t.TempDir()
+	cmd, env := recordertest.Command()
+	rec := startRecording(t, dir, env, []string{"--task", "greet", "--text", "say hello", "--param", "greeting=hello"}, cmd...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(rec.stdout), Writer: rec.stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	rec.cmd.Wait()
+	data := []string{"--data", dir}
+	if code, out := rote(t, dir, append(data, "distill", rec.runID)...); code != 1 || !strings.Contains(out, "unverified") {
+		t.Fatalf("distill before verify: exit %d\n%s", code, out)
+	}
+	if code, out := rote(t, dir, append(data, "runs", "verify", rec.runID, "--expect", "text_visible: goodbye")...); code != 1 || !strings.Contains(out, "verify FAIL") {
+		t.Fatalf("a failing verify: exit %d\n%s", code, out)
+	}
+	if code, out := rote(t, dir, append(data, "runs", "verify", rec.runID, "--expect", "bogus: 1")...); code != 2 {
+		t.Fatalf("a malformed expect: exit %d\n%s", code, out)
+	}
+	if code, out := rote(t, dir, append(data, "runs", "verify", rec.runID, "--expect", "text_visible: hello")...); code != 0 || !strings.Contains(out, "verified") {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+	code, out := rote(t, dir, append(data, "distill", rec.runID)...)
+	if code != 0 || !strings.Contains(out, `text: "{{greeting}}"`) || !strings.Contains(out, "text_visible: '{{greeting}}'") && !strings.Contains(out, `text_visible: "{{greeting}}"`) {
+		t.Fatalf("distill after verify: exit %d\n%s", code, out)
+	}
+}
