@@ -50,8 +50,7 @@ func rote(t *testing.T, dir string, args ...string) (int, string) {
 }
 
 // TestBinaryDefaults runs the real binary on embedded defaults: it keeps
-// its store in ./.rote of the working directory, and says plainly what is
-// not built yet instead of pretending.
+// its store in ./.rote of the working directory.
 func TestBinaryDefaults(t *testing.T) {
 	dir := t.TempDir()
 	if code, out := rote(t, dir, "runs", "list"); code != 0 || strings.TrimSpace(out) != "no runs" {
@@ -63,9 +62,6 @@ func TestBinaryDefaults(t *testing.T) {
 	// A second invocation finds the same store and no stale lock.
 	if code, out := rote(t, dir, "runs", "list", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
 		t.Fatalf("runs list --json: exit %d\n%s", code, out)
-	}
-	if code, out := rote(t, dir, "demo"); code != 3 || !strings.Contains(out, "not built yet") {
-		t.Fatalf("demo: exit %d\n%s", code, out)
 	}
 	env := os.Environ()
 	cmd := exec.Command(roteBinary, "runs", "list")

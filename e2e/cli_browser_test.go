@@ -178,3 +178,28 @@ func TestLearnCommands(t *testing.T) {
 		t.Fatalf("another task on the site: exit %d\n%s", code, out)
 	}
 }
+
+// TestDemoCommand runs rote demo, the main job, on embedded defaults in a
+// fresh directory: six rows, each verified by the page and by the
+// portal's state and as expected, the offline model named, and exit 0.
+func TestDemoCommand(t *testing.T) {
+	code, out := rote(t, t.TempDir(), "demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"model  scripted model (offline)", "agent (no match)", "shadow -> v1", "replay v1 (matched)",
+		"fallback at fill-company-name -> agent", "repaired -> v2", "replay v2 (matched)", "every outcome verified"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "PASS    PASS    yes") {
+			rows++
+		}
+	}
+	if rows != 6 {
+		t.Fatalf("%d of 6 rows passed:\n%s", rows, out)
+	}
+}

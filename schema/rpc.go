@@ -206,3 +206,21 @@ type BindReply struct {
 	Values map[string]string `msgpack:"values"`
 	Usage  TokenUsage        `msgpack:"usage"`
 }
+
+// SubjectDistill is the distiller's endpoint (a queue group): compile a
+// verified run into a playbook candidate.
+const SubjectDistill = "rote.distiller.distill"
+
+// DistillRequest names the run to distill and, optionally, the
+// playbook's name.
+type DistillRequest struct {
+	RunID string `msgpack:"run_id"`
+	Name  string `msgpack:"name,omitempty"`
+}
+
+// DistillReply is the candidate as YAML, with what was pruned and noted.
+type DistillReply struct {
+	Document []byte   `msgpack:"document"`
+	Pruned   []string `msgpack:"pruned,omitempty"` // "step: reason"
+	Notes    []string `msgpack:"notes,omitempty"`
+}

@@ -55,10 +55,9 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // Exit codes.
 const (
-	exitOK       = 0
-	exitFailure  = 1 // the command ran and failed
-	exitUsage    = 2 // the command line was wrong
-	exitNotBuilt = 3 // the feature asked for is not built yet
+	exitOK      = 0
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // the command line was wrong
 )
 
 func usageError(format string, args ...any) error {

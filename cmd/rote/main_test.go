@@ -137,8 +137,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"runs", "--bogus"}, 2, "unknown flag: --bogus"},
 		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
 		{[]string{"serve", "--role", "recorder"}, 2, "rote record -- COMMAND"},
-		{[]string{"serve", "--role", "distiller"}, 3, "role not built yet: distiller (issue 7)"},
-		{[]string{"demo"}, 3, "demo is not built yet"},
+		{[]string{"demo", "extra"}, 2, "unknown command"},
 		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},
 	}
 	for _, c := range cases {

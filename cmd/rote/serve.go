@@ -8,6 +8,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/matcher"
 	"github.com/rote-agent/rote/services/perception"
 	"github.com/rote-agent/rote/services/planner"
@@ -20,13 +21,11 @@ type serveOptions struct {
 	log      io.Writer // where roles say how they are set up
 }
 
-// role is one of the six services. A role has a build function once it
-// is built; until then issue names where it lands. perSession says the
-// role runs per session rather than as a server.
+// role is one of the six services: how to build it, or, for a role that
+// runs per session rather than as a server, how to run it instead.
 type role struct {
 	name       string
 	build      func(*bus.Bus, serveOptions) (service, error)
-	issue      string
 	perSession string
 }
 
@@ -44,7 +43,7 @@ var roles = []role{
 		return actuator.New(actuator.Config{Browsers: o.browsers}, b)
 	}},
 	{name: "recorder", perSession: "the recorder runs once per MCP session, in front of the server: rote record -- COMMAND"},
-	{name: "distiller", issue: "issue 7"},
+	{name: "distiller", build: func(b *bus.Bus, _ serveOptions) (service, error) { return distiller.NewService(b), nil }},
 	{name: "matcher", build: func(b *bus.Bus, _ serveOptions) (service, error) { return matcher.New(matcher.Config{}, b), nil }},
 }
 
@@ -55,10 +54,11 @@ func newServeCommand(app *App) *cobra.Command {
 		Use:   "serve",
 		Short: "Run Rote's services: all in one process, or one role against --nats",
 		Long: `serve runs services until interrupted. With --role all (the default) every
-built role runs in this process, on the embedded NATS server (which listens on
---listen so that other processes can join) or on --nats; the roles not built
-yet are named on stderr. With --role NAME only that role runs; a role not
-built yet exits with status 3.`,
+role runs in this process, on the embedded NATS server (which listens on
+--listen so that other processes can join) or on --nats. With --role NAME
+only that role runs. The recorder is not a server: it runs per MCP session,
+as rote record. The planner's model is ROTE_LLM_BASE_URL, else the offline
+scripted model, and serve says which.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var names []string
@@ -69,20 +69,13 @@ built yet exits with status 3.`,
 				return usageError("unknown role %q: want all, %s", roleFlag, strings.Join(names, ", "))
 			}
 			var run []role
-			var missing []string
 			for _, r := range roles {
 				switch {
 				case roleFlag == r.name && r.perSession != "":
 					return usageError("%s", r.perSession)
-				case roleFlag != "all" && roleFlag != r.name, r.perSession != "":
-				case r.build == nil:
-					missing = append(missing, fmt.Sprintf("%s (%s)", r.name, r.issue))
-				default:
+				case (roleFlag == "all" || roleFlag == r.name) && r.perSession == "":
 					run = append(run, r)
 				}
-			}
-			if len(run) == 0 {
-				return &exitError{code: exitNotBuilt, err: fmt.Errorf("role not built yet: %s", strings.Join(missing, ", "))}
 			}
 			b, err := bus.Open(cmd.Context(), bus.Config{URL: app.NATSURL, DataDir: app.DataDir, Listen: listen, Name: "rote-serve"})
 			if err != nil {
@@ -107,9 +100,6 @@ built yet exits with status 3.`,
 				started = append(started, r.name)
 			}
 			fmt.Fprintf(app.Stderr, "rote serve: running %s on %s\n", strings.Join(started, ", "), b.ClientURL())
-			if len(missing) > 0 {
-				fmt.Fprintf(app.Stderr, "rote serve: not built yet, not running: %s\n", strings.Join(missing, ", "))
-			}
 			return svcs.wait()
 		},
 	}
