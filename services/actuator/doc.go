@@ -10,5 +10,7 @@
 // the browser that holds its session. It asks perception, over the bus,
 // to observe the pages it holds.
 //
-// The playbook executor arrives with issue 5.
+// The Executor replays playbooks through a Dispatcher, in a browser or
+// against any MCP server, checking each step's expect and the verify
+// gate; slot, judgment and repair steps ask the planner over the bus.
 package actuator
