@@ -88,28 +88,18 @@ func runDemo(ctx context.Context, app *App) error {
 		return err
 	}
 	defer stopSite()
-	planes, err := startBrowserPlanes(ctx, b)
+	st, err := startStack(ctx, app, b)
 	if err != nil {
 		return err
 	}
-	defer planes.stop()
-	m, stopPlanner, err := startPlanner(ctx, b)
-	if err != nil {
-		return err
-	}
-	defer stopPlanner()
-	key, err := secretKey(app.DataDir)
-	if err != nil {
-		return err
-	}
+	defer st.stop()
 	task, err := suite.Lookup("B2")
 	if err != nil {
 		return err
 	}
 	out := app.Stdout
-	fmt.Fprintf(out, "rote demo: %s\n  site   %s (the fixture portal)\n  model  %s\n  data   %s\n\n", task.Text, base, m.label, app.DataDir)
-	c := planner.NewController(b, planner.NewAgent(b, m.llm, key), sessionReplayer(b, key))
-	d := &demo{ctx: ctx, app: app, b: b, c: c, site: site, base: base, task: task, key: key}
+	fmt.Fprintf(out, "rote demo: %s\n  site   %s (the fixture portal)\n  model  %s\n  data   %s\n\n", task.Text, base, st.model.label, app.DataDir)
+	d := &demo{ctx: ctx, app: app, b: b, c: st.controller, site: site, base: base, task: task, key: st.key}
 
 	cold := d.run("1 cold", "", 0, func(o *planner.Outcome) string {
 		return expect(o.Agent != nil && o.Replay == nil, "the agent, with no playbook yet")
@@ -127,7 +117,7 @@ func runDemo(ctx context.Context, app *App) error {
 	d.run("6 warm v2", "label-rename", 4, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Agent == nil && len(o.Usage) == 0, "the repaired version replayed with no model call")
 	})
-	return d.report(out, m.label)
+	return d.report(out, st.model.label)
 }
 
 func expect(ok bool, want string) string {
@@ -273,7 +263,7 @@ func (d *demo) report(w io.Writer, label string) error {
 	tw.Flush()
 	fmt.Fprintf(w, "\nmodel: %s\n", label)
 	if len(d.rows) > 2 {
-		coldTokens, warmTokens := logical(d.rows[0].usage), logical(d.rows[2].usage)
+		coldTokens, warmTokens := logicalTokens(d.rows[0].usage), logicalTokens(d.rows[2].usage)
 		if coldTokens > 0 {
 			fmt.Fprintf(w, "warm vs cold: %d vs %d tokens (%.1f%% fewer), %s vs %s\n", warmTokens, coldTokens,
 				100*(1-float64(warmTokens)/float64(coldTokens)), d.rows[2].wall.Round(10*time.Millisecond), d.rows[0].wall.Round(10*time.Millisecond))
@@ -290,14 +280,6 @@ func (d *demo) report(w io.Writer, label string) error {
 	}
 	fmt.Fprintln(w, "every outcome verified by the page and by the portal's state")
 	return nil
-}
-
-func logical(us []schema.SourceUsage) int64 {
-	var n int64
-	for _, u := range us {
-		n += u.Tokens.Logical()
-	}
-	return n
 }
 
 func yesNo(ok bool, want string) string {

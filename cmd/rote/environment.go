@@ -10,7 +10,21 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator"
+	"github.com/spf13/cobra"
 )
+
+// oneBeforeDash splits a command line at --: one argument before it, the
+// MCP server's command after it.
+func oneBeforeDash(cmd *cobra.Command, a []string, usage string) ([]string, []string, error) {
+	var server []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		server, a = a[dash:], a[:dash]
+	}
+	if len(a) != 1 {
+		return nil, nil, usageError("%s", usage)
+	}
+	return a, server, nil
+}
 
 // environment is where a replay runs: a browser on a site, or an MCP
 // server started over stdio.

@@ -95,12 +95,9 @@ on the site the source run used unless --url says otherwise; after -- the
 candidate runs against that MCP server.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			var server []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				server, a = a[dash:], a[:dash]
-			}
-			if len(a) != 1 {
-				return usageError("promote takes one RUN or FILE before --")
+			a, server, err := oneBeforeDash(cmd, a, "promote takes one RUN or FILE before --")
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			b, err := app.Bus(ctx)

@@ -92,3 +92,31 @@ func startPlanner(ctx context.Context, b *bus.Bus) (m *model, stop func(), err e
 	}
 	return m, func() { svcs.stop(); m.stop() }, nil
 }
+
+// stack is what does tasks: the browser planes, the planner and matcher
+// with their model, the secret key, and the control loop over them.
+type stack struct {
+	model      *model
+	key        []byte
+	controller *planner.Controller
+	stop       func()
+}
+
+// startStack starts a stack on b.
+func startStack(ctx context.Context, app *App, b *bus.Bus) (*stack, error) {
+	key, err := secretKey(app.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	planes, err := startBrowserPlanes(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	m, stopPlanner, err := startPlanner(ctx, b)
+	if err != nil {
+		planes.stop()
+		return nil, err
+	}
+	c := planner.NewController(b, planner.NewAgent(b, m.llm, key), sessionReplayer(b, key))
+	return &stack{model: m, key: key, controller: c, stop: func() { stopPlanner(); planes.stop() }}, nil
+}

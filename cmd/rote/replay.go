@@ -35,12 +35,9 @@ another one. A file without a fingerprint is replayed with a warning; a name
 is looked up in the store.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			var server []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				server, a = a[dash:], a[:dash]
-			}
-			if len(a) != 1 {
-				return usageError("replay takes one playbook, NAME or FILE, before --")
+			a, server, err := oneBeforeDash(cmd, a, "replay takes one playbook, NAME or FILE, before --")
+			if err != nil {
+				return err
 			}
 			paramMap, err := keyValues("--param", params)
 			if err != nil {

@@ -79,20 +79,12 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	if err != nil {
 		return err
 	}
-	planes, err := startBrowserPlanes(ctx, b)
+	st, err := startStack(ctx, app, b)
 	if err != nil {
 		return err
 	}
-	defer planes.stop()
-	m, stopPlanner, err := startPlanner(ctx, b)
-	if err != nil {
-		return err
-	}
-	defer stopPlanner()
-	key, err := secretKey(app.DataDir)
-	if err != nil {
-		return err
-	}
+	defer st.stop()
+	m := st.model
 	var chosen *planner.Chosen
 	if f.playbook != "" {
 		p, v, err := loadPlaybook(ctx, b, f.playbook, "", f.version)
@@ -114,8 +106,7 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		opts.Progress = func(l planner.StepLog) { printAgentStep(app, l) }
 		replayProgress = func(r schema.StepReport) { printStep(app, r) }
 	}
-	c := planner.NewController(b, planner.NewAgent(b, m.llm, key), sessionReplayer(b, key))
-	res, err := c.Run(ctx, t, chosen, opts, replayProgress)
+	res, err := st.controller.Run(ctx, t, chosen, opts, replayProgress)
 	if err != nil {
 		return err
 	}
