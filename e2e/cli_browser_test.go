@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,68 @@ func TestDemoCommand(t *testing.T) {
 	}
 	if rows != 6 {
 		t.Fatalf("%d of 6 rows passed:\n%s", rows, out)
+	}
+}
+
+// TestBenchSmoke is the CI-sized benchmark: rote bench --reps 2 on the
+// portal suite. It writes the three outputs; every task has its two
+// pairs; each result's runs are in ROTE_RUNS; the token, parity and
+// false-match gates pass; and the exit status follows the gates. (The
+// latency gate compares wall times, which with the offline model, whose
+// answers take no time, it does not pass.)
+func TestBenchSmoke(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "bench")
+	code, text := rote(t, dir, "bench", "--reps", "2", "--out", out)
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
+	}
+	var s struct {
+		Gates map[string]struct {
+			Value, Bound float64
+			Pass         bool
+		}
+		Tasks map[string]struct{ Pairs int }
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	all := true
+	for _, g := range []string{"token_reduction", "success_parity", "false_matches", "latency"} {
+		gate, ok := s.Gates[g]
+		if !ok {
+			t.Fatalf("gate %s missing: %s", g, data)
+		}
+		all = all && gate.Pass
+		if g != "latency" && !gate.Pass {
+			t.Errorf("gate %s failed: %+v\n%s", g, gate, text)
+		}
+	}
+	if (code == 0) != all || !strings.Contains(text, "latency") {
+		t.Fatalf("exit %d with gates %+v\n%s", code, s.Gates, text)
+	}
+	for _, task := range []string{"B1", "B2", "B3", "B4", "B5", "B6"} {
+		if s.Tasks[task].Pairs != 2 {
+			t.Errorf("%s: %d pairs", task, s.Tasks[task].Pairs)
+		}
+	}
+	lines, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(lines)), "\n")
+	if len(rows) != 24 {
+		t.Fatalf("%d results, want 24", len(rows))
+	}
+	var first struct{ Runs []string }
+	if err := json.Unmarshal([]byte(rows[0]), &first); err != nil || len(first.Runs) == 0 {
+		t.Fatalf("first result %s: %v", rows[0], err)
+	}
+	if code, shown := rote(t, dir, "runs", "show", first.Runs[0]); code != 0 || !strings.Contains(shown, "run.finished") {
+		t.Fatalf("the bench's run is not in ROTE_RUNS: exit %d\n%s", code, shown)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "rote bench --reps 2") {
+		t.Fatalf("report.md: %v", err)
 	}
 }

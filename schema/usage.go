@@ -110,3 +110,21 @@ func validateUsage(eventType string, usage []SourceUsage) error {
 	}
 	return nil
 }
+
+// MergeUsage sums per-source usage lists into one, sorted by source.
+func MergeUsage(lists ...[]SourceUsage) []SourceUsage {
+	var out []SourceUsage
+	for _, list := range lists {
+		for _, u := range list {
+			i := slices.IndexFunc(out, func(o SourceUsage) bool { return o.Source == u.Source })
+			if i < 0 {
+				out = append(out, SourceUsage{Source: u.Source})
+				i = len(out) - 1
+			}
+			out[i].Calls += u.Calls
+			out[i].Tokens = out[i].Tokens.Plus(u.Tokens)
+		}
+	}
+	slices.SortFunc(out, func(a, b SourceUsage) int { return strings.Compare(string(a.Source), string(b.Source)) })
+	return out
+}

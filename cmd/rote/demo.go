@@ -4,18 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
-	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
 )
@@ -47,22 +42,6 @@ not what it should be.`,
 	}
 }
 
-// switchable serves the portal of the moment: the demo changes the site's
-// variant under the same address, so the environment (and its
-// fingerprint) stays the one the playbook was learned on.
-type switchable struct{ p atomic.Pointer[portal.Portal] }
-
-func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.p.Load().ServeHTTP(w, r) }
-
-func (s *switchable) set(variant string) error {
-	p, err := portal.New(portal.Config{Variant: variant})
-	if err != nil {
-		return err
-	}
-	s.p.Store(p)
-	return nil
-}
-
 // demoRow is one run of the demo and what it should have been.
 type demoRow struct {
 	name, variant, mode string
@@ -75,24 +54,12 @@ type demoRow struct {
 }
 
 func runDemo(ctx context.Context, app *App) error {
-	b, err := app.Bus(ctx)
+	l, err := openLab(ctx, app)
 	if err != nil {
 		return err
 	}
-	site := &switchable{}
-	if err := site.set(""); err != nil {
-		return err
-	}
-	base, stopSite, err := serveLoopback(site)
-	if err != nil {
-		return err
-	}
-	defer stopSite()
-	st, err := startStack(ctx, app, b)
-	if err != nil {
-		return err
-	}
-	defer st.stop()
+	defer l.stop()
+	b, site, base, st := l.b, l.site, l.base, l.st
 	task, err := suite.Lookup("B2")
 	if err != nil {
 		return err
@@ -201,27 +168,15 @@ func (d *demo) promote(cold *planner.Outcome) {
 	}
 	row := demoRow{name: "2 promote", variant: "baseline", want: "a green shadow replay, stored as v1"}
 	began := time.Now()
-	r, err := distiller.Load(d.ctx, d.b, cold.Agent.RunID)
-	if err != nil {
-		d.err = err
-		return
-	}
-	cand, err := distiller.Distill(r, distiller.Options{})
-	if err != nil {
-		d.err = fmt.Errorf("distill: %w", err)
-		return
-	}
 	if d.err = d.site.set(""); d.err != nil {
 		return
 	}
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: d.key}, d.b)
 	params := d.task.Params(0)
-	promo, err := distiller.Promote(d.ctx, d.b, cand, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
-		return ex.Replay(ctx, actuator.Replay{Playbook: p, Params: params, Mode: schema.ModeShadow,
-			Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-				return actuator.OpenBrowserDispatcher(ctx, d.b, runID, d.base)
-			}})
-	})
+	cand, promo, err := promoteRun(d.ctx, d.b, d.key, cold.Agent.RunID, d.base, params)
+	if cand == nil {
+		d.err = err
+		return
+	}
 	row.wall = time.Since(began)
 	if promo != nil && promo.Shadow != nil {
 		row.runs = []string{promo.Shadow.RunID}

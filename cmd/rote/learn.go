@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/distiller"
@@ -174,4 +175,26 @@ candidate runs against that MCP server.`,
 	cmd.Flags().StringVar(&name, "name", "", "the playbook's name when distilling RUN (default the task's)")
 	cmd.Flags().StringVar(&fromRun, "run", "", "for a FILE: the run it was distilled from, whose parameters and site the shadow replay uses")
 	return cmd
+}
+
+// promoteRun distills run runID and promotes the candidate after a shadow
+// replay in a browser on base with params. The candidate is returned even
+// when the promotion fails, with the shadow replay if there was one.
+func promoteRun(ctx context.Context, b *bus.Bus, key []byte, runID, base string, params map[string]string) (*distiller.Candidate, *distiller.Promotion, error) {
+	r, err := distiller.Load(ctx, b, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cand, err := distiller.Distill(r, distiller.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("distill: %w", err)
+	}
+	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b)
+	promo, err := distiller.Promote(ctx, b, cand, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
+		return ex.Replay(ctx, actuator.Replay{Playbook: p, Params: params, Mode: schema.ModeShadow,
+			Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
+				return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
+			}})
+	})
+	return cand, promo, err
 }

@@ -98,6 +98,7 @@ func startPlanner(ctx context.Context, b *bus.Bus) (m *model, stop func(), err e
 type stack struct {
 	model      *model
 	key        []byte
+	agent      *planner.Agent
 	controller *planner.Controller
 	stop       func()
 }
@@ -117,6 +118,7 @@ func startStack(ctx context.Context, app *App, b *bus.Bus) (*stack, error) {
 		planes.stop()
 		return nil, err
 	}
-	c := planner.NewController(b, planner.NewAgent(b, m.llm, key), sessionReplayer(b, key))
-	return &stack{model: m, key: key, controller: c, stop: func() { stopPlanner(); planes.stop() }}, nil
+	agent := planner.NewAgent(b, m.llm, key)
+	c := planner.NewController(b, agent, sessionReplayer(b, key))
+	return &stack{model: m, key: key, agent: agent, controller: c, stop: func() { stopPlanner(); planes.stop() }}, nil
 }

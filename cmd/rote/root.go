@@ -41,6 +41,7 @@ final state.`,
 		newPromoteCommand(app),
 		newModelCommand(app),
 		newDemoCommand(app),
+		newBenchCommand(app),
 	)
 	return root
 }

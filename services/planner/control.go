@@ -164,28 +164,17 @@ func (c *Controller) finish(out *Outcome, began time.Time) *Outcome {
 // mergeUsage sums the usage of a match, a replay and its fallback per
 // source.
 func mergeUsage(m *schema.MatchReply, rep *schema.ReplayResult, agent *Result) []schema.SourceUsage {
-	var all []schema.SourceUsage
+	var lists [][]schema.SourceUsage
 	if m != nil && m.Usage.Logical() > 0 {
-		all = append(all, schema.SourceUsage{Source: schema.SourceMatcher, Calls: 1, Tokens: m.Usage})
+		lists = append(lists, []schema.SourceUsage{{Source: schema.SourceMatcher, Calls: 1, Tokens: m.Usage}})
 	}
 	if rep != nil {
-		all = append(all, rep.Usage...)
+		lists = append(lists, rep.Usage)
 	}
 	if agent != nil {
-		all = append(all, agent.Usage...)
+		lists = append(lists, agent.Usage)
 	}
-	var out []schema.SourceUsage
-	for _, u := range all {
-		i := slices.IndexFunc(out, func(o schema.SourceUsage) bool { return o.Source == u.Source })
-		if i < 0 {
-			out = append(out, schema.SourceUsage{Source: u.Source})
-			i = len(out) - 1
-		}
-		out[i].Calls += u.Calls
-		out[i].Tokens = out[i].Tokens.Plus(u.Tokens)
-	}
-	slices.SortFunc(out, func(a, b schema.SourceUsage) int { return strings.Compare(string(a.Source), string(b.Source)) })
-	return out
+	return schema.MergeUsage(lists...)
 }
 
 // replayedLedger tells the agent what the replay did: a ledger line per

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Write puts results.jsonl, summary.json and report.md in dir. command is
+// the command line that produced them, quoted in the report.
+func Write(dir string, results []Result, s *Summary, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var jsonl bytes.Buffer
+	for _, r := range results {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		jsonl.Write(line)
+		jsonl.WriteByte('\n')
+	}
+	summary, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		"results.jsonl": jsonl.Bytes(),
+		"summary.json":  append(summary, '\n'),
+		"report.md":     []byte(Markdown(s, command)),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Markdown renders the summary as the report's tables.
+func Markdown(s *Summary, command string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Rote benchmark\n\nProduced by `%s` (seed %d, %d repetitions per task).\n\nModel: %s.\n\n", command, s.Seed, s.Reps, s.Model)
+	b.WriteString("Cold is the agent planning every step, measured on its second run of the same task instance so that the provider cache is warm; warm is Rote: match, bind, replay, and whatever the drift ladder did. Success is the portal's server-side state, never a run's self-report. Every number was read back from ROTE_RUNS.\n\n")
+	b.WriteString("## Gates\n\n| Gate | Value | Bound | Verdict | How |\n|---|---|---|---|---|\n")
+	for _, name := range GateNames {
+		g := s.Gates[name]
+		verdict := "PASS"
+		if !g.Pass {
+			verdict = "**FAIL**"
+		}
+		fmt.Fprintf(&b, "| %s | %.4g | %.4g | %s | %s |\n", name, g.Value, g.Bound, verdict, g.Detail)
+	}
+	b.WriteString("\n## Tasks\n\n| Task | Pairs | Success cold / warm | Tokens cold / warm (mean) | Token reduction [95% CI] | Cache-adjusted reduction | Calls cold / warm | Wall ms cold / warm | Speedup [95% CI] | False matches | Drift recovered | Repair / cold | Miss overhead | Observation share |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	tasks := make([]string, 0, len(s.Tasks))
+	for t := range s.Tasks {
+		tasks = append(tasks, t)
+	}
+	slices.Sort(tasks)
+	for _, name := range tasks {
+		t := s.Tasks[name]
+		label := name
+		if t.MustMiss {
+			label += " (must miss)"
+		}
+		drift := "-"
+		if t.Drifted > 0 {
+			drift = fmt.Sprintf("%d / %d", t.Recovered, t.Drifted)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d / %d | %.0f / %.0f | %.4f [%.4f, %.4f] | %.4f | %.1f / %.1f | %.0f / %.0f | %.2f [%.2f, %.2f] | %d | %s | %.4f | %.4f | %.3f |\n",
+			label, t.Pairs, t.ColdSuccess, t.WarmSuccess, t.ColdTokens, t.WarmTokens,
+			t.TokenReduction.Value, t.TokenReduction.Low, t.TokenReduction.High, t.AdjustedReduction.Value,
+			t.ColdCalls, t.WarmCalls, t.ColdWallMS, t.WarmWallMS, t.Speedup.Value, t.Speedup.Low, t.Speedup.High,
+			t.FalseMatches, drift, t.RepairCost, t.MissOverhead, t.ObservationShare)
+	}
+	b.WriteString("\nResamples: 10,000 per interval (percentile bootstrap over repetitions, cold and warm of a repetition resampled together).\n")
+	return b.String()
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bench/report"
+	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/planner"
+	"github.com/spf13/cobra"
+)
+
+// driftVariants are the variants B5 cycles through, one per repetition:
+// every drift but offboarding, which is B6's near miss.
+var driftVariants = []string{"cosmetic", "renames", "remount", "label-rename", "field-order", "moved-button", "interstitial", "textarea", "submit-elsewhere"}
+
+// learned are the tasks whose playbooks the bench learns first; the others
+// reuse one (B5 is B2 under drift) or must miss (B6).
+var learned = []string{"B1", "B2", "B3", "B4"}
+
+func newBenchCommand(app *App) *cobra.Command {
+	var suiteName, out string
+	var reps int
+	var seed uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "bench [--suite portal] [--reps N] [--out DIR] [--seed S] [--json]",
+		Short: "Benchmark Rote warm against the cold agent on the frozen suite, with bootstrap intervals and launch gates",
+		Long: `bench runs the frozen suite on the fixture portal. It first learns a playbook
+from one cold run of B1-B4 (distill, shadow replay, promote). Then, for every
+task and repetition, it runs the cold agent twice on the same instance (the
+first warms the provider cache and is not measured) and Rote warm once
+(match, bind, replay, and the drift ladder). B5 is B2 under a drift variant,
+a different one each repetition; B6 looks like B2 and must miss.
+
+Success is the portal's server-side state. Every number is read back from
+ROTE_RUNS. --out gets results.jsonl, summary.json and report.md; the gates
+(token reduction, success parity, false matches, latency) print PASS or FAIL,
+and a failed gate exits non-zero. The WordPress suite and the plots are not
+built yet.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if suiteName != "portal" {
+				return usageError("suite %q: only the portal suite is built (the WordPress suite is not yet)", suiteName)
+			}
+			if reps < 1 {
+				return usageError("--reps must be at least 1")
+			}
+			return runBench(cmd.Context(), app, benchConfig{reps: reps, out: out, seed: seed, asJSON: asJSON,
+				command: "rote " + strings.Join(os.Args[1:], " ")})
+		},
+	}
+	cmd.Flags().StringVar(&suiteName, "suite", "portal", "the suite to run: portal")
+	cmd.Flags().IntVar(&reps, "reps", 15, "repetitions per task")
+	cmd.Flags().StringVar(&out, "out", "bench-out", "where to write results.jsonl, summary.json and report.md")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "the bootstrap's seed")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print summary.json instead of the gates")
+	return cmd
+}
+
+type benchConfig struct {
+	reps    int
+	out     string
+	seed    uint64
+	asJSON  bool
+	command string
+}
+
+// bench is a benchmark in progress.
+type bench struct {
+	ctx     context.Context
+	app     *App
+	b       *bus.Bus
+	st      *stack
+	site    *switchable
+	base    string
+	results []report.Result
+	done    int
+	total   int
+}
+
+func runBench(ctx context.Context, app *App, cfg benchConfig) error {
+	l, err := openLab(ctx, app)
+	if err != nil {
+		return err
+	}
+	defer l.stop()
+	b, site, base, st := l.b, l.site, l.base, l.st
+	tasks := suite.Tasks()
+	bn := &bench{ctx: ctx, app: app, b: b, st: st, site: site, base: base, total: len(learned) + len(tasks)*cfg.reps}
+	for _, id := range learned {
+		t, _ := suite.Lookup(id)
+		bn.progress(id + " learn")
+		if err := bn.learn(t); err != nil {
+			return fmt.Errorf("learning %s: %w", id, err)
+		}
+	}
+	for _, t := range tasks {
+		for rep := 1; rep <= cfg.reps; rep++ {
+			variant := t.Variant
+			if t.ID == "B5" {
+				variant = driftVariants[(rep-1)%len(driftVariants)]
+			}
+			bn.progress(fmt.Sprintf("%s rep %d %s", t.ID, rep, variant))
+			if err := bn.pair(t, rep, variant); err != nil {
+				return fmt.Errorf("%s rep %d: %w", t.ID, rep, err)
+			}
+		}
+	}
+	fmt.Fprintln(app.Stderr)
+	mustMiss := map[string]bool{"B6": true}
+	s := report.Summarize(bn.results, mustMiss, cfg.seed, cfg.reps, st.model.label)
+	if err := report.Write(cfg.out, bn.results, s, cfg.command); err != nil {
+		return err
+	}
+	if cfg.asJSON {
+		if err := writeJSON(app, s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(app.Stdout, "model: %s\nwrote %s/report.md, summary.json, results.jsonl\n", st.model.label, cfg.out)
+		for _, name := range report.GateNames {
+			fmt.Fprintln(app.Stdout, s.Gates[name])
+		}
+	}
+	if !s.Pass() {
+		return &exitError{code: exitFailure, err: fmt.Errorf("a gate failed: see %s/report.md", cfg.out)}
+	}
+	return nil
+}
+
+// progress draws the progress bar on stderr.
+func (bn *bench) progress(what string) {
+	bn.done++
+	width := 30
+	filled := width * (bn.done - 1) / bn.total
+	fmt.Fprintf(bn.app.Stderr, "\r[%s%s] %d/%d %-40s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), bn.done-1, bn.total, what)
+}
+
+// task is the planner task of suite task t's repetition rep.
+func (bn *bench) task(t *suite.Task, rep int) planner.Task {
+	params := t.Params(rep)
+	return planner.Task{Suite: t.ID, Name: t.Name, Text: t.Render(params), Params: params, Secrets: t.Secrets, Verify: t.VerifyExpects(params), StartURL: bn.base}
+}
+
+// learn runs t cold once, distills the run and promotes it after a shadow
+// replay, each on a fresh portal.
+func (bn *bench) learn(t *suite.Task) error {
+	if err := bn.site.set(t.Variant); err != nil {
+		return err
+	}
+	res, err := bn.st.agent.Run(bn.ctx, bn.task(t, 0), planner.Options{})
+	if err != nil {
+		return err
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		return fmt.Errorf("the cold run %s ended %s: %v", res.RunID, res.Outcome, res.Reason)
+	}
+	if err := bn.site.set(t.Variant); err != nil {
+		return err
+	}
+	_, _, err = promoteRun(bn.ctx, bn.b, bn.st.key, res.RunID, bn.base, t.Params(0))
+	return err
+}
+
+// pair runs one repetition: the cold agent twice (the first only warms the
+// provider cache) and Rote warm once, each on a fresh portal.
+func (bn *bench) pair(t *suite.Task, rep int, variant string) error {
+	task := bn.task(t, rep)
+	for i := range 2 {
+		if err := bn.site.set(variant); err != nil {
+			return err
+		}
+		res, err := bn.st.agent.Run(bn.ctx, task, planner.Options{})
+		if err != nil {
+			return err
+		}
+		if i == 1 {
+			r, err := bn.result(t, rep, variant, report.Cold, []string{res.RunID})
+			if err != nil {
+				return err
+			}
+			r.Mode = "agent"
+			bn.results = append(bn.results, *r)
+		}
+	}
+	if err := bn.site.set(variant); err != nil {
+		return err
+	}
+	o, err := bn.st.controller.Run(bn.ctx, task, nil, planner.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	var runs []string
+	if o.Replay != nil {
+		runs = append(runs, o.Replay.RunID)
+	}
+	if o.Agent != nil {
+		runs = append(runs, o.Agent.RunID)
+	}
+	r, err := bn.result(t, rep, variant, report.Warm, runs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.Replay != nil && o.Agent != nil:
+		r.Mode = "fallback"
+	case o.Replay != nil && o.Replay.Patched != nil:
+		r.Mode = "repair"
+	case o.Replay != nil:
+		r.Mode = "replay"
+	default:
+		r.Mode = "agent"
+	}
+	if o.Match != nil && o.Match.Hit {
+		r.Playbook = fmt.Sprintf("%s@%d", o.Match.Playbook.Name, o.Match.Playbook.Version)
+		r.FalseMatch = t.ID == "B6" || o.Match.Playbook.Name != t.Name
+	}
+	if o.Match != nil && o.Match.Usage.Logical() > 0 {
+		r.Usage = schema.MergeUsage(r.Usage, []schema.SourceUsage{{Source: schema.SourceMatcher, Calls: 1, Tokens: o.Match.Usage}})
+		r.Totals()
+	}
+	bn.results = append(bn.results, *r)
+	return nil
+}
+
+// result reads runs back from ROTE_RUNS into one result; success is the
+// portal's state.
+func (bn *bench) result(t *suite.Task, rep int, variant string, arm report.Arm, runs []string) (*report.Result, error) {
+	r := &report.Result{Task: t.ID, Variant: variant, Rep: rep, Arm: arm, Runs: runs}
+	if t.ID != "B5" {
+		r.Variant = ""
+	}
+	var done, read string
+	var total int64
+	for _, id := range runs {
+		envs, err := bn.b.ReadRun(bn.ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		var full, diff int64
+		var started time.Time
+		for _, env := range envs {
+			switch e := env.Event.(type) {
+			case *schema.RunStarted:
+				started = e.Time
+			case *schema.RunFinished:
+				r.WallMS += float64(e.Finished.Sub(started).Microseconds()) / 1000
+				r.Usage = schema.MergeUsage(r.Usage, e.Usage)
+			case *schema.VerifyChecked:
+				r.Verified = e.Passed
+			case *schema.BrowserObserved:
+				if e.Kind == schema.ObservationFull {
+					full, diff = int64(e.Stats.Tokens), 0
+				} else {
+					diff = int64(e.Stats.Tokens)
+				}
+			case *schema.LLMCall:
+				if e.Source == schema.SourcePlanner {
+					r.ObservationTokens += full + diff
+				}
+				total += e.Usage.Logical()
+				r.CumulativeTokens = append(r.CumulativeTokens, total)
+			case *schema.BrowserAction:
+				switch {
+				case e.Action.Kind == schema.ActDone && e.Error == nil:
+					done = e.Action.Reason
+				case e.Action.Kind == schema.ActExtract && e.Error == nil:
+					read = e.Output
+				}
+			}
+		}
+	}
+	r.Totals()
+	answer := done // the agent's answer, else what a replay read last
+	if answer == "" {
+		answer = read
+	}
+	r.Success = t.Check(bn.site.p.Load().State(), t.Params(rep), answer) == nil
+	return r, nil
+}
