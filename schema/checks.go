@@ -68,6 +68,17 @@ func (e *VerifyChecked) Validate() error {
 	return nil
 }
 
+// VerifyFailure is the first check that did not hold as an *Error with
+// CodeExpectFailed, or nil when none failed: why a verify gate failed.
+func VerifyFailure(checks []Check) *Error {
+	for _, c := range checks {
+		if !c.Passed {
+			return Errorf(CodeExpectFailed, "verify %s did not hold (%s)", c.Expect, c.Detail)
+		}
+	}
+	return nil
+}
+
 // AllPassed reports whether checks is non-empty and every check passed.
 func AllPassed(checks []Check) bool {
 	for _, c := range checks {

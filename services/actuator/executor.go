@@ -477,13 +477,7 @@ func (x *replay) verify(ctx context.Context) {
 		return
 	}
 	if !passed {
-		x.res.Outcome = schema.OutcomeFailed
-		for _, c := range x.res.Verify {
-			if !c.Passed {
-				x.res.Reason = schema.Errorf(schema.CodeExpectFailed, "verify %s did not hold (%s)", c.Expect, c.Detail)
-				break
-			}
-		}
+		x.res.Outcome, x.res.Reason = schema.OutcomeFailed, schema.VerifyFailure(x.res.Verify)
 		return
 	}
 	x.res.Outcome = schema.OutcomeSuccess

@@ -318,28 +318,20 @@ func (r *agentRun) verify(ctx context.Context) {
 		r.end(schema.OutcomeFailed, err)
 		return
 	}
-	w := obs.Observation.World()
-	for _, e := range r.t.Verify {
-		c, err := e.Evaluate(w)
-		if err != nil {
-			r.end(schema.OutcomeFailed, err)
-			return
-		}
-		r.res.Verify = append(r.res.Verify, c)
+	checks, passed, err := schema.CheckAll(r.t.Verify, obs.Observation.World())
+	if err != nil {
+		r.end(schema.OutcomeFailed, err)
+		return
 	}
-	passed := schema.AllPassed(r.res.Verify)
+	r.res.Verify = checks
 	ev := &schema.VerifyChecked{Meta: schema.Meta{ID: r.res.RunID + "-verify", Time: time.Now()}, RunID: r.res.RunID, Checks: r.res.Verify, Passed: passed}
 	if _, err := r.a.bus.Publish(ctx, ev); err != nil {
 		r.end(schema.OutcomeFailed, err)
 		return
 	}
 	if !passed {
-		for _, c := range r.res.Verify {
-			if !c.Passed {
-				r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeExpectFailed, "verify %s did not hold (%s)", c.Expect, c.Detail))
-				return
-			}
-		}
+		r.end(schema.OutcomeFailed, schema.VerifyFailure(checks))
+		return
 	}
 	r.end(schema.OutcomeSuccess, nil)
 }

@@ -187,10 +187,8 @@ func (r *Recorder) verify(ctx context.Context, w *writer, last []byte, at time.T
 	if err := w.write(ctx, ev); err != nil {
 		return schema.OutcomeFailed, schema.AsError(err)
 	}
-	for _, c := range checks {
-		if !c.Passed {
-			return schema.OutcomeFailed, &schema.Error{Code: schema.CodeExpectFailed, Message: fmt.Sprintf("verify %s did not hold (%s)", c.Expect, c.Detail)}
-		}
+	if !passed {
+		return schema.OutcomeFailed, schema.VerifyFailure(checks)
 	}
 	return schema.OutcomeSuccess, nil
 }
