@@ -141,7 +141,7 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	} else {
 		raw, _ := json.Marshal(res)
 		call.Result, call.ResultDigest, call.ResultSize = raw, schema.Digest(raw), len(raw)
-		world = schema.World{Output: raw, Text: resultText(res)}
+		world = schema.ToolResultWorld(raw)
 		if res.IsError {
 			call.Error = &schema.CallError{Kind: schema.CallErrorTool, Message: world.Text}
 			failure = schema.Errorf(schema.CodeToolError, "%s: %s", tool, world.Text)
@@ -180,14 +180,3 @@ func (d *MCPDispatcher) World(context.Context) (schema.World, error) {
 
 // Close ends the session, which stops the server.
 func (d *MCPDispatcher) Close(context.Context) error { return d.session.Close() }
-
-// resultText joins the text content of a tool result.
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
