@@ -67,12 +67,19 @@ func NewContext(task TaskPrompt, tools []schema.ToolSpec) *Context {
 		{Role: openai.ChatMessageRoleSystem, Content: agentSystemPrompt},
 		{Role: openai.ChatMessageRoleUser, Content: b.String()},
 	}
-	for _, t := range tools {
-		c.tools = append(c.tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: json.RawMessage(t.InputSchema)}})
-	}
+	c.tools = functionTools(tools)
 	c.key = c.prefixHash()
 	return c
+}
+
+// functionTools are tool specs as OpenAI function tools.
+func functionTools(specs []schema.ToolSpec) []openai.Tool {
+	out := make([]openai.Tool, 0, len(specs))
+	for _, t := range specs {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: json.RawMessage(t.InputSchema)}})
+	}
+	return out
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -25,8 +25,7 @@ Answer with exactly one tool call: the one action that does on this page what th
 func (s *Service) repair(ctx context.Context, req *schema.RepairRequest) (*schema.RepairReply, error) {
 	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + describeStep(&req.Step) +
 		schema.PromptFailure + string(req.Failure.Code) + ": " + oneLine(req.Failure.Message) + "\n\n" + schema.PromptPage + "\n" + req.Page
-	tools := NewContext(TaskPrompt{}, agentTools()).Tools()
-	rep, err := s.llm.Complete(ctx, Call{RunID: req.RunID, StepID: req.Step.ID, Source: schema.SourceRepair, MaxTokens: 256, Tools: tools,
+	rep, err := s.llm.Complete(ctx, Call{RunID: req.RunID, StepID: req.Step.ID, Source: schema.SourceRepair, MaxTokens: 256, Tools: functionTools(agentTools()),
 		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: repairSystemPrompt}, {Role: openai.ChatMessageRoleUser, Content: user}}})
 	if err != nil {
 		return nil, err
