@@ -106,7 +106,7 @@ candidate runs against that MCP server.`,
 				return err
 			}
 			var c *distiller.Candidate
-			if _, statErr := os.Stat(a[0]); statErr == nil || strings.HasSuffix(a[0], ".yaml") {
+			if isPlaybookFile(a[0]) {
 				p, err := readPlaybookFile(a[0])
 				if err != nil {
 					return err

@@ -105,10 +105,17 @@ is looked up in the store.`,
 	return cmd
 }
 
+// isPlaybookFile tells a playbook file from a stored playbook's name: it
+// exists, or is named like YAML.
+func isPlaybookFile(ref string) bool {
+	_, err := os.Stat(ref)
+	return err == nil || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")
+}
+
 // loadPlaybook reads a playbook file, or finds a stored playbook by name.
 // It returns the stored version, 0 for a file.
 func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, version uint64) (*schema.Playbook, uint64, error) {
-	if _, err := os.Stat(ref); err == nil || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") {
+	if isPlaybookFile(ref) {
 		p, err := readPlaybookFile(ref)
 		return p, 0, err
 	}
