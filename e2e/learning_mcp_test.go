@@ -24,6 +24,21 @@ func snapshotRef(t *testing.T, snap, role, name string) string {
 	return m[1]
 }
 
+// connect is an MCP client session through the recording proxy, its
+// tools listed (so the recorder has the inventory and the fingerprint).
+func (r *recording) connect(t *testing.T, ctx context.Context) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(r.stdout), Writer: r.stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, r.stderr)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 // TestLearnFromRecordedMCPSession records a session through rote record
 // in front of @playwright/mcp (sign in, search the catalog), verified when
 // it ends; distills and promotes it (its shadow replay drives
@@ -33,33 +48,16 @@ func snapshotRef(t *testing.T, snap, role, name string) string {
 func TestLearnFromRecordedMCPSession(t *testing.T) {
 	base, site := portalSite(t, "")
 	dir := t.TempDir()
-	server := []string{"node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated", "--executable-path", "/usr/bin/chromium"}
+	server := playwrightCommand(t)
 	rec := startRecording(t, dir, nil, []string{"--task", "catalog-search", "--text", "Sign in as admin and search the catalog for desk",
 		"--param", "username=admin", "--param", "query=desk", "--secret", "password=" + portal.Password, "--target", "portal",
 		"--verify", "text_visible: results for “desk”"}, server...)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(rec.stdout), Writer: rec.stdin}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, rec.stderr)
-	}
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	cs := rec.connect(t, ctx)
 	call := func(name string, args map[string]any) string {
 		t.Helper()
-		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || r.IsError {
-			t.Fatalf("%s: %v %+v", name, err, r)
-		}
-		var text strings.Builder
-		for _, c := range r.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				text.WriteString(tc.Text)
-			}
-		}
-		return text.String()
+		return callText(t, ctx, cs, name, args)
 	}
 	call("browser_navigate", map[string]any{"url": base + "/login"})
 	snap := call("browser_snapshot", map[string]any{})
@@ -110,14 +108,7 @@ func TestVerifyRecordedRunAfterwards(t *testing.T) {
 	rec := startRecording(t, dir, env, []string{"--task", "greet", "--text", "say hello", "--param", "greeting=hello"}, cmd...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(rec.stdout), Writer: rec.stdin}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	cs := rec.connect(t, ctx)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -139,6 +139,27 @@ func fixtureServer() mcpServer {
 	}}
 }
 
+// playwrightCommand starts @playwright/mcp headless on our Chromium.
+func playwrightCommand(t *testing.T) []string {
+	return []string{"node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated", "--executable-path", "/usr/bin/chromium"}
+}
+
+// callText calls a tool that must succeed and returns its text content.
+func callText(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || r.IsError {
+		t.Fatalf("%s: %v %+v", name, err, r)
+	}
+	var text strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return text.String()
+}
+
 // playwrightCLI is @playwright/mcp as scripts/setup installs it.
 func playwrightCLI(t *testing.T) string {
 	path, err := filepath.Abs("node/node_modules/@playwright/mcp/cli.js")
@@ -173,24 +194,14 @@ func bigPage(t *testing.T) string {
 var refPattern = regexp.MustCompile(`button "Save all" \[ref=(e\d+)\]`)
 
 func playwrightServer(t *testing.T) mcpServer {
-	return mcpServer{name: "@playwright/mcp", command: []string{"node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated", "--executable-path", "/usr/bin/chromium"},
+	return mcpServer{name: "@playwright/mcp", command: playwrightCommand(t),
 		session: func(t *testing.T, ctx context.Context, cs *mcp.ClientSession) []string {
 			url := bigPage(t)
 			var called []string
 			call := func(name string, args map[string]any) string {
 				t.Helper()
 				called = append(called, name)
-				r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-				if err != nil || r.IsError {
-					t.Fatalf("%s: %v %+v", name, err, r)
-				}
-				var text strings.Builder
-				for _, c := range r.Content {
-					if tc, ok := c.(*mcp.TextContent); ok {
-						text.WriteString(tc.Text)
-					}
-				}
-				return text.String()
+				return callText(t, ctx, cs, name, args)
 			}
 			call("browser_navigate", map[string]any{"url": url})
 			snap := call("browser_snapshot", map[string]any{})
