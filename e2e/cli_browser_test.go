@@ -106,7 +106,7 @@ func TestReplayCommand(t *testing.T) {
 func TestRunCommand(t *testing.T) {
 	dir := t.TempDir()
 	code, out := rote(t, dir, "run", "--suite-task", "B4", "--rep", "6")
-	for _, want := range []string{"model: scripted model (offline)", "planner ", " tok ", "verify PASS", "portal state agrees (B4)", "model calls ", "cache-adjusted", "outcome: success"} {
+	for _, want := range []string{"model: scripted model (offline)", "planner ", " tok ", "verify PASS", "site state agrees (the fixture portal, B4)", "model calls ", "cache-adjusted", "outcome: success"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("rote run --suite-task B4: exit %d, want %q in\n%s", code, want, out)
 		}

@@ -32,7 +32,7 @@ func Oracle() scripted.Oracle {
 			for k, v := range r.params {
 				params[k] = v
 			}
-			return t.policy(&turn{r: &r, params: params}), nil
+			return unlessRefused(&r, t.policy(&turn{r: &r, params: params})), nil
 		}
 		return scripted.Answer{}, errors.New("the request is neither an agent step, a judgment nor a repair")
 	})
@@ -41,7 +41,7 @@ func Oracle() scripted.Oracle {
 // match finds the suite task whose text the task line is, and the
 // parameter values in it.
 func match(text string) (*Task, map[string]string, bool) {
-	for _, t := range tasks {
+	for _, t := range allTasks() {
 		re := t.pattern()
 		m := re.FindStringSubmatch(text)
 		if m == nil {
@@ -56,6 +56,23 @@ func match(text string) (*Task, map[string]string, bool) {
 		return t, params, true
 	}
 	return nil, nil, false
+}
+
+// unlessRefused gives up instead of repeating the action the page just
+// refused: the same tool on the same element would be refused again.
+func unlessRefused(r *reading, a action) action {
+	if len(r.ledger) == 0 || a.Call == nil {
+		return a
+	}
+	last := r.ledger[len(r.ledger)-1]
+	var args struct {
+		Target string `json:"target"`
+	}
+	_ = json.Unmarshal([]byte(a.Call.Arguments), &args)
+	if strings.HasPrefix(last.Result, "refused") && last.Action == a.Call.Name && last.Target == args.Target {
+		return fail(fmt.Sprintf("%s %s %q was refused (%s) and would be again", last.Action, last.Role, last.Name, last.Result))
+	}
+	return a
 }
 
 // action is an answer that is one tool call.

@@ -1,22 +1,33 @@
 package suite
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/rote-agent/rote/bench/wordpress"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
 )
 
+// The suites: the fixture portal's, and the same task classes on a real
+// WordPress.
+const (
+	SuitePortal    = "portal"
+	SuiteWordPress = "wordpress"
+)
+
 // Task is one frozen suite task.
 type Task struct {
-	ID      string // B1 ... B6
+	ID      string // B1 ... B6, W1 ... W4
+	Suite   string // SuitePortal or SuiteWordPress
 	Name    string // the playbook name its runs learn
 	Text    string // the task as a user says it; {{param}} marks parameters
 	Variant string // the portal variant it runs on ("" the baseline)
+	Start   string // the path the run starts on ("" the site's root)
 	// Params are the parameter values of repetition rep (0 is the first);
 	// the same rep always gives the same values.
 	Params func(rep int) map[string]string
@@ -26,10 +37,13 @@ type Task struct {
 	// Verify is the run's final gate over the page; {{param}}s in an
 	// argument are bound by VerifyExpects.
 	Verify []schema.Expect
-	// Check is the independent verifier: the portal's server-side state
-	// after the run, and the run's answer (the agent's done reason).
-	Check  func(st portal.State, params map[string]string, answer string) error
-	policy func(*turn) action
+	// Check is a portal task's independent verifier: the portal's
+	// server-side state after the run, and the run's answer (the agent's
+	// done reason).
+	Check func(st portal.State, params map[string]string, answer string) error
+	// CheckSQL is a WordPress task's: SQL against WordPress's database.
+	CheckSQL func(ctx context.Context, s *wordpress.Site, params map[string]string, answer string) error
+	policy   func(*turn) action
 }
 
 // Render returns the task text with params filled in.
@@ -68,18 +82,33 @@ func (t *Task) pattern() *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// Tasks returns the frozen suite in id order.
+// Tasks returns the frozen portal suite in id order.
 func Tasks() []*Task { return tasks }
+
+// Suite returns the tasks of the suite called name, in id order.
+func Suite(name string) ([]*Task, error) {
+	switch name {
+	case SuitePortal:
+		return tasks, nil
+	case SuiteWordPress:
+		return wpTasks, nil
+	}
+	return nil, schema.Errorf(schema.CodeNotFound, "suite %q: want %s or %s", name, SuitePortal, SuiteWordPress)
+}
+
+// allTasks are every suite's tasks.
+func allTasks() []*Task { return append(slices.Clip(tasks), wpTasks...) }
 
 // Lookup returns the task with id (case-insensitive), or an *schema.Error.
 func Lookup(id string) (*Task, error) {
-	for _, t := range tasks {
+	all := allTasks()
+	for _, t := range all {
 		if strings.EqualFold(t.ID, id) {
 			return t, nil
 		}
 	}
-	ids := make([]string, len(tasks))
-	for i, t := range tasks {
+	ids := make([]string, len(all))
+	for i, t := range all {
 		ids[i] = t.ID
 	}
 	return nil, schema.Errorf(schema.CodeNotFound, "suite task %q: want one of %s", id, strings.Join(ids, ", "))
@@ -133,7 +162,7 @@ func checkVendor(list func(portal.State) []portal.Vendor, what string) func(port
 
 var tasks = []*Task{
 	{
-		ID: "B1", Name: "download-latest-report", Text: "Sign in as {{username}} and download the latest operations report.",
+		Suite: SuitePortal, ID: "B1", Name: "download-latest-report", Text: "Sign in as {{username}} and download the latest operations report.",
 		Params: func(int) map[string]string { return credentials() }, Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/reports"}},
 		Check: func(st portal.State, _ map[string]string, _ string) error {
@@ -145,14 +174,14 @@ var tasks = []*Task{
 		policy: downloadLatest,
 	},
 	{
-		ID: "B2", Name: "register-vendor", Text: fmt.Sprintf(vendorText, "register"),
+		Suite: SuitePortal, ID: "B2", Name: "register-vendor", Text: fmt.Sprintf(vendorText, "register"),
 		Params: vendorParams, Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Vendor {{company}} registered"}, {Op: schema.OpURLContains, Arg: "/vendors/V-"}},
 		Check:  checkVendor(func(st portal.State) []portal.Vendor { return st.Vendors }, "registered"),
 		policy: vendorForm("register", "Register vendor"),
 	},
 	{
-		ID: "B3", Name: "catalog-top-results", Text: "Sign in as {{username}}, search the catalog for {{query}} and report the top {{n}} results.",
+		Suite: SuitePortal, ID: "B3", Name: "catalog-top-results", Text: "Sign in as {{username}}, search the catalog for {{query}} and report the top {{n}} results.",
 		Params: func(rep int) map[string]string {
 			p := credentials()
 			p["query"], p["n"] = queries[rep%len(queries)], "2"
@@ -175,7 +204,7 @@ var tasks = []*Task{
 		policy: catalogTop,
 	},
 	{
-		ID: "B4", Name: "triage-message", Text: "Sign in as {{username}} and file the inbox message “{{subject}}” under the category its text calls for.",
+		Suite: SuitePortal, ID: "B4", Name: "triage-message", Text: "Sign in as {{username}} and file the inbox message “{{subject}}” under the category its text calls for.",
 		Params: func(rep int) map[string]string {
 			p := credentials()
 			msgs := portal.Messages()
@@ -198,14 +227,14 @@ var tasks = []*Task{
 		policy: triage,
 	},
 	{
-		ID: "B5", Name: "register-vendor", Text: fmt.Sprintf(vendorText, "register"), Variant: "label-rename",
+		Suite: SuitePortal, ID: "B5", Name: "register-vendor", Text: fmt.Sprintf(vendorText, "register"), Variant: "label-rename",
 		Params: vendorParams, Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Vendor {{company}} registered"}, {Op: schema.OpURLContains, Arg: "/vendors/V-"}},
 		Check:  checkVendor(func(st portal.State) []portal.Vendor { return st.Vendors }, "registered"),
 		policy: vendorForm("register", "Register vendor"),
 	},
 	{
-		ID: "B6", Name: "offboard-vendor", Text: fmt.Sprintf(vendorText, "offboard"), Variant: "offboarding",
+		Suite: SuitePortal, ID: "B6", Name: "offboard-vendor", Text: fmt.Sprintf(vendorText, "offboard"), Variant: "offboarding",
 		Params: vendorParams, Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Vendor {{company}} offboarded"}, {Op: schema.OpURLContains, Arg: "/vendors/OFF-"}},
 		Check:  checkVendor(func(st portal.State) []portal.Vendor { return st.Offboarded }, "offboarded"),

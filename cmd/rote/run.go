@@ -61,7 +61,7 @@ exits 0 only on a verified success.`,
 	fl.IntVar(&f.maxSteps, "max-steps", 40, "the most steps the agent may take")
 	fl.StringVar(&f.playbook, "playbook", "", "replay this playbook, a stored NAME or a FILE, before falling back to the agent")
 	fl.Uint64Var(&f.version, "version", 0, "the stored version of --playbook (default the latest)")
-	fl.StringVar(&f.suiteID, "suite-task", "", "run a frozen suite task: B1 ... B6")
+	fl.StringVar(&f.suiteID, "suite-task", "", "run a frozen suite task: B1 ... B6 on the fixture portal, W1 ... W4 on WordPress (scripts/wordpress)")
 	fl.StringVar(&f.variant, "variant", "", "the fixture portal's variant, with --suite-task and no --url")
 	fl.IntVar(&f.rep, "rep", 0, "which repetition's parameters a suite task uses")
 	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
@@ -70,7 +70,7 @@ exits 0 only on a verified success.`,
 
 // runTask is rote run.
 func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
-	t, site, stopSite, err := buildTask(f, a)
+	t, site, stopSite, err := buildTask(ctx, f, a)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	}
 	var checkErr error
 	if site != nil {
-		checkErr = site.check(res)
+		checkErr = site.check(ctx, res)
 	}
 	if f.asJSON {
 		if err := writeJSON(app, res); err != nil {
@@ -125,7 +125,7 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", res.Outcome, res.Reason)}
 	}
 	if checkErr != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("the portal disagrees: %w", checkErr)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("the site disagrees: %w", checkErr)}
 	}
 	return nil
 }
@@ -142,25 +142,28 @@ func sessionReplayer(b *bus.Bus, key []byte) planner.Replayer {
 	}
 }
 
-// suiteSite is the fixture portal a suite task runs on, with its
-// independent verifier.
+// suiteSite is the site a suite task runs on, with its independent
+// verifier.
 type suiteSite struct {
 	task   *suite.Task
 	params map[string]string
-	portal *portal.Portal
+	target target
 }
 
-func (s *suiteSite) check(o *planner.Outcome) error {
+func (s *suiteSite) check(ctx context.Context, o *planner.Outcome) error {
 	answer := ""
-	if o.Agent != nil {
+	switch {
+	case o.Agent != nil:
 		answer = o.Agent.Answer
+	case o.Replay != nil:
+		answer = o.Replay.Answer
 	}
-	return s.task.Check(s.portal.State(), s.params, answer)
+	return s.target.check(ctx, s.task, s.params, answer)
 }
 
 // buildTask reads the task from the flags; for a suite task without --url
 // it serves the fixture portal.
-func buildTask(f runFlags, a []string) (planner.Task, *suiteSite, func(), error) {
+func buildTask(ctx context.Context, f runFlags, a []string) (planner.Task, *suiteSite, func(), error) {
 	none := func() {}
 	params, err := keyValues("--param", f.params)
 	if err != nil {
@@ -193,17 +196,30 @@ func buildTask(f runFlags, a []string) (planner.Task, *suiteSite, func(), error)
 		if f.variant != "" {
 			variant = f.variant
 		}
-		if f.base == "" {
-			p, err := portal.New(portal.Config{Variant: variant})
+		switch {
+		case f.base != "" && f.variant != "":
+			return t, nil, none, usageError("--variant picks the built-in portal's variant: drop --url")
+		case f.base != "":
+		case st.Suite == suite.SuiteWordPress:
+			wp, err := openWordPress(ctx)
 			if err != nil {
-				return t, nil, none, usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
-			}
-			if t.StartURL, stop, err = serveLoopback(p); err != nil {
 				return t, nil, none, err
 			}
-			site = &suiteSite{task: st, params: t.Params, portal: p}
-		} else if f.variant != "" {
-			return t, nil, none, usageError("--variant picks the built-in portal's variant: drop --url")
+			if err := wp.reset(ctx, variant); err != nil {
+				return t, nil, none, err
+			}
+			site = &suiteSite{task: st, params: t.Params, target: wp}
+			t.StartURL = wp.base() + st.Start
+		default:
+			pt := &portalTarget{site: &switchable{}}
+			if err := pt.reset(ctx, variant); err != nil {
+				return t, nil, none, usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
+			}
+			if pt.url, stop, err = serveLoopback(pt.site); err != nil {
+				return t, nil, none, err
+			}
+			site = &suiteSite{task: st, params: t.Params, target: pt}
+			t.StartURL = pt.url + st.Start
 		}
 	} else {
 		if len(a) == 0 {
@@ -299,9 +315,9 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteSite, c
 	}
 	if site != nil {
 		if checkErr != nil {
-			fmt.Fprintf(w, "  portal state FAIL: %v\n", checkErr)
+			fmt.Fprintf(w, "  site state FAIL (%s): %v\n", site.target.describe(), checkErr)
 		} else {
-			fmt.Fprintf(w, "  portal state agrees (%s)\n", site.task.ID)
+			fmt.Fprintf(w, "  site state agrees (%s, %s)\n", site.target.describe(), site.task.ID)
 		}
 	}
 	reason := ""

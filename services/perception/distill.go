@@ -152,6 +152,13 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 	switch {
 	case actionableRoles[role] || d.customControl(n, role, name, dn):
 		d.emit(n, role, name, dn, true, sc)
+		// A control labelled other than what it shows still shows it:
+		// WordPress's editor notices are a button "Dismiss this notice"
+		// around the message "Post updated.".
+		if shown := clip(d.text(n), maxTextChars); (role == "button" || role == "link") && shown != "" && !sc.covered &&
+			!strings.Contains(strings.ToLower(name), strings.ToLower(shown)) {
+			d.emit(n, "text", shown, dn, false, sc)
+		}
 		sc.covered = true
 	case role == "heading" && name != "":
 		sc.section.heading = name
