@@ -113,7 +113,7 @@ var wpTasks = []*Task{
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post updated."}, {Op: schema.OpURLContains, Arg: "post.php"}},
 		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
 			return wantPosts(ctx, s, map[string]int{
-				published + " AND post_title = " + wordpress.Quote(p["new"]): 1,
+				published + " AND post_title = " + wordpress.Quote(p["new"]):       1,
 				"post_type = 'post' AND post_title = " + wordpress.Quote(p["old"]): 0,
 				published: len(wordpress.Posts()),
 			})
