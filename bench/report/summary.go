@@ -50,6 +50,9 @@ type Summary struct {
 	Seed  uint64                 `json:"seed"`
 	Reps  int                    `json:"reps"`
 	Model string                 `json:"model"`
+	Suite string                 `json:"suite"`
+	// Perception is the WordPress suite's perception table.
+	Perception *Perception `json:"perception,omitempty"`
 }
 
 // Pass reports whether every gate passed.

@@ -29,6 +29,9 @@ func Write(dir string, results []Result, s *Summary, command string) error {
 	if err != nil {
 		return err
 	}
+	if err := Plot(dir, results, s); err != nil {
+		return err
+	}
 	for name, data := range map[string][]byte{
 		"results.jsonl": jsonl.Bytes(),
 		"summary.json":  append(summary, '\n'),
@@ -45,7 +48,11 @@ func Write(dir string, results []Result, s *Summary, command string) error {
 func Markdown(s *Summary, command string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Rote benchmark\n\nProduced by `%s` (seed %d, %d repetitions per task).\n\nModel: %s.\n\n", command, s.Seed, s.Reps, s.Model)
-	b.WriteString("Cold is the agent planning every step, measured on its second run of the same task instance so that the provider cache is warm; warm is Rote: match, bind, replay, and whatever the drift ladder did. Success is the portal's server-side state, never a run's self-report. Every number was read back from ROTE_RUNS.\n\n")
+	verifier := "the fixture portal's server-side state"
+	if s.Suite == "wordpress" {
+		verifier = "SQL against WordPress's database"
+	}
+	fmt.Fprintf(&b, "Suite: %s. Cold is the agent planning every step, measured on its second run of the same task instance so that the provider cache is warm; warm is Rote: match, bind, replay, and whatever the drift ladder did. Success is %s, never a run's self-report. Every number was read back from ROTE_RUNS.\n\n", s.Suite, verifier)
 	b.WriteString("## Gates\n\n| Gate | Value | Bound | Verdict | How |\n|---|---|---|---|---|\n")
 	for _, name := range GateNames {
 		g := s.Gates[name]
@@ -78,5 +85,9 @@ func Markdown(s *Summary, command string) string {
 			t.FalseMatches, drift, t.RepairCost, t.MissOverhead, t.ObservationShare)
 	}
 	b.WriteString("\nResamples: 10,000 per interval (percentile bootstrap over repetitions, cold and warm of a repetition resampled together).\n")
+	b.WriteString("\n## Plots\n\n![Tokens per task](tokens-per-task.svg)\n\n![Cumulative tokens over steps](cumulative-tokens.svg)\n\nBoth also as PNG.\n")
+	if s.Perception != nil {
+		b.WriteString("\n" + s.Perception.markdown())
+	}
 	return b.String()
 }
