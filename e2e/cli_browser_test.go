@@ -188,8 +188,8 @@ func TestDemoCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, out)
 	}
-	for _, want := range []string{"model  scripted model (offline)", "agent (no match)", "shadow -> v1", "replay v1 (matched)",
-		"fallback at fill-company-name -> agent", "repaired -> v2", "replay v2 (matched)", "every outcome verified"} {
+	for _, want := range []string{"model  scripted model (offline)", "agent (no match)", "shadow -> v1", "replay v1 (matched)", "way cleared (not saved)",
+		"fallback at fill-street-address -> agent", "repaired -> v2", "replay v2 (matched)", "every outcome verified"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("demo output lacks %q:\n%s", want, out)
 		}
@@ -200,8 +200,8 @@ func TestDemoCommand(t *testing.T) {
 			rows++
 		}
 	}
-	if rows != 6 {
-		t.Fatalf("%d of 6 rows passed:\n%s", rows, out)
+	if rows != 7 {
+		t.Fatalf("%d of 7 rows passed:\n%s", rows, out)
 	}
 }
 

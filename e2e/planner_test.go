@@ -277,12 +277,12 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 	}
 }
 
-// TestUnrepairableDriftFallsBack: with a dialog covering the form
-// (interstitial), the company step is obscured, which no one-step repair
-// may paper over; the replay falls back, reporting the steps that ran,
-// and the agent carries on in the same browser from the page as it is,
-// completes the form and verifies, registering the vendor exactly once.
-func TestUnrepairableDriftFallsBack(t *testing.T) {
+// TestCoveredControlIsCleared: with a dialog covering the form
+// (interstitial), the company step is obscured. One repair call answers
+// with the dialog's button, the step then runs as it is, and the replay
+// verifies; nothing is saved as a new version, since the dialog is not
+// part of the task.
+func TestCoveredControlIsCleared(t *testing.T) {
 	b := planes(t)
 	c := controller(t, b)
 	task, err := suite.Lookup("B2")
@@ -295,10 +295,56 @@ func TestUnrepairableDriftFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := out.Replay
-	if rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "company" || !errors.Is(rep.Reason, schema.ErrObscured) {
+	if out.Agent != nil || rep.Outcome != schema.OutcomeSuccess || rep.Patched != nil {
+		t.Fatalf("replay %s at %s (%v), patched %v, fallback %v", rep.Outcome, rep.FailedStep, rep.Reason, rep.Patched, out.Agent != nil)
+	}
+	var repaired []string
+	for _, s := range rep.Steps {
+		if s.Repaired {
+			repaired = append(repaired, s.StepID)
+		}
+	}
+	if !slices.Equal(repaired, []string{"company"}) || !strings.Contains(rep.PatchNote, "cleared what covered company") {
+		t.Fatalf("repaired %v, note %q", repaired, rep.PatchNote)
+	}
+	calls := 0
+	for _, u := range out.Usage {
+		if u.Source != schema.SourceRepair {
+			t.Fatalf("a %s call: only one repair call was wanted", u.Source)
+		}
+		calls += u.Calls
+	}
+	if calls != 1 {
+		t.Fatalf("%d repair calls, want 1", calls)
+	}
+	if err := task.Check(site.State(), task.Params(2), ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnrepairableDriftFallsBack: with "Street address" turned into a
+// textarea, the street step's contract no longer holds, which no one-step
+// repair may paper over; the replay falls back, reporting the steps that
+// ran, and the agent carries on in the same browser from the page as it
+// is, completes the form and verifies, registering the vendor exactly
+// once.
+func TestUnrepairableDriftFallsBack(t *testing.T) {
+	b := planes(t)
+	c := controller(t, b)
+	task, err := suite.Lookup("B2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, site := portalSite(t, "textarea")
+	out, err := c.Run(testContext(t), suiteTask(task, 2, base), &planner.Chosen{Playbook: examplePlaybook(t, "register-vendor")}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := out.Replay
+	if rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "street" || !errors.Is(rep.Reason, schema.ErrContractChanged) {
 		t.Fatalf("replay %s at %s: %v", rep.Outcome, rep.FailedStep, rep.Reason)
 	}
-	if !slices.Equal(rep.Completed, []string{"open-login", "username", "password", "sign-in", "open-form"}) {
+	if !slices.Equal(rep.Completed, []string{"open-login", "username", "password", "sign-in", "open-form", "company", "tax-id", "email", "phone", "next-1"}) {
 		t.Fatalf("completed %v", rep.Completed)
 	}
 	if out.Agent == nil || out.Outcome != schema.OutcomeSuccess {

@@ -140,7 +140,7 @@ func TestReplayUnderDrift(t *testing.T) {
 		{"field-order", "", nil},
 		{"moved-button", "", nil},
 		{"label-rename", "company", schema.ErrRepairUnavailable}, // renamed: a repair would be asked for, and no planner runs
-		{"interstitial", "company", schema.ErrObscured},
+		{"interstitial", "company", schema.ErrRepairUnavailable}, // covered: a repair would be asked to clear it, and no planner runs
 		{"textarea", "street", schema.ErrContractChanged},
 		{"submit-elsewhere", "register", schema.ErrContractChanged},
 		{"offboarding", "open-form", schema.ErrExpectFailed}, // the form says "Offboard a vendor": stopped before any field

@@ -10,7 +10,8 @@ type StepReport struct {
 	Tokens   TokenUsage    `msgpack:"tokens" json:"tokens"` // zero for deterministic steps
 	Error    *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
 	// Repaired says the step failed and a scoped repair's replacement
-	// ran in its place and passed its expect.
+	// ran in its place and passed its expect, or cleared what covered
+	// the step's control so that the step itself then passed.
 	Repaired bool `msgpack:"repaired,omitempty" json:"repaired,omitempty"`
 }
 

@@ -156,10 +156,13 @@ type RepairRequest struct {
 	Page     string      `msgpack:"page"`
 }
 
-// RepairReply is the proposed replacement step.
+// RepairReply is the proposed replacement step, or, when Clears is set,
+// a step that clears what covers the failed step's control (a dialog in
+// the way), after which the failed step is retried as it is.
 type RepairReply struct {
-	Step  Step       `msgpack:"step"`
-	Usage TokenUsage `msgpack:"usage"`
+	Step   Step       `msgpack:"step"`
+	Clears bool       `msgpack:"clears,omitempty"`
+	Usage  TokenUsage `msgpack:"usage"`
 }
 
 // SubjectMatch is the matcher's endpoint (a queue group): which stored

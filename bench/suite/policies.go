@@ -64,6 +64,12 @@ func vendorForm(verb, submit string) func(*turn) action {
 		if p.Text(done1) {
 			return done(done1)
 		}
+		// The portal answered, but not with what the task asked for.
+		for _, n := range p.Nodes {
+			if strings.HasPrefix(n.Name, "Vendor "+company+" ") && n.Role != "link" {
+				return fail(fmt.Sprintf("the portal says %q, but the task is to %s the vendor", n.Name, verb))
+			}
+		}
 		if a, ok := t.navTo("/vendors/new", "Register vendor"); ok {
 			return a
 		}

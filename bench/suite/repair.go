@@ -15,7 +15,18 @@ func repair(r *reading) (scripted.Answer, error) {
 	code, _, _ := strings.Cut(r.failure, ":")
 	switch code {
 	case "obscured":
-		return fail("something covers the control: one replacement step cannot both clear it and do this step"), nil
+		// Clear the way: the dialog's first button.
+		for i, n := range r.page.Nodes {
+			if n.Role != "dialog" {
+				continue
+			}
+			for _, b := range r.page.Nodes[i+1:] {
+				if b.Role == "button" {
+					return click(b), nil
+				}
+			}
+		}
+		return fail("something covers the control and no dialog on the page can be dismissed"), nil
 	case "contract_changed":
 		return fail("the control does something else now: replacing the step would change its effect"), nil
 	}

@@ -27,11 +27,13 @@ server (data in --data), the fixture portal on loopback and headless Chromium.
   2. promote   the run is distilled and shadow-replayed, then stored as v1
   3. warm      the same task with new values: matched, bound, replayed with
                no model call, verified
-  4. drift     a dialog now covers the form (interstitial): the replay stops
-               before the covered field and the agent carries on from there
-  5. drift     "Company name" now reads "Legal entity name": one scoped
+  4. drift     a dialog now covers the form (interstitial): one repair call
+               clears it, the replay goes on; nothing is saved
+  5. drift     "Street address" is now a textarea: the changed control is
+               refused, and the agent carries on from there
+  6. drift     "Company name" now reads "Legal entity name": one scoped
                repair call, saved as v2
-  6. warm v2   the renamed form again: v2 replays with no model call
+  7. warm v2   the renamed form again: v2 replays with no model call
 
 Every outcome is checked twice: by the run's verify gate and by the portal's
 own server-side state. The model is ROTE_LLM_BASE_URL, else the offline
@@ -76,12 +78,15 @@ func runDemo(ctx context.Context, app *App) error {
 		return expect(o.Replay != nil && o.Agent == nil && len(o.Usage) == 0, "a matched replay with no model call")
 	})
 	d.run("4 drift", "interstitial", 2, func(o *planner.Outcome) string {
+		return expect(o.Replay != nil && o.Agent == nil && o.Replay.Patched == nil && o.Replay.PatchNote != "", "one repair call that clears the dialog, nothing saved")
+	})
+	d.run("5 drift", "textarea", 3, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Replay.Outcome == schema.OutcomeFallback && o.Agent != nil, "a replay that falls back to the agent")
 	})
-	d.run("5 drift", "label-rename", 3, func(o *planner.Outcome) string {
+	d.run("6 drift", "label-rename", 4, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Agent == nil && o.Replay.Patched != nil, "one scoped repair, saved as a new version")
 	})
-	d.run("6 warm v2", "label-rename", 4, func(o *planner.Outcome) string {
+	d.run("7 warm v2", "label-rename", 5, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Agent == nil && len(o.Usage) == 0, "the repaired version replayed with no model call")
 	})
 	return d.report(out, st.model.label)
@@ -154,6 +159,8 @@ func demoMode(o *planner.Outcome) string {
 		return fmt.Sprintf("replay v%d -> fallback at %s -> agent", o.Replay.Playbook.Version, o.Replay.FailedStep)
 	case o.Replay != nil && o.Replay.Patched != nil:
 		return fmt.Sprintf("replay v%d, repaired -> v%d", o.Replay.Playbook.Version, o.Replay.Patched.Version)
+	case o.Replay != nil && o.Replay.PatchNote != "":
+		return fmt.Sprintf("replay v%d, way cleared (not saved)", o.Replay.Playbook.Version)
 	case o.Replay != nil:
 		return fmt.Sprintf("replay v%d (matched)", o.Replay.Playbook.Version)
 	}

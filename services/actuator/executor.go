@@ -229,10 +229,12 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 }
 
 // repairable failures are a step that no longer fits the page: its target
-// is gone or its expect does not hold. A changed contract or a covered
-// control is not: replacing the step could change what it does.
+// is gone or its expect does not hold, or something covers its control
+// (the repair clears it and the step runs as it is). A changed contract
+// is not: replacing the step could change what it does.
 func repairable(err error) bool {
-	return errors.Is(err, schema.ErrNotFound) || errors.Is(err, schema.ErrAmbiguous) || errors.Is(err, schema.ErrExpectFailed)
+	return errors.Is(err, schema.ErrNotFound) || errors.Is(err, schema.ErrAmbiguous) || errors.Is(err, schema.ErrExpectFailed) ||
+		errors.Is(err, schema.ErrObscured)
 }
 
 // retryable failures may pass on another try once the page settles; the
@@ -383,6 +385,9 @@ func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, atte
 		return schema.TokenUsage{}, fmt.Errorf("step %s failed (%v); repair: %w", s.ID, failure, err)
 	}
 	x.calls = append(x.calls, &schema.LLMCall{Source: schema.SourceRepair, Usage: rep.Usage})
+	if rep.Clears {
+		return rep.Usage, x.clear(ctx, s, rep.Step, failure, attempt)
+	}
 	fixed := rep.Step
 	fixed.ID, fixed.Needs, fixed.Kind = s.ID, s.Needs, schema.StepDeterministic
 	if _, err := x.patched([]patch{{step: fixed}}); err != nil {
@@ -393,6 +398,25 @@ func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, atte
 	}
 	x.patches = append(x.patches, patch{step: fixed, reason: schema.AsError(failure).Error()})
 	return rep.Usage, nil
+}
+
+// clear runs the step that clears what covers s's control, then s itself
+// as it is. Nothing is saved: what was in the way (a notice, a consent
+// dialog) is not part of the task, and the playbook stays as it was.
+func (x *replay) clear(ctx context.Context, s *schema.Step, clearing schema.Step, failure error, attempt int) error {
+	clearing.Kind = schema.StepDeterministic
+	if err := x.deterministic(ctx, &clearing, attempt+1); err != nil {
+		return fmt.Errorf("step %s failed (%v) and clearing the way did not work: %w", s.ID, failure, err)
+	}
+	if err := x.deterministic(ctx, s, attempt+2); err != nil {
+		return fmt.Errorf("step %s failed (%v) and still fails once the way is clear: %w", s.ID, failure, err)
+	}
+	what := clearing.Tool
+	if t := clearing.Target; t != nil {
+		what += " " + t.Role + " " + strconv.Quote(t.Name)
+	}
+	x.res.PatchNote = fmt.Sprintf("cleared what covered %s (%s) for this run; the playbook is unchanged", s.ID, what)
+	return nil
 }
 
 // patched returns a copy of the playbook with patches applied.

@@ -14,14 +14,15 @@ import (
 )
 
 const repairSystemPrompt = `You repair one step of a replayed playbook. The step no longer fits the page: its control is gone or renamed, or what it expected did not happen. You see the playbook's intent, the failed step, why it failed, and the page now (one element per line: ` + "`id role \"name\" = \"value\" [states]`" + `).
-Answer with exactly one tool call: the one action that does on this page what the failed step did. Keep {{...}} templates in values exactly as they are. If no single action can do it (it would need several steps, or would do something different), call fail with the reason.`
+Answer with exactly one tool call: the one action that does on this page what the failed step did. Keep {{...}} templates in values exactly as they are. If the step failed as obscured (something covers its control), answer instead with the one action that clears what covers it, such as a dialog's dismiss button: the step is then retried as it is. If no single action can do it (it would need several steps, or would do something different), call fail with the reason.`
 
 // repair answers rote.planner.repair: one model call (source repair) that
 // sees only the failed step, its expected postcondition, the failure, the
 // step's intent and the page now, and proposes one replacement step. The
 // replacement aims at its control by role and name, so that it survives
 // the page's next render; the executor runs it and keeps it only if its
-// expect holds.
+// expect holds. For a step whose control is covered, the answer is the
+// step that clears it instead (Clears).
 func (s *Service) repair(ctx context.Context, req *schema.RepairRequest) (*schema.RepairReply, error) {
 	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + describeStep(&req.Step) +
 		schema.PromptFailure + string(req.Failure.Code) + ": " + oneLine(req.Failure.Message) + "\n\n" + schema.PromptPage + "\n" + req.Page
@@ -33,6 +34,11 @@ func (s *Service) repair(ctx context.Context, req *schema.RepairRequest) (*schem
 	step, err := replacement(rep, &req.Step, req.Page)
 	if err != nil {
 		return nil, err
+	}
+	if req.Failure.Code == schema.CodeObscured {
+		// The answer clears the way; it asserts nothing of the step's.
+		step.ID, step.Expect = req.Step.ID+"-clear", nil
+		return &schema.RepairReply{Step: *step, Clears: true, Usage: rep.Event.Usage}, nil
 	}
 	return &schema.RepairReply{Step: *step, Usage: rep.Event.Usage}, nil
 }
