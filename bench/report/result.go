@@ -38,6 +38,8 @@ type Result struct {
 	// ObservationTokens are the tokens of the page renders the model read.
 	ObservationTokens int64   `json:"observation_tokens"`
 	WallMS            float64 `json:"wall_ms"`
+	// ModelMS is the part of WallMS spent waiting for the model.
+	ModelMS float64 `json:"model_ms"`
 	// CumulativeTokens are the logical tokens after each model call, for
 	// the tokens-over-steps plot.
 	CumulativeTokens []int64 `json:"cumulative_tokens,omitempty"`

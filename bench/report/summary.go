@@ -51,8 +51,48 @@ type Summary struct {
 	Reps  int                    `json:"reps"`
 	Model string                 `json:"model"`
 	Suite string                 `json:"suite"`
+	// Speed is what the latency gate's wall times are made of.
+	Speed Speed `json:"speed"`
 	// Perception is the WordPress suite's perception table.
 	Perception *Perception `json:"perception,omitempty"`
+}
+
+// Speed splits the latency comparison into the time spent waiting for
+// the model and the rest, over the pairs the latency gate counts.
+type Speed struct {
+	ColdCalls   int     `json:"cold_calls"`
+	WarmCalls   int     `json:"warm_calls"`
+	ColdModelMS float64 `json:"cold_model_ms"`
+	WarmModelMS float64 `json:"warm_model_ms"`
+	ColdOtherMS float64 `json:"cold_other_ms"`
+	WarmOtherMS float64 `json:"warm_other_ms"`
+	// InstantRatio is cold/warm wall time as if the model answered at
+	// once: what the browser, the site and Rote itself cost.
+	InstantRatio float64 `json:"instant_ratio"`
+	// BreakEvenCallMS is the mean model call time at which cold/warm
+	// wall time reaches MinSpeedup (0 when it does at any call time).
+	BreakEvenCallMS float64 `json:"break_even_call_ms"`
+}
+
+func speedOf(ps []pair) Speed {
+	var s Speed
+	for _, p := range ps {
+		s.ColdCalls += p.cold.Calls
+		s.WarmCalls += p.warm.Calls
+		s.ColdModelMS += p.cold.ModelMS
+		s.WarmModelMS += p.warm.ModelMS
+		s.ColdOtherMS += p.cold.WallMS - p.cold.ModelMS
+		s.WarmOtherMS += p.warm.WallMS - p.warm.ModelMS
+	}
+	if s.WarmOtherMS > 0 {
+		s.InstantRatio = s.ColdOtherMS / s.WarmOtherMS
+	}
+	// (coldOther + coldCalls·L) / (warmOther + warmCalls·L) = k, for L.
+	k := stats.MinSpeedup
+	if d := float64(s.ColdCalls) - k*float64(s.WarmCalls); d > 0 {
+		s.BreakEvenCallMS = max(0, (k*s.WarmOtherMS-s.ColdOtherMS)/d)
+	}
+	return s
 }
 
 // Pass reports whether every gate passed.
@@ -121,6 +161,7 @@ func Summarize(results []Result, mustMiss map[string]bool, seed uint64, reps int
 		return stats.Reduction(idx, side(saving, logical, Cold), side(saving, logical, Warm))
 	})
 	speed := stats.Bootstrap(len(saving), seed+1, func(idx []int) float64 { return stats.Ratio(idx, side(saving, wall, Cold), side(saving, wall, Warm)) })
+	s.Speed = speedOf(saving)
 	s.Gates = map[string]stats.Gate{
 		"token_reduction": stats.AtLeast("token_reduction", red.Low, stats.MinTokenReduction,
 			fmt.Sprintf("lower 95%% bound of 1 - warm/cold logical tokens over %d pairs (point %.4f, upper %.4f)", len(saving), red.Value, red.High)),

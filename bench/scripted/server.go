@@ -27,9 +27,15 @@ type Server struct {
 	cache  promptCache
 	seq    atomic.Int64
 
+	latency Latency
+
 	mu       sync.Mutex
 	failures []int // statuses to answer the next requests with, in order
 }
+
+// SetLatency makes every answer take as long as l says; set it before
+// serving.
+func (s *Server) SetLatency(l Latency) { s.latency = l }
 
 // NewServer returns a server whose answers come from o.
 func NewServer(o Oracle) *Server { return &Server{oracle: o} }
@@ -118,6 +124,13 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	output := len(encode(outText))
 	if oreq.MaxTokens > 0 && output > oreq.MaxTokens {
 		msg.Content, msg.ToolCalls, output, finish = truncate(outText, oreq.MaxTokens), nil, oreq.MaxTokens, openai.FinishReasonLength
+	}
+	if d := s.latency.For(len(prompt)-read, output); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	model := req.Model
 	if model == "" {

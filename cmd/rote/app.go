@@ -15,6 +15,10 @@ import (
 type App struct {
 	DataDir string
 	NATSURL string
+	// ModelLatency is the offline scripted model's simulated latency, in
+	// scripted.ParseLatency's form ($ROTE_SCRIPTED_LATENCY; rote bench's
+	// --model-latency).
+	ModelLatency string
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bench/report"
+	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
@@ -49,7 +50,7 @@ var benchPlans = map[string]benchPlan{
 }
 
 func newBenchCommand(app *App) *cobra.Command {
-	var suiteName, out string
+	var suiteName, out, latency string
 	var reps int
 	var seed uint64
 	var asJSON bool
@@ -83,6 +84,7 @@ failed gate exits non-zero.`,
 			if reps < 1 {
 				return usageError("--reps must be at least 1")
 			}
+			app.ModelLatency = latency
 			return runBench(cmd.Context(), app, benchConfig{suite: suiteName, plan: plan, reps: reps, out: out, seed: seed, asJSON: asJSON,
 				command: "rote " + strings.Join(os.Args[1:], " ")})
 		},
@@ -92,6 +94,7 @@ failed gate exits non-zero.`,
 	cmd.Flags().StringVar(&out, "out", "bench-out", "where to write results.jsonl, summary.json, report.md and the plots")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the bootstrap's seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print summary.json instead of the gates")
+	cmd.Flags().StringVar(&latency, "model-latency", "hosted", "the offline scripted model's simulated latency: hosted ("+scripted.HostedLatency.String()+"), none, or first=DURATION,prefill=TOKENS_PER_S,decode=TOKENS_PER_S; a real model (ROTE_LLM_BASE_URL) has its own")
 	return cmd
 }
 
@@ -334,6 +337,7 @@ func (bn *bench) result(t *suite.Task, rep int, drift string, arm report.Arm, ru
 					diff = int64(e.Stats.Tokens)
 				}
 			case *schema.LLMCall:
+				r.ModelMS += float64(e.Duration.Microseconds()) / 1000
 				if e.Source == schema.SourcePlanner {
 					r.ObservationTokens += full + diff
 				}

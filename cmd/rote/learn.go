@@ -151,7 +151,7 @@ candidate runs against that MCP server.`,
 				return err
 			}
 			defer stopEnv()
-			_, stopPlanner, err := startPlanner(ctx, b)
+			_, stopPlanner, err := startPlanner(ctx, app, b)
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ func newModelCommand(app *App) *cobra.Command {
 }
 
 func newModelServeCommand(app *App) *cobra.Command {
-	var addr string
+	var addr, latency string
 	var scriptedFlag bool
 	cmd := &cobra.Command{
 		Use:   "serve --scripted",
@@ -37,22 +37,30 @@ whose token usage is counted with o200k_base over the real request, with
 prompt caching by the providers' rules. It is no language model: it knows the
 suite tasks only. Point Rote at it with
   ROTE_LLM_BASE_URL=http://ADDR/v1
+It answers at once unless --latency (or $ROTE_SCRIPTED_LATENCY) gives it a
+simulated latency: "hosted" (` + scripted.HostedLatency.String() + `) or
+first=DURATION,prefill=TOKENS_PER_S,decode=TOKENS_PER_S.
 Every output that used it says "` + scripted.Label + `".`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !scriptedFlag {
 				return usageError("only the scripted offline model is served here: rote model serve --scripted (for a real model, set ROTE_LLM_BASE_URL)")
 			}
+			srv, label, err := scriptedServer(latency)
+			if err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Stdout, "%s on http://%s/v1\n", scripted.Label, ln.Addr())
-			return serveUntilDone(cmd.Context(), ln, scripted.NewServer(suite.Oracle()))
+			fmt.Fprintf(app.Stdout, "%s on http://%s/v1\n", label, ln.Addr())
+			return serveUntilDone(cmd.Context(), ln, srv)
 		},
 	}
 	cmd.Flags().BoolVar(&scriptedFlag, "scripted", false, "serve the scripted offline model (the only one served)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on")
+	cmd.Flags().StringVar(&latency, "latency", app.ModelLatency, "simulated latency: none, hosted, or first=1s,prefill=5000,decode=60 ($ROTE_SCRIPTED_LATENCY)")
 	return cmd
 }
 
@@ -64,25 +72,46 @@ type model struct {
 }
 
 // openModel returns the model ROTE_LLM_* names, or, when none is set, the
-// offline scripted model served in this process on loopback.
-func openModel(b *bus.Bus) (*model, error) {
+// offline scripted model served in this process on loopback, answering
+// with the simulated latency latency (scripted.ParseLatency's form).
+func openModel(b *bus.Bus, latency string) (*model, error) {
 	if cfg, ok := planner.LLMConfigFromEnv(); ok {
 		llm := planner.NewLLM(cfg, b)
 		return &model{llm: llm, label: llm.Model() + " at " + cfg.BaseURL, stop: func() {}}, nil
 	}
-	base, stop, err := serveLoopback(scripted.NewServer(suite.Oracle()))
+	srv, label, err := scriptedServer(latency)
+	if err != nil {
+		return nil, err
+	}
+	base, stop, err := serveLoopback(srv)
 	if err != nil {
 		return nil, err
 	}
 	llm := planner.NewLLM(planner.LLMConfig{BaseURL: base + "/v1", APIKey: "offline", Model: scripted.ModelName}, b)
-	return &model{llm: llm, label: scripted.Label + ", ROTE_LLM_BASE_URL unset", stop: stop}, nil
+	return &model{llm: llm, label: label + ", ROTE_LLM_BASE_URL unset", stop: stop}, nil
+}
+
+// scriptedServer is the offline model answering the suite's tasks with
+// the simulated latency latency, and its label.
+func scriptedServer(latency string) (*scripted.Server, string, error) {
+	l, err := scripted.ParseLatency(latency)
+	if err != nil {
+		return nil, "", usageError("%v", err)
+	}
+	srv := scripted.NewServer(suite.Oracle())
+	srv.SetLatency(l)
+	label := scripted.Label
+	if !l.IsZero() {
+		label += ", " + l.Describe()
+	}
+	return srv, label, nil
 }
 
 // startPlanner opens the model (openModel) and runs the planner's
 // endpoints with it on b (for the slot, judgment and repair steps of
 // replays, and the matcher's bindings), and the matcher. stop ends them.
-func startPlanner(ctx context.Context, b *bus.Bus) (m *model, stop func(), err error) {
-	if m, err = openModel(b); err != nil {
+func startPlanner(ctx context.Context, app *App, b *bus.Bus) (m *model, stop func(), err error) {
+	if m, err = openModel(b, app.ModelLatency); err != nil {
 		return nil, nil, err
 	}
 	svcs, err := startServices(ctx, planner.NewService(b, m.llm), matcher.New(matcher.Config{}, b))
@@ -113,7 +142,7 @@ func startStack(ctx context.Context, app *App, b *bus.Bus) (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, stopPlanner, err := startPlanner(ctx, b)
+	m, stopPlanner, err := startPlanner(ctx, app, b)
 	if err != nil {
 		planes.stop()
 		return nil, err

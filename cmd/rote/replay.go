@@ -67,7 +67,7 @@ is looked up in the store.`,
 			defer stopEnv()
 			replay := actuator.Replay{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
 			where := env.describe()
-			m, stopPlanner, err := startPlanner(ctx, b)
+			m, stopPlanner, err := startPlanner(ctx, app, b)
 			if err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ final state.`,
 		dataDefault = ".rote"
 	}
 	root.PersistentFlags().StringVar(&app.DataDir, "data", dataDefault, "embedded JetStream store directory ($ROTE_DATA)")
+	app.ModelLatency = os.Getenv("ROTE_SCRIPTED_LATENCY")
 	root.PersistentFlags().StringVar(&app.NATSURL, "nats", os.Getenv("ROTE_NATS_URL"), "external NATS URL; empty runs an embedded server ($ROTE_NATS_URL)")
 	root.AddCommand(
 		newVersionCommand(app),

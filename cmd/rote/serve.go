@@ -18,6 +18,7 @@ import (
 // serveOptions are the flags of rote serve that shape the services.
 type serveOptions struct {
 	browsers int
+	latency  string    // the offline scripted model's simulated latency
 	log      io.Writer // where roles say how they are set up
 }
 
@@ -32,7 +33,7 @@ type role struct {
 var roles = []role{
 	{name: "perception", build: func(b *bus.Bus, _ serveOptions) (service, error) { return perception.New(perception.Config{}, b) }},
 	{name: "planner", build: func(b *bus.Bus, o serveOptions) (service, error) {
-		m, err := openModel(b)
+		m, err := openModel(b, o.latency)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,7 @@ scripted model, and serve says which.`,
 				return err
 			}
 			app.bus = b
-			opts.log = app.Stderr
+			opts.log, opts.latency = app.Stderr, app.ModelLatency
 			var list []service
 			for _, r := range run {
 				svc, err := r.build(b, opts)

@@ -60,36 +60,52 @@ func (d *BrowserDispatcher) Fingerprint(context.Context) (string, error) {
 
 // Dispatch performs one action and observes the page it leaves.
 func (d *BrowserDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
-	kind, err := schema.ParseActionKind(tool)
-	if err != nil {
-		return schema.World{}, schema.Errorf(schema.CodeOutOfSet, "unknown tool %q: the browser's tools are its actions", tool)
-	}
-	a, err := schema.ActionFromArgs(kind, args, target)
+	ev, err := d.act(ctx, stepID, tool, args, target)
 	if err != nil {
 		return schema.World{}, err
-	}
-	if kind == schema.ActNavigate {
-		ref, err := d.base.Parse(a.URL)
-		if err != nil {
-			return schema.World{}, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", a.URL, err)
-		}
-		a.URL = ref.String()
-	}
-	ev, err := d.session.Act(ctx, stepID, a)
-	if err != nil {
-		return schema.World{}, err
-	}
-	if ev.Error != nil {
-		return schema.World{}, ev.Error
 	}
 	w, err := d.observe(ctx, stepID)
 	if err != nil {
 		return schema.World{}, err
 	}
-	if kind == schema.ActExtract {
+	if ev.Action.Kind == schema.ActExtract {
 		w.Output, _ = json.Marshal(ev.Output)
 	}
 	return w, nil
+}
+
+// Act performs one action and does not observe the page it leaves: for a
+// step that asserts nothing about it. The next action settles the page
+// and resolves its target on a fresh capture anyway.
+func (d *BrowserDispatcher) Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error {
+	_, err := d.act(ctx, stepID, tool, args, target)
+	return err
+}
+
+func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (*schema.BrowserAction, error) {
+	kind, err := schema.ParseActionKind(tool)
+	if err != nil {
+		return nil, schema.Errorf(schema.CodeOutOfSet, "unknown tool %q: the browser's tools are its actions", tool)
+	}
+	a, err := schema.ActionFromArgs(kind, args, target)
+	if err != nil {
+		return nil, err
+	}
+	if kind == schema.ActNavigate {
+		ref, err := d.base.Parse(a.URL)
+		if err != nil {
+			return nil, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", a.URL, err)
+		}
+		a.URL = ref.String()
+	}
+	ev, err := d.session.Act(ctx, stepID, a)
+	if err != nil {
+		return nil, err
+	}
+	if ev.Error != nil {
+		return nil, ev.Error
+	}
+	return ev, nil
 }
 
 // World observes the page as it is, whole: a slot, judgment or repair

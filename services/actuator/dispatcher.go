@@ -26,5 +26,13 @@ type Dispatcher interface {
 	Close(ctx context.Context) error
 }
 
+// An Actor is a Dispatcher that can also dispatch without returning the
+// world: the executor uses it for a step that asserts nothing, saving an
+// observation. A Dispatcher whose world comes with the call for free (an
+// MCP tool's result) need not be one.
+type Actor interface {
+	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error
+}
+
 // Opener opens a Dispatcher whose events belong to run runID.
 type Opener func(ctx context.Context, runID string) (Dispatcher, error)

@@ -227,7 +227,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	ev.Meta = schema.Meta{ID: req.RunID + "-b" + strconv.FormatUint(ev.Seq, 10), Time: time.Now()}
 	start := time.Now()
 	output, resolution, err := s.perform(ctx, sess, &ev)
-	sess.acted = time.Now()
+	sess.acted, sess.actedKind = time.Now(), req.Action.Kind
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
 	if err != nil {
 		ev.Error = schema.AsError(err)

@@ -24,9 +24,10 @@ type session struct {
 	ref     schema.BrowserRef
 	net     *netTracker
 
-	mu    sync.Mutex // one action or observation at a time
-	seq   uint64     // numbers the run's browser events
-	acted time.Time  // when the last action was dispatched
+	mu        sync.Mutex        // one action or observation at a time
+	seq       uint64            // numbers the run's browser events
+	acted     time.Time         // when the last action was dispatched
+	actedKind schema.ActionKind // and what it was
 }
 
 // mutationScript records, in every document the page loads, when the DOM
