@@ -19,9 +19,9 @@ type App struct {
 	// scripted.ParseLatency's form ($ROTE_SCRIPTED_LATENCY; rote bench's
 	// --model-latency).
 	ModelLatency string
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
+	Stdin        io.Reader
+	Stdout       io.Writer
+	Stderr       io.Writer
 
 	bus *bus.Bus
 }
