@@ -206,15 +206,16 @@ func TestDemoCommand(t *testing.T) {
 }
 
 // TestBenchSmoke is the CI-sized benchmark: rote bench --reps 2 on the
-// portal suite. It writes the three outputs; every task has its two
-// pairs; each result's runs are in ROTE_RUNS; the token, parity and
-// false-match gates pass; and the exit status follows the gates. (The
-// latency gate compares wall times, which with the offline model, whose
-// answers take no time, it does not pass.)
+// portal suite, with the offline model answering at once (no simulated
+// latency, to keep CI short). It writes the three outputs; every task has
+// its two pairs; each result's runs are in ROTE_RUNS; the token, parity
+// and false-match gates pass; and the exit status follows the gates. (The
+// latency gate compares wall times, which with a model that takes no time
+// it does not pass.)
 func TestBenchSmoke(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "bench")
-	code, text := rote(t, dir, "bench", "--reps", "2", "--out", out)
+	code, text := rote(t, dir, "bench", "--reps", "2", "--model-latency", "none", "--out", out)
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
