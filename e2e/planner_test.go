@@ -264,6 +264,13 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The repaired step stays repairable: should the label change back,
+	// v2 is repaired again rather than falling back to the agent.
+	for _, s := range patched.Steps {
+		if s.ID == "company" && s.OnFail.Policy != schema.FailRepair {
+			t.Fatalf("the repaired step lost its on_fail policy: %+v", s.OnFail)
+		}
+	}
 	site.Reset()
 	out, err = c.Run(testContext(t), suiteTask(task, 1, base), &planner.Chosen{Playbook: patched, Version: 2}, planner.Options{}, nil)
 	if err != nil {

@@ -392,7 +392,10 @@ func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, atte
 		return rep.Usage, x.clear(ctx, s, rep.Step, failure, attempt)
 	}
 	fixed := rep.Step
-	fixed.ID, fixed.Needs, fixed.Kind = s.ID, s.Needs, schema.StepDeterministic
+	// The replacement is the same step on another control: its place,
+	// dependencies and drift policy stay, so that a page that changes
+	// back is repaired again instead of falling back.
+	fixed.ID, fixed.Needs, fixed.Kind, fixed.OnFail = s.ID, s.Needs, schema.StepDeterministic, s.OnFail
 	if _, err := x.patched([]patch{{step: fixed}}); err != nil {
 		return rep.Usage, fmt.Errorf("step %s: the repair proposes an invalid step: %w", s.ID, err)
 	}
