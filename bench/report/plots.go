@@ -96,7 +96,7 @@ func tokensPerTask(results []Result, tasks []string, seed uint64) (*plot.Plot, e
 		p.Add(bars, eb)
 		p.Legend.Add(string(arm), bars)
 	}
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true // over the first task's short bars, not the last's
 	p.NominalX(tasks...)
 	p.X.Min, p.X.Max = -0.6, float64(len(tasks))-0.4
 	return p, nil
