@@ -122,32 +122,38 @@ func (t *turn) value(name string) string { return t.params[name] }
 // chrome handles what every page may need first: signing in, and a
 // dialog in the way. ok is false when the page needs neither.
 func (t *turn) chrome() (action, bool) {
-	p := t.page()
-	if user, ok := p.Find("textbox", "Username"); ok {
-		pass, _ := p.Find("textbox", "Password")
-		switch {
-		case t.did("click", "Sign in") > 0:
-			return fail("signing in was refused: the credentials do not work"), true
-		case user.Value != t.value("username"):
-			return fill(user, t.value("username")), true
-		case t.did("fill", "Password") == 0:
-			return fill(pass, t.value("password")), true
-		}
-		if b, ok := p.Find("button", "Sign in"); ok {
-			return click(b), true
-		}
+	if a, ok := t.signIn("Username", "Sign in"); ok {
+		return a, true
 	}
-	for i, n := range p.Nodes {
-		if n.Role != "dialog" {
-			continue
-		}
-		for _, b := range p.Nodes[i+1:] {
-			if b.Role == "button" {
-				return click(b), true
-			}
-		}
+	if b, ok := t.page().dialogButton(); ok {
+		return click(b), true
 	}
 	return action{}, false
+}
+
+// signIn fills in a login form whose user field is labelled user and
+// submits it with the button named submit; ok is false on a page without
+// that field. A form already submitted once means the credentials fail.
+func (t *turn) signIn(user, submit string) (action, bool) {
+	p := t.page()
+	box, ok := p.Find("textbox", user)
+	if !ok {
+		return action{}, false
+	}
+	pass, _ := p.Find("textbox", "Password")
+	switch {
+	case t.did("click", submit) > 0:
+		return fail("signing in was refused: the credentials do not work"), true
+	case box.Value != t.value("username"):
+		return fill(box, t.value("username")), true
+	case t.did("fill", "Password") == 0:
+		return fill(pass, t.value("password")), true
+	}
+	b, ok := p.Find("button", submit)
+	if !ok {
+		return fail("the login form has no " + submit + " button"), true
+	}
+	return click(b), true
 }
 
 // navTo clicks the site navigation link named name unless the URL

@@ -165,6 +165,22 @@ func (p Page) FindPrefix(role, prefix string) (Node, bool) {
 	return Node{}, false
 }
 
+// dialogButton returns the first button after the first dialog: what
+// dismisses a dialog in the way.
+func (p Page) dialogButton() (Node, bool) {
+	for i, n := range p.Nodes {
+		if n.Role != "dialog" {
+			continue
+		}
+		for _, b := range p.Nodes[i+1:] {
+			if b.Role == "button" {
+				return b, true
+			}
+		}
+	}
+	return Node{}, false
+}
+
 // Text reports whether any node's name or value contains s.
 func (p Page) Text(s string) bool {
 	for _, n := range p.Nodes {

@@ -16,15 +16,8 @@ func repair(r *reading) (scripted.Answer, error) {
 	switch code {
 	case "obscured":
 		// Clear the way: the dialog's first button.
-		for i, n := range r.page.Nodes {
-			if n.Role != "dialog" {
-				continue
-			}
-			for _, b := range r.page.Nodes[i+1:] {
-				if b.Role == "button" {
-					return click(b), nil
-				}
-			}
+		if b, ok := r.page.dialogButton(); ok {
+			return click(b), nil
 		}
 		return fail("something covers the control and no dialog on the page can be dismissed"), nil
 	case "contract_changed":

@@ -143,27 +143,7 @@ var wpTasks = []*Task{
 }
 
 // wpLogin signs in on WordPress's login page; ok is false elsewhere.
-func wpLogin(t *turn) (action, bool) {
-	p := t.page()
-	user, ok := p.Find("textbox", "Username or Email Address")
-	if !ok {
-		return action{}, false
-	}
-	pass, _ := p.Find("textbox", "Password")
-	switch {
-	case t.did("click", "Log In") > 0:
-		return fail("logging in was refused: the credentials do not work"), true
-	case user.Value != t.value("username"):
-		return fill(user, t.value("username")), true
-	case t.did("fill", "Password") == 0:
-		return fill(pass, t.value("password")), true
-	}
-	b, ok := p.Find("button", "Log In")
-	if !ok {
-		return fail("the login page has no Log In button"), true
-	}
-	return click(b), true
-}
+func wpLogin(t *turn) (action, bool) { return t.signIn("Username or Email Address", "Log In") }
 
 // editorTitle is the block editor's title field, its value without the
 // zero-width placeholder the editor keeps in it.
