@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 
 	"github.com/rote-agent/rote/bench/stats"
 	"gonum.org/v1/plot"
@@ -17,11 +16,7 @@ import (
 // 95% intervals of the mean) and cumulative-tokens (mean logical tokens
 // after each model call, cold solid and warm dashed, per task).
 func Plot(dir string, results []Result, s *Summary) error {
-	tasks := make([]string, 0, len(s.Tasks))
-	for t := range s.Tasks {
-		tasks = append(tasks, t)
-	}
-	slices.Sort(tasks)
+	tasks := s.TaskNames()
 	perTask, err := tokensPerTask(results, tasks, s.Seed)
 	if err != nil {
 		return err

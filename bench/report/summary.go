@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/rote-agent/rote/bench/stats"
@@ -94,6 +95,9 @@ func speedOf(ps []pair) Speed {
 	}
 	return s
 }
+
+// TaskNames are the summarized tasks in id order.
+func (s *Summary) TaskNames() []string { return slices.Sorted(maps.Keys(s.Tasks)) }
 
 // Pass reports whether every gate passed.
 func (s *Summary) Pass() bool {

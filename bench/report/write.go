@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -66,11 +65,7 @@ func Markdown(s *Summary, command string) string {
 	fmt.Fprintf(&b, "\nWhere the wall time went, over the pairs the latency gate counts: the cold agent made %d model calls and waited %.1f s for them, and spent %.1f s on everything else (browser, site, Rote); Rote warm made %d calls, waited %.1f s, and spent %.1f s on the rest. With the model answering at once, cold/warm would be %.2f; the latency gate holds once a model call takes %.0f ms on average.\n",
 		sp.ColdCalls, sp.ColdModelMS/1000, sp.ColdOtherMS/1000, sp.WarmCalls, sp.WarmModelMS/1000, sp.WarmOtherMS/1000, sp.InstantRatio, sp.BreakEvenCallMS)
 	b.WriteString("\n## Tasks\n\n| Task | Pairs | Success cold / warm | Tokens cold / warm (mean) | Token reduction [95% CI] | Cache-adjusted reduction | Calls cold / warm | Wall ms cold / warm | Speedup [95% CI] | False matches | Drift recovered | Repair / cold | Miss overhead | Observation share |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	tasks := make([]string, 0, len(s.Tasks))
-	for t := range s.Tasks {
-		tasks = append(tasks, t)
-	}
-	slices.Sort(tasks)
+	tasks := s.TaskNames()
 	for _, name := range tasks {
 		t := s.Tasks[name]
 		label := name
