@@ -104,13 +104,28 @@ func (n *netTracker) onEvent(ev any) {
 		}
 		n.pending[e.RequestID] = true
 	case *network.EventLoadingFinished:
-		delete(n.pending, e.RequestID)
+		if !n.finish(e.RequestID) {
+			return
+		}
 	case *network.EventLoadingFailed:
-		delete(n.pending, e.RequestID)
+		if !n.finish(e.RequestID) {
+			return
+		}
 	default:
 		return
 	}
 	n.lastActive = time.Now()
+}
+
+// finish ends a counted request; the end of one that was never counted
+// (a skipped stream, or one the browser makes for itself, such as a
+// favicon redirect's follow-up) is not the page's activity.
+func (n *netTracker) finish(id network.RequestID) bool {
+	if !n.pending[id] {
+		return false
+	}
+	delete(n.pending, id)
+	return true
 }
 
 // state returns how many requests are in flight and since when the
