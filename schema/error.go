@@ -24,7 +24,8 @@ const (
 	CodeTooLarge          Code = "too_large"          // a page too large to observe, even compacted
 	CodeNotFound          Code = "not_found"          // no element (or option) matches a target
 	CodeAmbiguous         Code = "ambiguous"          // several elements match a target: refuse to guess
-	CodeContractChanged   Code = "contract_changed"   // the target is not the control that was recorded
+	CodeContractChanged   Code = "contract_changed"   // the target sends elsewhere than recorded (form action or method, href)
+	CodeControlChanged    Code = "control_changed"    // the target is another kind of control (tag, input type), sending where it did
 	CodeObscured          Code = "obscured"           // another element covers the target
 	CodeBrowserCrashed    Code = "browser_crashed"    // the browser of a session died
 	CodeNoSession         Code = "no_session"         // no browser session for the run here
@@ -77,6 +78,7 @@ var (
 	ErrNotFound          = &Error{Code: CodeNotFound}
 	ErrAmbiguous         = &Error{Code: CodeAmbiguous}
 	ErrContractChanged   = &Error{Code: CodeContractChanged}
+	ErrControlChanged    = &Error{Code: CodeControlChanged}
 	ErrObscured          = &Error{Code: CodeObscured}
 	ErrBrowserCrashed    = &Error{Code: CodeBrowserCrashed}
 	ErrNoSession         = &Error{Code: CodeNoSession}

@@ -32,7 +32,12 @@ func repair(r *reading) (scripted.Answer, error) {
 	if tool == "" || role == "" {
 		return fail("the failed step names no control to replace"), nil
 	}
-	for _, alt := range alternatives(name) {
+	names := alternatives(name)
+	if code == "control_changed" {
+		// The same field in another form (a textarea now): aim at it again.
+		names = append([]string{name}, names...)
+	}
+	for _, alt := range names {
 		if n, ok := r.page.Find(role, alt); ok {
 			args["role"], args["name"] = n.Role, n.Name
 			return call(tool, args), nil

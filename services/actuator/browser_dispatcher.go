@@ -17,6 +17,8 @@ type BrowserDispatcher struct {
 	session *bus.BrowserSession
 	base    *url.URL
 	owned   bool // Close ends the session
+	// resolved is what the last action's target resolved to.
+	resolved *schema.Target
 }
 
 // OpenBrowserDispatcher claims a browser session for runID. base is the
@@ -98,6 +100,7 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 		}
 		a.URL = ref.String()
 	}
+	d.resolved = nil
 	ev, err := d.session.Act(ctx, stepID, a)
 	if err != nil {
 		return nil, err
@@ -105,8 +108,13 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 	if ev.Error != nil {
 		return nil, ev.Error
 	}
+	d.resolved = ev.Action.Target
 	return ev, nil
 }
+
+// Resolved is the control the last action aimed at, as the page resolved
+// it (id, role, name and contract).
+func (d *BrowserDispatcher) Resolved() *schema.Target { return d.resolved }
 
 // World observes the page as it is, whole: a slot, judgment or repair
 // prompt shows it.

@@ -182,7 +182,7 @@ func (s *session) fill(el *element, value string) error {
 		return err
 	}
 	if !editable {
-		return schema.Errorf(schema.CodeContractChanged, "fill: the element takes no text")
+		return schema.Errorf(schema.CodeControlChanged, "fill: the element takes no text")
 	}
 	if value != "" {
 		if err := s.run(func(ctx context.Context, t *chromedp.Target) error {
@@ -232,7 +232,7 @@ func (s *session) selectOption(el *element, value string) ([]string, error) {
 	}
 	switch {
 	case res.Error != "":
-		return nil, schema.Errorf(schema.CodeContractChanged, "select: %s", res.Error)
+		return nil, schema.Errorf(schema.CodeControlChanged, "select: %s", res.Error)
 	case res.Missing:
 		return res.Options, schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
 	}

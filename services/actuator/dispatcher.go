@@ -34,5 +34,12 @@ type Actor interface {
 	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error
 }
 
+// A Resolver is a Dispatcher that can say which control its last action
+// resolved its target to, with that control's contract: the executor
+// guards a repaired step with it.
+type Resolver interface {
+	Resolved() *schema.Target
+}
+
 // Opener opens a Dispatcher whose events belong to run runID.
 type Opener func(ctx context.Context, runID string) (Dispatcher, error)

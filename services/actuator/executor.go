@@ -215,7 +215,7 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 				break
 			}
 		}
-		if err != nil && s.OnFail.Policy == schema.FailRepair && repairable(err) {
+		if err != nil && s.OnFail.Policy == schema.FailRepair && repairable(s, err) {
 			var usage schema.TokenUsage
 			usage, err = x.repair(ctx, s, err, report.Attempts)
 			report.Tokens, report.Repaired = usage, err == nil
@@ -229,18 +229,29 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 }
 
 // repairable failures are a step that no longer fits the page: its target
-// is gone or its expect does not hold, or something covers its control
-// (the repair clears it and the step runs as it is). A changed contract
-// is not: replacing the step could change what it does.
-func repairable(err error) bool {
-	return errors.Is(err, schema.ErrNotFound) || errors.Is(err, schema.ErrAmbiguous) || errors.Is(err, schema.ErrExpectFailed) ||
-		errors.Is(err, schema.ErrObscured)
+// is gone or its expect does not hold, something covers its control (the
+// repair clears it and the step runs as it is), or the field a value goes
+// into is another kind of field now (a text input turned textarea). A
+// control that sends elsewhere is not, nor a click on a control of
+// another kind: replacing the step could change what it does.
+func repairable(s *schema.Step, err error) bool {
+	switch {
+	case errors.Is(err, schema.ErrNotFound), errors.Is(err, schema.ErrAmbiguous), errors.Is(err, schema.ErrExpectFailed),
+		errors.Is(err, schema.ErrObscured):
+		return true
+	case errors.Is(err, schema.ErrControlChanged):
+		switch schema.ActionKind(s.Tool) {
+		case schema.ActFill, schema.ActSelect, schema.ActCheck:
+			return true
+		}
+	}
+	return false
 }
 
 // retryable failures may pass on another try once the page settles; the
 // others would fail the same way again.
 func retryable(err error) bool {
-	return !hard(err) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
+	return !hard(err) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrControlChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
 		!errors.Is(err, schema.ErrFingerprint)
 }
 
@@ -402,8 +413,24 @@ func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, atte
 	if err := x.deterministic(ctx, &fixed, attempt+1); err != nil {
 		return rep.Usage, fmt.Errorf("step %s failed (%v) and its repair did not hold: %w", s.ID, failure, err)
 	}
+	x.guard(&fixed)
 	x.patches = append(x.patches, patch{step: fixed, reason: schema.AsError(failure).Error()})
 	return rep.Usage, nil
+}
+
+// guard gives a repaired step the contract of the control it just acted
+// on, so that its saved version refuses a changed control as a distilled
+// step does, instead of acting on whatever has its role and name.
+func (x *replay) guard(s *schema.Step) {
+	r, ok := x.d.(Resolver)
+	if !ok || s.Target == nil || s.Target.Contract != nil {
+		return
+	}
+	if t := r.Resolved(); t != nil && t.Contract != nil && t.Role == s.Target.Role && t.Name == s.Target.Name {
+		target := *s.Target
+		target.Contract = t.Contract
+		s.Target = &target
+	}
 }
 
 // clear runs the step that clears what covers s's control, then s itself

@@ -105,8 +105,10 @@ func describeTarget(t *schema.Target) string {
 
 // checkContract refuses a control that is no longer what was recorded:
 // every field the recorded contract sets must be the same now. A nil
-// recorded contract checks nothing. The error is a *schema.Error with
-// CodeContractChanged naming each difference.
+// recorded contract checks nothing. The error is a *schema.Error naming
+// each difference: CodeContractChanged when the control would send
+// elsewhere (form action or method, href), else CodeControlChanged when
+// only its kind changed (tag, input type).
 func checkContract(recorded, current *schema.Contract) error {
 	if recorded == nil {
 		return nil
@@ -115,19 +117,26 @@ func checkContract(recorded, current *schema.Contract) error {
 		current = &schema.Contract{}
 	}
 	var diffs []string
-	for _, f := range []struct{ name, was, now string }{
-		{"tag", recorded.Tag, current.Tag},
-		{"input type", recorded.InputType, current.InputType},
-		{"form action", recorded.FormAction, current.FormAction},
-		{"form method", recorded.FormMethod, current.FormMethod},
-		{"href", recorded.Href, current.Href},
+	code := schema.CodeControlChanged
+	for _, f := range []struct {
+		name, was, now string
+		sends          bool
+	}{
+		{"tag", recorded.Tag, current.Tag, false},
+		{"input type", recorded.InputType, current.InputType, false},
+		{"form action", recorded.FormAction, current.FormAction, true},
+		{"form method", recorded.FormMethod, current.FormMethod, true},
+		{"href", recorded.Href, current.Href, true},
 	} {
 		if f.was != "" && f.was != f.now {
 			diffs = append(diffs, fmt.Sprintf("%s was %q, is %q", f.name, f.was, f.now))
+			if f.sends {
+				code = schema.CodeContractChanged
+			}
 		}
 	}
 	if len(diffs) > 0 {
-		return schema.Errorf(schema.CodeContractChanged, "%s", strings.Join(diffs, "; "))
+		return schema.Errorf(code, "%s", strings.Join(diffs, "; "))
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-const repairSystemPrompt = `You repair one step of a replayed playbook. The step no longer fits the page: its control is gone or renamed, or what it expected did not happen. You see the playbook's intent, the failed step, why it failed, and the page now (one element per line: ` + "`id role \"name\" = \"value\" [states]`" + `).
+const repairSystemPrompt = `You repair one step of a replayed playbook. The step no longer fits the page: its control is gone, renamed or another kind of field now (a text input turned textarea), or what it expected did not happen. You see the playbook's intent, the failed step, why it failed, and the page now (one element per line: ` + "`id role \"name\" = \"value\" [states]`" + `).
 Answer with exactly one tool call: the one action that does on this page what the failed step did. Keep {{...}} templates in values exactly as they are. If the step failed as obscured (something covers its control), answer instead with the one action that clears what covers it, such as a dialog's dismiss button: the step is then retried as it is. If no single action can do it (it would need several steps, or would do something different), call fail with the reason.`
 
 // repair answers rote.planner.repair: one model call (source repair) that
