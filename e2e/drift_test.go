@@ -65,7 +65,7 @@ func TestVendorFlowUnderDrift(t *testing.T) {
 		{"moved-button", -1, nil},
 		{"label-rename", 1, schema.ErrNotFound},
 		{"interstitial", 1, schema.ErrObscured},
-		{"textarea", 6, schema.ErrContractChanged},
+		{"textarea", 6, schema.ErrControlChanged},
 		{"submit-elsewhere", 11, schema.ErrContractChanged},
 		{"offboarding", 11, schema.ErrNotFound},
 	}

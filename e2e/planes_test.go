@@ -250,7 +250,7 @@ func TestContractChangeRefusesDispatch(t *testing.T) {
 	act(t, s, schema.Action{Kind: schema.ActFill, Target: streetTarget, Value: "1 Main St"})
 
 	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/v2"})
-	ev := refused(t, s, schema.Action{Kind: schema.ActFill, Target: streetTarget, Value: "1 Main St"}, schema.ErrContractChanged)
+	ev := refused(t, s, schema.Action{Kind: schema.ActFill, Target: streetTarget, Value: "1 Main St"}, schema.ErrControlChanged)
 	if !strings.Contains(ev.Error.Message, `"textarea"`) {
 		t.Errorf("refusal does not say what changed: %v", ev.Error)
 	}

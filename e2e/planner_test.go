@@ -266,9 +266,14 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 	}
 	// The repaired step stays repairable: should the label change back,
 	// v2 is repaired again rather than falling back to the agent.
+	// It is guarded as a distilled step is: by the contract of the
+	// control the repair acted on.
 	for _, s := range patched.Steps {
 		if s.ID == "company" && s.OnFail.Policy != schema.FailRepair {
 			t.Fatalf("the repaired step lost its on_fail policy: %+v", s.OnFail)
+		}
+		if s.ID == "company" && (s.Target.Contract == nil || s.Target.Contract.Tag != "input") {
+			t.Fatalf("the repaired step guards no contract: %+v", s.Target)
 		}
 	}
 	site.Reset()
@@ -329,13 +334,85 @@ func TestCoveredControlIsCleared(t *testing.T) {
 	}
 }
 
-// TestUnrepairableDriftFallsBack: with "Street address" turned into a
-// textarea, the street step's contract no longer holds, which no one-step
-// repair may paper over; the replay falls back, reporting the steps that
+// TestChangedFieldIsRepaired: with "Street address" turned into a
+// textarea, a street step that may be repaired is: the field a value goes
+// into changed kind, not where the form sends it. One repair call aims at
+// the textarea, the replay verifies, and version 2 guards the textarea's
+// contract. The review form posting elsewhere is never repaired: the
+// replay refuses the submit and falls back.
+func TestChangedFieldIsRepaired(t *testing.T) {
+	b := planes(t)
+	c := controller(t, b)
+	task, err := suite.Lookup("B2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := examplePlaybook(t, "register-vendor")
+	for i := range p.Steps {
+		p.Steps[i].OnFail = schema.OnFail{Policy: schema.FailRepair}
+	}
+	base, site := portalSite(t, "textarea")
+	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := b.PutPlaybook(testContext(t), p, "import", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Run(testContext(t), suiteTask(task, 2, base), &planner.Chosen{Playbook: p, Version: v1.Stored.Version}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := out.Replay
+	if out.Agent != nil || rep.Outcome != schema.OutcomeSuccess || rep.Patched == nil {
+		t.Fatalf("replay %s at %s (%v), patched %v, fallback %v", rep.Outcome, rep.FailedStep, rep.Reason, rep.Patched, out.Agent != nil)
+	}
+	if len(out.Usage) != 1 || out.Usage[0].Source != schema.SourceRepair || out.Usage[0].Calls != 1 {
+		t.Fatalf("usage %+v, want one repair call", out.Usage)
+	}
+	if err := task.Check(site.State(), task.Params(2), ""); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := b.GetPlaybook(testContext(t), p.Fingerprint, p.Name, rep.Patched.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := v2.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := patched.Step("street"); st == nil || st.Target.Contract == nil || st.Target.Contract.Tag != "textarea" {
+		t.Fatalf("version 2's street step: %+v", st)
+	}
+
+	elsewhere, site := portalSite(t, "submit-elsewhere")
+	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(elsewhere)); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.Run(testContext(t), suiteTask(task, 3, elsewhere), &planner.Chosen{Playbook: p}, planner.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := out.Replay; rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "register" || !errors.Is(rep.Reason, schema.ErrContractChanged) {
+		t.Fatalf("replay %s at %s: %v", rep.Outcome, rep.FailedStep, rep.Reason)
+	}
+	for _, u := range out.Usage {
+		if u.Source == schema.SourceRepair {
+			t.Fatalf("the changed submit was sent to repair: %+v", out.Usage)
+		}
+	}
+	if st := site.State(); out.Outcome == schema.OutcomeSuccess || len(st.Vendors) != 0 || len(st.Imports) != 0 {
+		t.Fatalf("outcome %s, vendors %+v, imports %+v: the agent must give up without importing", out.Outcome, st.Vendors, st.Imports)
+	}
+}
+
+// TestFallbackCarriesOn: with "Street address" turned into a textarea,
+// the street step's control changed, and the example playbook names no
+// repair for that step; the replay falls back, reporting the steps that
 // ran, and the agent carries on in the same browser from the page as it
 // is, completes the form and verifies, registering the vendor exactly
 // once.
-func TestUnrepairableDriftFallsBack(t *testing.T) {
+func TestFallbackCarriesOn(t *testing.T) {
 	b := planes(t)
 	c := controller(t, b)
 	task, err := suite.Lookup("B2")
@@ -348,7 +425,7 @@ func TestUnrepairableDriftFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := out.Replay
-	if rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "street" || !errors.Is(rep.Reason, schema.ErrContractChanged) {
+	if rep.Outcome != schema.OutcomeFallback || rep.FailedStep != "street" || !errors.Is(rep.Reason, schema.ErrControlChanged) {
 		t.Fatalf("replay %s at %s: %v", rep.Outcome, rep.FailedStep, rep.Reason)
 	}
 	if !slices.Equal(rep.Completed, []string{"open-login", "username", "password", "sign-in", "open-form", "company", "tax-id", "email", "phone", "next-1"}) {

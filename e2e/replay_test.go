@@ -141,7 +141,7 @@ func TestReplayUnderDrift(t *testing.T) {
 		{"moved-button", "", nil},
 		{"label-rename", "company", schema.ErrRepairUnavailable}, // renamed: a repair would be asked for, and no planner runs
 		{"interstitial", "company", schema.ErrRepairUnavailable}, // covered: a repair would be asked to clear it, and no planner runs
-		{"textarea", "street", schema.ErrContractChanged},
+		{"textarea", "street", schema.ErrControlChanged},         // the example names no repair for street
 		{"submit-elsewhere", "register", schema.ErrContractChanged},
 		{"offboarding", "open-form", schema.ErrExpectFailed}, // the form says "Offboard a vendor": stopped before any field
 	}

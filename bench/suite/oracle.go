@@ -59,7 +59,9 @@ func match(text string) (*Task, map[string]string, bool) {
 }
 
 // unlessRefused gives up instead of repeating the action the page just
-// refused: the same tool on the same element would be refused again.
+// refused (the same tool on the same element would be refused again), or
+// an action on the control a replay refused because it now sends
+// elsewhere: doing it would not do the task.
 func unlessRefused(r *reading, a action) action {
 	if len(r.ledger) == 0 || a.Call == nil {
 		return a
@@ -71,6 +73,11 @@ func unlessRefused(r *reading, a action) action {
 	_ = json.Unmarshal([]byte(a.Call.Arguments), &args)
 	if strings.HasPrefix(last.Result, "refused") && last.Action == a.Call.Name && last.Target == args.Target {
 		return fail(fmt.Sprintf("%s %s %q was refused (%s) and would be again", last.Action, last.Role, last.Name, last.Result))
+	}
+	if strings.Contains(last.Result, "(replayed): contract_changed") && last.Action == a.Call.Name {
+		if n, ok := r.page.byID(args.Target); ok && n.Role == last.Role && n.Name == last.Name {
+			return fail(fmt.Sprintf("the replay refused %s %s %q because it sends elsewhere now (%s): it would not do the task", last.Action, last.Role, last.Name, last.Result))
+		}
 	}
 	return a
 }

@@ -143,6 +143,16 @@ func (p Page) apply(diff string) Page {
 	return out
 }
 
+// byID finds the node with id.
+func (p Page) byID(id string) (Node, bool) {
+	for _, n := range p.Nodes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
 // Find returns the first node with role whose name equals name (case
 // folded), or false.
 func (p Page) Find(role, name string) (Node, bool) {

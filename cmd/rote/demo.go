@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -29,14 +30,15 @@ server (data in --data), the fixture portal on loopback and headless Chromium.
                no model call, verified
   4. drift     a dialog now covers the form (interstitial): one repair call
                clears it, the replay goes on; nothing is saved
-  5. drift     "Street address" is now a textarea: the changed control is
-               refused, and the agent carries on from there
+  5. drift     the review form now posts to /vendors/import: the replay
+               refuses the changed submit, the agent carries on from there
+               and gives up too; nothing is registered or imported
   6. drift     "Company name" now reads "Legal entity name": one scoped
                repair call, saved as v2
   7. warm v2   the renamed form again: v2 replays with no model call
 
 Every outcome is checked twice: by the run's verify gate and by the portal's
-own server-side state. The model is ROTE_LLM_BASE_URL, else the offline
+own server-side state (for row 5: no vendor registered, none imported). The model is ROTE_LLM_BASE_URL, else the offline
 scripted model, and the table says which. It exits non-zero if any outcome is
 not what it should be.`,
 		Args: args(cobra.NoArgs),
@@ -50,9 +52,14 @@ type demoRow struct {
 	calls               int
 	usage               []schema.SourceUsage
 	wall                time.Duration
-	verified, state     bool
-	want                string // what was expected, when it was not met
-	runs                []string
+	// verified is the run's outcome as its verify gate found it; refuse
+	// says the task cannot be done on this site and must fail.
+	verified, refuse bool
+	// agrees is whether the portal's own state says what the outcome
+	// says: the task's effect, or (refuse) no effect at all.
+	agrees bool
+	want   string // what was expected, when it was not met
+	runs   []string
 }
 
 func runDemo(ctx context.Context, app *App) error {
@@ -80,9 +87,12 @@ func runDemo(ctx context.Context, app *App) error {
 	d.run("4 drift", "interstitial", 2, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Agent == nil && o.Replay.Patched == nil && o.Replay.PatchNote != "", "one repair call that clears the dialog, nothing saved")
 	})
-	d.run("5 drift", "textarea", 3, func(o *planner.Outcome) string {
-		return expect(o.Replay != nil && o.Replay.Outcome == schema.OutcomeFallback && o.Agent != nil, "a replay that falls back to the agent")
+	d.refuse = true
+	d.run("5 drift", "submit-elsewhere", 3, func(o *planner.Outcome) string {
+		return expect(o.Replay != nil && o.Replay.Outcome == schema.OutcomeFallback && errors.Is(o.Replay.Reason, schema.ErrContractChanged) && o.Agent != nil,
+			"a replay that refuses the changed submit and falls back to the agent")
 	})
+	d.refuse = false
 	d.run("6 drift", "label-rename", 4, func(o *planner.Outcome) string {
 		return expect(o.Replay != nil && o.Agent == nil && o.Replay.Patched != nil, "one scoped repair, saved as a new version")
 	})
@@ -111,12 +121,14 @@ type demo struct {
 	key  []byte
 	rows []demoRow
 	err  error
+	// refuse marks the next runs as ones that must fail with no effect.
+	refuse bool
 }
 
 // run does the task with repetition rep's values on the portal in
 // variant, through the control loop, and checks how it went.
 func (d *demo) run(name, variant string, rep int, check func(*planner.Outcome) string) *planner.Outcome {
-	row := demoRow{name: name, variant: variant}
+	row := demoRow{name: name, variant: variant, refuse: d.refuse}
 	if variant == "" {
 		row.variant = "baseline"
 	}
@@ -141,7 +153,12 @@ func (d *demo) run(name, variant string, rep int, check func(*planner.Outcome) s
 	if o.Agent != nil {
 		answer = o.Agent.Answer
 	}
-	row.state = d.task.Check(d.site.p.Load().State(), params, answer) == nil
+	st := d.site.p.Load().State()
+	if row.refuse {
+		row.agrees = len(st.Vendors) == 0 && len(st.Imports) == 0
+	} else {
+		row.agrees = d.task.Check(st, params, answer) == nil
+	}
 	row.want = check(o)
 	if o.Replay != nil {
 		row.runs = append(row.runs, o.Replay.RunID)
@@ -188,7 +205,7 @@ func (d *demo) promote(cold *planner.Outcome) {
 	if promo != nil && promo.Shadow != nil {
 		row.runs = []string{promo.Shadow.RunID}
 		row.usage, row.verified = promo.Shadow.Usage, promo.Shadow.Outcome == schema.OutcomeSuccess
-		row.state = d.task.Check(d.site.p.Load().State(), params, "") == nil
+		row.agrees = d.task.Check(d.site.p.Load().State(), params, "") == nil
 	}
 	if err == nil {
 		row.mode = fmt.Sprintf("distill (%d steps, %d pruned) + shadow -> v%d", len(cand.Playbook.Steps), len(cand.Pruned), promo.Entry.Stored.Version)
@@ -204,7 +221,7 @@ func (d *demo) promote(cold *planner.Outcome) {
 func (d *demo) report(w io.Writer, label string) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSITE\tMODE\tMODEL CALLS\tTOKENS BY SOURCE (logical / cache-adjusted)\tWALL\tVERIFY\tPORTAL\tAS EXPECTED")
+	fmt.Fprintln(tw, "RUN\tSITE\tMODE\tMODEL CALLS\tTOKENS BY SOURCE (logical / cache-adjusted)\tWALL\tOUTCOME\tPORTAL\tAS EXPECTED")
 	var wrong []string
 	for _, r := range d.rows {
 		calls, tokens := 0, []string{}
@@ -215,12 +232,12 @@ func (d *demo) report(w io.Writer, label string) error {
 		if len(tokens) == 0 {
 			tokens = []string{"0"}
 		}
-		ok := r.verified && r.state && r.want == ""
+		ok := r.verified != r.refuse && r.agrees && r.want == ""
 		if !ok {
 			wrong = append(wrong, r.name)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.name, r.variant, r.mode, calls, strings.Join(tokens, ", "),
-			r.wall.Round(10*time.Millisecond), passFail(r.verified), passFail(r.state), yesNo(r.want == "", r.want))
+			r.wall.Round(10*time.Millisecond), outcome(r.verified), agrees(r.agrees), yesNo(ok, r.want))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nmodel: %s\n", label)
@@ -240,13 +257,30 @@ func (d *demo) report(w io.Writer, label string) error {
 	if len(wrong) > 0 {
 		return fmt.Errorf("not as expected: %s", strings.Join(wrong, ", "))
 	}
-	fmt.Fprintln(w, "every outcome verified by the page and by the portal's state")
+	fmt.Fprintln(w, "every outcome as expected, by the runs' verify gates and by the portal's state")
 	return nil
 }
 
 func yesNo(ok bool, want string) string {
-	if ok {
+	switch {
+	case ok:
 		return "yes"
+	case want == "":
+		return "NO"
 	}
 	return "NO: want " + want
+}
+
+func outcome(verified bool) string {
+	if verified {
+		return "verified"
+	}
+	return "failed"
+}
+
+func agrees(ok bool) string {
+	if ok {
+		return "agrees"
+	}
+	return "DISAGREES"
 }
