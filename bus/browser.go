@@ -2,9 +2,17 @@ package bus
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/rote-agent/rote/schema"
 )
+
+// SessionCallTimeout bounds one call to the actuator holding a session
+// when the caller sets no deadline: an action settles for at most 5 s and
+// an observation takes at most 30 s, so an actuator silent for longer is
+// gone (killed, or cut off from NATS).
+const SessionCallTimeout = 60 * time.Second
 
 // BrowserSession is a run's browser session, pinned to the actuator
 // instance that claimed it. Every call goes to that instance.
@@ -32,7 +40,7 @@ func (b *Bus) OpenBrowser(ctx context.Context, runID string) (*BrowserSession, e
 // holds it. The returned session is run to's; s is no longer usable.
 func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession, error) {
 	var rep schema.OpenSessionReply
-	if err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAdopt), &schema.AdoptSessionRequest{From: s.RunID, To: to}, &rep); err != nil {
+	if err := s.call(ctx, schema.EndpointAdopt, &schema.AdoptSessionRequest{From: s.RunID, To: to}, &rep); err != nil {
 		return nil, err
 	}
 	return &BrowserSession{bus: s.bus, RunID: to, Instance: rep.Instance, Browser: rep.Browser, Secrets: s.Secrets}, nil
@@ -43,7 +51,7 @@ func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession,
 // that could not be made (no session, no actuator).
 func (s *BrowserSession) Act(ctx context.Context, stepID string, a schema.Action) (*schema.BrowserAction, error) {
 	var rep schema.ActReply
-	err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointAct), &schema.ActRequest{RunID: s.RunID, StepID: stepID, Action: a, Secrets: s.Secrets}, &rep)
+	err := s.call(ctx, schema.EndpointAct, &schema.ActRequest{RunID: s.RunID, StepID: stepID, Action: a, Secrets: s.Secrets}, &rep)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +64,7 @@ func (s *BrowserSession) Act(ctx context.Context, stepID string, a schema.Action
 func (s *BrowserSession) Observe(ctx context.Context, stepID string, diff bool, budget int) (*schema.SessionObserveReply, error) {
 	var rep schema.SessionObserveReply
 	req := &schema.SessionObserveRequest{RunID: s.RunID, StepID: stepID, Diff: diff, Budget: budget}
-	if err := s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointObserve), req, &rep); err != nil {
+	if err := s.call(ctx, schema.EndpointObserve, req, &rep); err != nil {
 		return nil, err
 	}
 	return &rep, nil
@@ -65,5 +73,25 @@ func (s *BrowserSession) Observe(ctx context.Context, stepID string, diff bool, 
 // Close ends the session and its browser context.
 func (s *BrowserSession) Close(ctx context.Context) error {
 	var rep struct{}
-	return s.bus.Call(ctx, schema.ActuatorSubject(s.Instance, schema.EndpointClose), &schema.CloseSessionRequest{RunID: s.RunID}, &rep)
+	return s.call(ctx, schema.EndpointClose, &schema.CloseSessionRequest{RunID: s.RunID}, &rep)
+}
+
+// call sends a request to the instance holding the session. That
+// instance no longer answering (gone from NATS, or silent for
+// SessionCallTimeout) is a *schema.Error with CodeNoSession: the session
+// is lost with it, and the run may be tried again elsewhere.
+func (s *BrowserSession) call(ctx context.Context, endpoint string, req, rep any) error {
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if _, ok := ctx.Deadline(); !ok {
+		cctx, cancel = context.WithTimeout(ctx, SessionCallTimeout)
+	}
+	defer cancel()
+	err := s.bus.Call(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
+	switch {
+	case errors.Is(err, ErrNoService):
+		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session is gone: %v", s.Instance, s.RunID, err)
+	case err != nil && ctx.Err() == nil && cctx.Err() != nil:
+		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session did not answer %s within %s", s.Instance, s.RunID, endpoint, SessionCallTimeout)
+	}
+	return err
 }

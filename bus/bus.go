@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 )
 
 // DefaultDataDir is where the embedded server keeps its JetStream store.
@@ -28,7 +31,18 @@ type Config struct {
 	Replicas int
 	// Name identifies this client in the server's connection list.
 	Name string
+	// CAFile is the CA certificate that signed an external server's TLS
+	// certificate, for a tls:// URL; empty trusts the system's roots.
+	CAFile string
+	// PublishPatience is how long Publish keeps trying an event the
+	// cluster could not take for a moment (a failover); default
+	// DefaultPublishPatience, negative not at all (a caller with its own
+	// fallback, such as the recorder's spool).
+	PublishPatience time.Duration
 }
+
+// DefaultPublishPatience outlasts a JetStream leader election.
+const DefaultPublishPatience = 15 * time.Second
 
 // Errors returned by Open.
 var (
@@ -46,6 +60,10 @@ type Bus struct {
 	playbooks jetstream.KeyValue
 	blobs     jetstream.ObjectStore
 	embedded  *embedded // nil when connected to an external or shared server
+	patience  time.Duration
+
+	mu       sync.Mutex
+	services []micro.Service // registered through NewService, for their stats
 }
 
 // Open connects to NATS and ensures Rote's streams, bucket and object
@@ -57,14 +75,20 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Replicas == 0 {
 		cfg.Replicas = 1
 	}
+	if cfg.Replicas < 1 || cfg.Replicas > 5 {
+		return nil, fmt.Errorf("bus: %d replicas: want 1 to 5", cfg.Replicas)
+	}
 	if cfg.Name == "" {
 		cfg.Name = "rote"
 	}
-	b := &Bus{}
+	b := &Bus{patience: cfg.PublishPatience}
+	if b.patience == 0 {
+		b.patience = DefaultPublishPatience
+	}
 	var err error
 	switch {
 	case cfg.URL != "":
-		b.conn, err = dial(ctx, cfg.URL, cfg.Name)
+		b.conn, err = dial(ctx, cfg)
 	default:
 		b.conn, b.embedded, err = openEmbedded(ctx, cfg)
 	}
@@ -83,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 }
 
 // dial connects to an external server, failing fast when it is down.
-func dial(ctx context.Context, url, name string) (*nats.Conn, error) {
+func dial(ctx context.Context, cfg Config) (*nats.Conn, error) {
 	timeout := 5 * time.Second
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
@@ -91,11 +115,28 @@ func dial(ctx context.Context, url, name string) (*nats.Conn, error) {
 	// No reconnect buffer: while the connection is down a publish fails at
 	// once, so callers can fall back (the recorder spools) instead of
 	// waiting for an acknowledgement that cannot come.
-	conn, err := nats.Connect(url, nats.Name(name), nats.Timeout(timeout), nats.MaxReconnects(-1), nats.ReconnectBufSize(-1))
+	opts := []nats.Option{nats.Name(cfg.Name), nats.Timeout(timeout), nats.MaxReconnects(-1), nats.ReconnectBufSize(-1)}
+	if cfg.CAFile != "" {
+		opts = append(opts, nats.RootCAs(cfg.CAFile))
+	}
+	conn, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, url, err)
+		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, redactURL(cfg.URL), err)
 	}
 	return conn, nil
+}
+
+// redactURL hides the password in url (nats://user:pass@host) for
+// messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // Conn returns the underlying NATS connection.
@@ -115,7 +156,7 @@ func (b *Bus) ClientURL() string {
 	if b.embedded != nil {
 		return b.embedded.srv.ClientURL()
 	}
-	return b.conn.ConnectedUrl()
+	return b.conn.ConnectedUrlRedacted()
 }
 
 // Server returns the embedded server this process runs, or nil.

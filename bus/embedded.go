@@ -110,7 +110,7 @@ func attach(ctx context.Context, dir, name string) (*nats.Conn, error) {
 		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
 		if err == nil {
 			url := strings.TrimSpace(string(raw))
-			conn, err := dial(ctx, url, name)
+			conn, err := dial(ctx, Config{URL: url, Name: name})
 			if err == nil {
 				return conn, nil
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,21 +33,67 @@ func (b *Bus) message(ev schema.Event) (*nats.Msg, error) {
 	return msg, nil
 }
 
+// publishAttempt bounds one try of a publish or of opening a read: a
+// stream whose leader is gone answers nothing, and a new leader is
+// usually elected within it.
+const publishAttempt = 2 * time.Second
+
 // Publish validates ev, writes it to its stream and waits for the
 // server's acknowledgement. The event id is the Nats-Msg-Id, so publishing
 // the same event twice within DedupWindow stores it once (the second ack
-// has Duplicate set). Errors: *schema.Error for an invalid event,
-// ErrTooLarge, or the JetStream error (context deadline, no responders).
+// has Duplicate set). A publish the cluster could not take for a moment
+// (no stream leader during a failover, the connection moving to another
+// node) is tried again, with backoff, for Config.PublishPatience: the
+// event id makes a retry of one the server did store a duplicate it
+// drops. Errors: *schema.Error for an invalid event, ErrTooLarge, or the
+// JetStream error (context deadline, no responders).
 func (b *Bus) Publish(ctx context.Context, ev schema.Event, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 	msg, err := b.message(ev)
 	if err != nil {
 		return nil, err
 	}
-	ack, err := b.js.PublishMsg(ctx, msg, append(opts, jetstream.WithMsgID(ev.EventID()))...)
+	opts = append(opts, jetstream.WithMsgID(ev.EventID()))
+	var ack *jetstream.PubAck
+	err = b.retry(ctx, func(ctx context.Context) error {
+		var err error
+		ack, err = b.js.PublishMsg(ctx, msg, opts...)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
 	}
 	return ack, nil
+}
+
+// retry runs try, each time bounded by publishAttempt, until it succeeds,
+// fails for good, or the bus's patience or ctx runs out; a transient
+// failure is tried again with backoff.
+func (b *Bus) retry(ctx context.Context, try func(context.Context) error) error {
+	giveUp := time.Now().Add(b.patience)
+	wait := 50 * time.Millisecond
+	for {
+		actx, cancel := context.WithTimeout(ctx, publishAttempt)
+		err := try(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) || time.Now().Add(wait).After(giveUp) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// transient errors of a publish or a read may clear once the cluster has failed
+// over: no stream leader answered, the try timed out, or the connection
+// was between servers.
+func transient(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrDisconnected)
 }
 
 // PublishAsync validates ev and starts writing it without waiting; the

@@ -46,44 +46,61 @@ func Decode(msg jetstream.Msg) (Envelope, error) {
 // does not decode is an error naming its sequence: the run log is never
 // silently skipped over.
 func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
-	cons, err := b.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
-		FilterSubjects: filters,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	var cons jetstream.Consumer
+	var info *jetstream.ConsumerInfo
+	err := b.retry(ctx, func(ctx context.Context) error {
+		var err error
+		cons, err = b.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
+			FilterSubjects: filters,
+			DeliverPolicy:  jetstream.DeliverAllPolicy,
+		})
+		if err == nil {
+			info, err = cons.Info(ctx)
+		}
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bus: read %v: %w", filters, err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+		return nil, fmt.Errorf("bus: read %v: open a consumer: %w", filters, err)
 	}
 	remaining := info.NumPending
 	out := make([]Envelope, 0, remaining)
+	giveUp, wait := time.Now().Add(b.patience), 50*time.Millisecond
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 512)), jetstream.FetchContext(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("bus: read %v: %w", filters, err)
-		}
-		for msg := range batch.Messages() {
-			env, err := Decode(msg)
-			if err != nil {
-				md, _ := msg.Metadata()
-				var seq uint64
-				if md != nil {
-					seq = md.Sequence.Stream
+		if err == nil {
+			for msg := range batch.Messages() {
+				env, err := Decode(msg)
+				if err != nil {
+					md, _ := msg.Metadata()
+					var seq uint64
+					if md != nil {
+						seq = md.Sequence.Stream
+					}
+					return nil, fmt.Errorf("bus: %s seq %d: %w", msg.Subject(), seq, err)
 				}
-				return nil, fmt.Errorf("bus: %s seq %d: %w", msg.Subject(), seq, err)
+				out = append(out, env)
+				md, err := msg.Metadata()
+				if err != nil {
+					return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+				}
+				remaining = md.NumPending
 			}
-			out = append(out, env)
-			md, err := msg.Metadata()
-			if err != nil {
-				return nil, fmt.Errorf("bus: read %v: %w", filters, err)
-			}
-			remaining = md.NumPending
+			err = batch.Error()
 		}
-		if err := batch.Error(); err != nil {
-			return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+		if err == nil {
+			continue
 		}
+		// Just after a failover the consumer's new home may not be known
+		// across the cluster yet: fetch again from where it stands.
+		if ctx.Err() != nil || !transient(err) || time.Now().Add(wait).After(giveUp) {
+			return nil, fmt.Errorf("bus: read %v: fetch: %w", filters, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
 	}
 	return out, nil
 }

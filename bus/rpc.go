@@ -96,5 +96,8 @@ func (b *Bus) NewService(name, version, description string) (micro.Service, erro
 	if err != nil {
 		return nil, fmt.Errorf("bus: add service %s: %w", name, err)
 	}
+	b.mu.Lock()
+	b.services = append(b.services, svc)
+	b.mu.Unlock()
 	return svc, nil
 }

@@ -1,16 +1,37 @@
 package schema
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Request/reply subjects between services. Like stream names, they are a
 // contract between deployments.
 const (
-	// SubjectObserve is perception's observe endpoint (a queue group).
+	// SubjectObserve prefixes perception's observe endpoints, one per
+	// host (ObserveSubject), each a queue group.
 	SubjectObserve = "rote.perception.observe"
 	// SubjectOpenSession is where any actuator instance claims a browser
 	// session for a run (a queue group).
 	SubjectOpenSession = "rote.actuator.open"
 )
+
+// ObserveSubject returns the observe endpoint of the perception instances
+// on host. A browser's DevTools endpoint listens on its own host's
+// loopback, so only perception on that host (the same machine, or the
+// same Kubernetes pod) can capture its pages.
+func ObserveSubject(host string) string {
+	token := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, host)
+	if token == "" {
+		token = "_"
+	}
+	return SubjectObserve + "." + token
+}
 
 // ActuatorSubject returns the subject of one actuator instance's
 // endpoint: once a run is pinned to an instance, everything about the run

@@ -25,6 +25,9 @@ type Config struct {
 	Instance string
 	// ObserveTimeout bounds a request to perception; default 30 s.
 	ObserveTimeout time.Duration
+	// Host is where this actuator's browsers run, whose perception it
+	// asks (schema.ObserveSubject(Host)); default bus.Host().
+	Host string
 }
 
 // Service holds browser sessions, one per run, and acts on them.
@@ -45,6 +48,9 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 	}
 	if cfg.Chromium == "" {
 		cfg.Chromium = ChromiumPath
+	}
+	if cfg.Host == "" {
+		cfg.Host = bus.Host()
 	}
 	if cfg.Instance == "" {
 		cfg.Instance = bus.NewID()
@@ -202,9 +208,9 @@ func (s *Service) perceive(ctx context.Context, sess *session, req *schema.Obser
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ObserveTimeout)
 	defer cancel()
 	var rep schema.ObserveReply
-	if err := s.bus.Call(ctx, schema.SubjectObserve, req, &rep); err != nil {
+	if err := s.bus.Call(ctx, schema.ObserveSubject(s.cfg.Host), req, &rep); err != nil {
 		if errors.Is(err, bus.ErrNoService) {
-			return nil, schema.Errorf(schema.CodeInternal, "no perception service is running: %v", err)
+			return nil, schema.Errorf(schema.CodeInternal, "no perception service runs on this actuator's host %s: %v", s.cfg.Host, err)
 		}
 		return nil, sess.fail(err)
 	}

@@ -7,6 +7,8 @@
 // renders it within a character budget: the whole page once, then diffs
 // against the last grounded observation.
 //
-// The Service answers observe requests on schema.SubjectObserve; the
-// actuator, which owns the browsers, sends them.
+// The Service answers observe requests for the browsers of its own host on
+// schema.ObserveSubject(host); the actuator, which owns the browsers, sends
+// them to the perception of its host, since a browser's DevTools endpoint
+// is reachable on its host's loopback only.
 package perception

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
 )
@@ -85,7 +86,7 @@ func TestServiceOverTheBus(t *testing.T) {
 		c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var rep schema.ObserveReply
-		if err := b.Call(c, schema.SubjectObserve, &req, &rep); err != nil {
+		if err := b.Call(c, schema.ObserveSubject(bus.Host()), &req, &rep); err != nil {
 			t.Fatal(err)
 		}
 		return rep.Observation
@@ -117,7 +118,7 @@ func TestServiceOverTheBus(t *testing.T) {
 	}
 	// Bad requests are typed errors.
 	var rep schema.ObserveReply
-	if err := b.Call(context.Background(), schema.SubjectObserve, &schema.ObserveRequest{}, &rep); !errors.Is(err, schema.ErrInvalid) {
+	if err := b.Call(context.Background(), schema.ObserveSubject(bus.Host()), &schema.ObserveRequest{}, &rep); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("empty request: %v", err)
 	}
 }

@@ -16,6 +16,9 @@ type Config struct {
 	// Budget is the ordinary render budget in characters; 0 means
 	// DefaultBudget. A request may ask for another.
 	Budget int
+	// Host is the host whose browsers this perception captures (it
+	// serves schema.ObserveSubject(Host)); default bus.Host().
+	Host string
 }
 
 // Service answers observe requests. It keeps, per run, the last grounded
@@ -40,6 +43,9 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 	if cfg.Budget <= 0 {
 		cfg.Budget = DefaultBudget
 	}
+	if cfg.Host == "" {
+		cfg.Host = bus.Host()
+	}
 	if cfg.Budget > EmergencyCeiling {
 		return nil, fmt.Errorf("perception: budget %d is over the %d-character emergency ceiling", cfg.Budget, EmergencyCeiling)
 	}
@@ -49,7 +55,8 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 // Ready is closed once Run serves requests.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
-// Run serves observe requests on schema.SubjectObserve until ctx ends.
+// Run serves observe requests for its host's browsers on
+// schema.ObserveSubject(Host) until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	s.attach = newAttachments(ctx)
 	defer s.attach.close()
@@ -59,7 +66,7 @@ func (s *Service) Run(ctx context.Context) error {
 		return err
 	}
 	defer svc.Stop()
-	if err := bus.AddEndpoint(ctx, svc, "observe", schema.SubjectObserve, true, s.observe); err != nil {
+	if err := bus.AddEndpoint(ctx, svc, "observe", schema.ObserveSubject(s.cfg.Host), true, s.observe); err != nil {
 		return fmt.Errorf("perception: %w", err)
 	}
 	close(s.ready)

@@ -1,0 +1,46 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+)
+
+// Health reports whether this process can do its work over the bus now:
+// the connection is up and JetStream answers. A connection that is
+// reconnecting is ErrUnreachable; it may come back.
+func (b *Bus) Health(ctx context.Context) error {
+	if st := b.conn.Status(); st != nats.CONNECTED {
+		return fmt.Errorf("%w: the connection is %s", ErrUnreachable, st)
+	}
+	if _, err := b.js.AccountInfo(ctx); err != nil {
+		return fmt.Errorf("bus: jetstream does not answer: %w", err)
+	}
+	return nil
+}
+
+// Connected reports whether the connection is up now.
+func (b *Bus) Connected() bool { return b.conn.Status() == nats.CONNECTED }
+
+// Closed reports whether the connection is closed for good: it will not
+// reconnect, and the process should be restarted.
+func (b *Bus) Closed() bool { return b.conn.IsClosed() }
+
+// Reconnects counts how often the connection was re-established.
+func (b *Bus) Reconnects() uint64 { return b.conn.Stats().Reconnects }
+
+// ServiceStats returns the request statistics of every service registered
+// through this bus, in registration order.
+func (b *Bus) ServiceStats() []micro.Stats {
+	b.mu.Lock()
+	svcs := slices.Clone(b.services)
+	b.mu.Unlock()
+	out := make([]micro.Stats, 0, len(svcs))
+	for _, s := range svcs {
+		out = append(out, s.Stats())
+	}
+	return out
+}
