@@ -103,12 +103,19 @@ type Manifest struct {
 }
 
 // TaskRequested asks for a task to be done. It is the work-queue item on
-// rote.tasks that external systems publish.
+// rote.tasks that external systems publish; exactly one planner claims it.
+// Its run is the run whose id is TaskID (TaskID-2, -3 on redelivery), and
+// a replay that falls back continues in a run whose parent that is.
+// Secrets names parameters whose values the planner takes from its own
+// environment: a secret never travels in, nor is stored with, the task.
 type TaskRequested struct {
 	Meta     `msgpack:",inline"`
 	TaskID   string   `msgpack:"task_id" json:"task_id"`
 	Task     TaskSpec `msgpack:"task" json:"task"`
 	Playbook string   `msgpack:"playbook,omitempty" json:"playbook,omitempty"` // force a playbook instead of matching
+	Secrets  []string `msgpack:"secrets,omitempty" json:"secrets,omitempty"`
+	Verify   []Expect `msgpack:"verify,omitempty" json:"verify,omitempty"` // the verify gate; a suite task brings its own
+	MaxSteps int      `msgpack:"max_steps,omitempty" json:"max_steps,omitempty"`
 }
 
 // EventType returns TypeTaskRequested.
@@ -125,8 +132,19 @@ func (e *TaskRequested) Validate() error {
 	if e.TaskID == "" {
 		return Errorf(CodeInvalid, "%s: missing task_id", TypeTaskRequested)
 	}
+	if err := ValidateRunID(e.TaskID); err != nil {
+		return within(TypeTaskRequested+": task_id names its run", err)
+	}
 	if e.Task.Text == "" && e.Task.Name == "" && e.Task.Suite == "" {
 		return Errorf(CodeInvalid, "%s: task has no text, name or suite id", TypeTaskRequested)
+	}
+	for _, x := range e.Verify {
+		if err := x.Validate(); err != nil {
+			return within(TypeTaskRequested+": verify", err)
+		}
+	}
+	if e.MaxSteps < 0 {
+		return Errorf(CodeInvalid, "%s: max_steps %d is negative", TypeTaskRequested, e.MaxSteps)
 	}
 	return nil
 }

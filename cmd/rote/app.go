@@ -15,6 +15,12 @@ import (
 type App struct {
 	DataDir string
 	NATSURL string
+	// NATSCA is the CA certificate file that signed the NATS servers'
+	// TLS certificates ($ROTE_NATS_CA), for a tls:// URL.
+	NATSCA string
+	// NATSReplicas is how many replicas Rote's streams and buckets get on
+	// an external cluster ($ROTE_NATS_REPLICAS; default 1).
+	NATSReplicas int
 	// ModelLatency is the offline scripted model's simulated latency, in
 	// scripted.ParseLatency's form ($ROTE_SCRIPTED_LATENCY; rote bench's
 	// --model-latency).
@@ -32,12 +38,21 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	if a.bus != nil {
 		return a.bus, nil
 	}
-	b, err := bus.Open(ctx, bus.Config{URL: a.NATSURL, DataDir: a.DataDir})
+	b, err := bus.Open(ctx, a.busConfig("rote"))
 	if err != nil {
 		return nil, err
 	}
 	a.bus = b
 	return b, nil
+}
+
+// busConfig is the bus the global flags name, for a client called name.
+func (a *App) busConfig(name string) bus.Config {
+	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name}
+	if a.NATSURL != "" {
+		cfg.Replicas = a.NATSReplicas
+	}
+	return cfg
 }
 
 // Close releases the bus, if one was opened.

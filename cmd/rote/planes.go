@@ -78,11 +78,11 @@ func startBrowserPlanes(ctx context.Context, b *bus.Bus) (*services, error) {
 		if r.name != "perception" && r.name != "actuator" {
 			continue
 		}
-		svc, err := r.build(b, serveOptions{browsers: 1})
+		svcs, err := r.build(b, serveOptions{browsers: 1})
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, svc)
+		list = append(list, svcs...)
 	}
 	return startServices(ctx, list...)
 }

@@ -70,7 +70,9 @@ them is unverified, and rote runs verify can check it afterwards.`,
 				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
 				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr,
 			}, func(ctx context.Context) (*bus.Bus, error) {
-				return bus.Open(ctx, bus.Config{URL: app.NATSURL, DataDir: app.DataDir, Name: "rote-record"})
+				cfg := app.busConfig("rote-record")
+				cfg.PublishPatience = -1 // the recorder spools what NATS does not take at once
+				return bus.Open(ctx, cfg)
 			})
 			if err != nil {
 				return err

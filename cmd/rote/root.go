@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 )
@@ -27,10 +29,17 @@ final state.`,
 	root.PersistentFlags().StringVar(&app.DataDir, "data", dataDefault, "embedded JetStream store directory ($ROTE_DATA)")
 	app.ModelLatency = os.Getenv("ROTE_SCRIPTED_LATENCY")
 	root.PersistentFlags().StringVar(&app.NATSURL, "nats", os.Getenv("ROTE_NATS_URL"), "external NATS URL; empty runs an embedded server ($ROTE_NATS_URL)")
+	root.PersistentFlags().StringVar(&app.NATSCA, "nats-ca", os.Getenv("ROTE_NATS_CA"), "CA certificate of the NATS servers, for a tls:// URL ($ROTE_NATS_CA)")
+	replicas, err := strconv.Atoi(cmp.Or(os.Getenv("ROTE_NATS_REPLICAS"), "1"))
+	if err != nil {
+		replicas = -1 // refused by bus.Open, which says what it wants
+	}
+	root.PersistentFlags().IntVar(&app.NATSReplicas, "nats-replicas", replicas, "replicas of Rote's streams and buckets on an external cluster, 1 or 3 ($ROTE_NATS_REPLICAS)")
 	root.AddCommand(
 		newVersionCommand(app),
 		newServeCommand(app),
 		newRunsCommand(app),
+		newAuditCommand(app),
 		newRecordCommand(app),
 		newObserveCommand(app),
 		newMCPCommand(app),

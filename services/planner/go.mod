@@ -3,6 +3,7 @@ module github.com/rote-agent/rote/services/planner
 go 1.26.0
 
 require (
+	github.com/nats-io/nats.go v1.55.0
 	github.com/rote-agent/rote/bus v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/sashabaranov/go-openai v1.43.0
@@ -16,7 +17,6 @@ require (
 	github.com/minio/highwayhash v1.0.4 // indirect
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nats-server/v2 v2.15.2 // indirect
-	github.com/nats-io/nats.go v1.55.0 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
