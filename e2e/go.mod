@@ -3,17 +3,19 @@ module github.com/rote-agent/rote/e2e
 go 1.26.0
 
 require (
-	github.com/chromedp/cdproto v0.159.0
-	github.com/chromedp/chromedp v0.23.0
+	github.com/chromedp/cdproto v0.160.2
+	github.com/chromedp/chromedp v0.23.1
 	github.com/rote-agent/rote/bus v0.0.0
+	github.com/rote-agent/rote/portal v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/rote-agent/rote/services/recorder v0.0.0
+	github.com/sashabaranov/go-openai v1.43.0
+	github.com/tiktoken-go/tokenizer v0.10.0
 )
 
 require (
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
 )
 
 require (
@@ -26,7 +28,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nats-server/v2 v2.15.2 // indirect
-	github.com/nats-io/nats.go v1.55.0 // indirect
+	github.com/nats-io/nats.go v1.55.0
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/rote-agent/rote/bench v0.0.0
@@ -37,7 +39,7 @@ require (
 	github.com/rote-agent/rote/services/planner v0.0.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
-	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
+	github.com/vmihailenco/msgpack/v5 v5.4.1
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
@@ -64,3 +66,5 @@ replace github.com/rote-agent/rote/bench => ../bench
 replace github.com/rote-agent/rote/services/distiller => ../services/distiller
 
 replace github.com/rote-agent/rote/services/matcher => ../services/matcher
+
+replace github.com/rote-agent/rote/portal => ../portal

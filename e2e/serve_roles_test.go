@@ -1,0 +1,327 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/schema"
+)
+
+// roleProcess is one `rote serve --role ROLE` process of a test.
+type roleProcess struct {
+	role string
+	http string // host:port of its /healthz, /readyz and /metrics
+	out  *lockedBuffer
+	cmd  *exec.Cmd
+}
+
+// serveRole starts `rote serve --role role` with args and env, and waits
+// until its /readyz answers 200. It is stopped when the test ends.
+func serveRole(t *testing.T, role string, env []string, args ...string) *roleProcess {
+	t.Helper()
+	p := &roleProcess{role: role, http: freeAddr(t), out: &lockedBuffer{}}
+	cmd := exec.Command(roteBinary, append([]string{"serve", "--role", role, "--http", p.http}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd = cmd
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("rote serve --role %s exited (%v):\n%s", role, err, p.out)
+		default:
+		}
+		if code, _ := httpGet(p.http, "/readyz"); code == http.StatusOK {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rote serve --role %s not ready after 60s:\n%s", role, p.out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func httpGet(addr, path string) (int, string) {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// metric reads one sample of a Prometheus text exposition; 0 when absent.
+func metric(t *testing.T, p *roleProcess, sample string) float64 {
+	t.Helper()
+	code, body := httpGet(p.http, "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("%s /metrics: %d %s", p.role, code, body)
+	}
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(sample) + ` (\S+)$`).FindStringSubmatch(body)
+	if m == nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestServeRolesOverExternalNATS runs every role as its own process
+// against one NATS server (the matcher's process's, on a fixed address):
+// an actuator with perception on the same host, a matcher and two
+// planners.
+// A plain NATS client (no Rote types: a msgpack map) publishes four B1
+// tasks on rote.tasks, one malformed message and one task for a suite task
+// that does not exist. Each real task is claimed by exactly one planner,
+// its run (named by its task id) verifies and the portal counts one
+// download per task; the bad messages start no run and stop nothing.
+// Every role answers /healthz, /readyz and /metrics, the planners' task
+// counters add up to what was published, and rote audit agrees with each
+// run's manifest.
+func TestServeRolesOverExternalNATS(t *testing.T) {
+	natsAddr := freeAddr(t)
+	url := "nats://" + natsAddr
+	// The planners share the deployment's key and the task secret's value.
+	secret := []string{"ROTE_SECRET_PASSWORD=" + portal.Password, "ROTE_SECRET_KEY=00112233445566778899aabbccddeeff"}
+	// The matcher's process hosts the NATS server the others join.
+	roles := []*roleProcess{serveRole(t, "matcher", nil, "--listen", natsAddr, "--data", t.TempDir())}
+	actuator := serveRole(t, "actuator", nil, "--nats", url)
+	roles = append(roles, actuator, serveRole(t, "perception", nil, "--nats", url))
+	planners := []*roleProcess{serveRole(t, "planner", secret, "--nats", url), serveRole(t, "planner", secret, "--nats", url)}
+	roles = append(roles, planners...)
+	for _, p := range roles {
+		if code, body := httpGet(p.http, "/healthz"); code != http.StatusOK {
+			t.Fatalf("%s /healthz: %d %s", p.role, code, body)
+		}
+	}
+	if out := planners[0].out.String(); !strings.Contains(out, "scripted model (offline)") || !strings.Contains(out, "claims tasks on rote.tasks") {
+		t.Fatalf("the planner does not say which model answers and what it claims:\n%s", out)
+	}
+
+	base, site := portalSite(t, "")
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(id string, body []byte) {
+		t.Helper()
+		m := nats.NewMsg(schema.SubjectTasks)
+		m.Data = body
+		m.Header.Set(nats.MsgIdHdr, id)
+		if _, err := js.PublishMsg(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := func(taskID, suiteID string) []byte {
+		data, err := msgpack.Marshal(map[string]any{"id": "req-" + taskID, "time": time.Now().UTC(), "task_id": taskID,
+			"task": map[string]any{"suite": suiteID, "target": base}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	var ids []string
+	for i := range 4 {
+		id := fmt.Sprintf("t%d-%d", i, time.Now().UnixNano())
+		ids = append(ids, id)
+		publish(id, task(id, "B1"))
+	}
+	publish("garbage", []byte("not msgpack at all"))
+	publish("nosuch", task("t-nosuch", "B99"))
+
+	b, err := bus.Open(testContext(t), bus.Config{URL: url, Name: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	finished := map[string]*schema.RunFinished{}
+	starts := map[string]int{}
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(finished) < len(ids) {
+		if time.Now().After(deadline) {
+			t.Fatalf("finished %d of %d tasks in 3 minutes; planners:\n%s\n%s", len(finished), len(ids), planners[0].out, planners[1].out)
+		}
+		time.Sleep(500 * time.Millisecond)
+		envs, err := b.Read(testContext(t), schema.RunKindFilter(schema.KindStarted), schema.RunKindFilter(schema.KindFinished))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(starts)
+		for _, e := range envs {
+			switch ev := e.Event.(type) {
+			case *schema.RunStarted:
+				starts[ev.RunID]++
+			case *schema.RunFinished:
+				finished[ev.RunID] = ev
+			}
+		}
+	}
+	for _, id := range ids {
+		f := finished[id]
+		if f == nil || f.Outcome != schema.OutcomeSuccess || starts[id] != 1 {
+			t.Fatalf("task %s: %d run(s) started, finished %+v", id, starts[id], f)
+		}
+		if code, out := rote(t, t.TempDir(), "audit", id, "--nats", url); code != 0 || !strings.Contains(out, "agrees with its manifest") {
+			t.Fatalf("audit %s: exit %d\n%s", id, code, out)
+		}
+	}
+	if len(starts) != len(ids) || starts["t-nosuch"] != 0 {
+		t.Fatalf("runs started: %v; want one per task and none for the bad messages", starts)
+	}
+	if got := len(site.State().Downloads); got != len(ids) {
+		t.Fatalf("the portal counted %d downloads for %d tasks", got, len(ids))
+	}
+	var succeeded, rejected float64
+	for _, p := range planners {
+		succeeded += metric(t, p, `rote_tasks_total{outcome="success"}`)
+		rejected += metric(t, p, `rote_tasks_total{outcome="rejected"}`)
+	}
+	if succeeded != float64(len(ids)) || rejected != 2 {
+		t.Fatalf("planners counted %v successes and %v rejections; want %d and 2", succeeded, rejected, len(ids))
+	}
+	if v := metric(t, actuator, `rote_nats_connected{role="actuator"}`); v != 1 {
+		t.Fatalf("actuator rote_nats_connected %v", v)
+	}
+	if code, body := httpGet(actuator.http, "/metrics"); code != http.StatusOK || !strings.Contains(body, `rote_requests_total{endpoint="open"`) {
+		t.Fatalf("actuator metrics lack its request counts:\n%s", body)
+	}
+}
+
+// TestActuatorLossIsRetried kills (SIGKILL) the actuator a task's run is
+// pinned to, in the middle of the run. The run fails cleanly (it finishes,
+// with the reason), the planner hands the task back, and the second
+// delivery runs as <task>-2 on the other actuator and verifies: the
+// task is done once, and rote audit agrees with both runs.
+func TestActuatorLossIsRetried(t *testing.T) {
+	natsAddr := freeAddr(t)
+	url := "nats://" + natsAddr
+	serveRole(t, "matcher", nil, "--listen", natsAddr, "--data", t.TempDir())
+	serveRole(t, "perception", nil, "--nats", url)
+	first := serveRole(t, "actuator", nil, "--nats", url)
+	planner := serveRole(t, "planner", []string{"ROTE_SECRET_PASSWORD=" + portal.Password, "ROTE_SECRET_KEY=00112233445566778899aabbccddeeff",
+		"ROTE_SCRIPTED_LATENCY=first=1s"}, "--nats", url)
+	base, site := portalSite(t, "")
+
+	b, err := bus.Open(testContext(t), bus.Config{URL: url, Name: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	taskID := fmt.Sprintf("loss-%d", time.Now().UnixNano())
+	data, err := msgpack.Marshal(map[string]any{"id": "req-" + taskID, "time": time.Now().UTC(), "task_id": taskID,
+		"task": map[string]any{"suite": "B2", "target": base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Conn().Request(schema.SubjectTasks, data, 5*time.Second); err != nil {
+		t.Fatal(err) // a JetStream publish: the reply is the stream's acknowledgement
+	}
+	// Once the run has acted a few times, its actuator dies; a second one
+	// is there for the retry.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		envs, _ := b.ReadRun(testContext(t), taskID)
+		actions := 0
+		for _, e := range envs {
+			if _, ok := e.Event.(*schema.BrowserAction); ok {
+				actions++
+			}
+		}
+		if actions >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run made %d actions in 2 minutes:\n%s", actions, planner.out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	serveRole(t, "actuator", nil, "--nats", url)
+
+	retry := taskID + "-2"
+	var outcomes map[string]*schema.RunFinished
+	for {
+		outcomes = map[string]*schema.RunFinished{}
+		envs, err := b.Read(testContext(t), schema.RunKindFilter(schema.KindFinished))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range envs {
+			if f := e.Event.(*schema.RunFinished); f.RunID == taskID || f.RunID == retry {
+				outcomes[f.RunID] = f
+			}
+		}
+		if outcomes[retry] != nil {
+			break
+		}
+		if time.Now().After(deadline.Add(2 * time.Minute)) {
+			t.Fatalf("no retry finished; runs %v\n%s", outcomes, planner.out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	lost, again := outcomes[taskID], outcomes[retry]
+	if lost == nil || lost.Outcome == schema.OutcomeSuccess || lost.Reason == nil {
+		t.Fatalf("the run whose actuator died: %+v", lost)
+	}
+	if again.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("the retry: %s (%v)", again.Outcome, again.Reason)
+	}
+	if n := len(site.State().Vendors); n != 1 {
+		t.Fatalf("%d vendors registered, want 1", n)
+	}
+	for _, id := range []string{taskID, retry} {
+		if code, out := rote(t, t.TempDir(), "audit", id, "--nats", url); code != 0 {
+			t.Fatalf("audit %s: exit %d\n%s", id, code, out)
+		}
+	}
+	t.Logf("the lost run failed cleanly (%s: %s); the retry verified", lost.Outcome, lost.Reason)
+}
