@@ -31,7 +31,7 @@ type roleProcess struct {
 
 // serveRole starts `rote serve --role role` with args and env, and waits
 // until its /readyz answers 200. It is stopped when the test ends.
-func serveRole(t *testing.T, role string, env []string, args ...string) *roleProcess {
+func serveRole(t testing.TB, role string, env []string, args ...string) *roleProcess {
 	t.Helper()
 	p := &roleProcess{role: role, http: freeAddr(t), out: &lockedBuffer{}}
 	cmd := exec.Command(roteBinary, append([]string{"serve", "--role", role, "--http", p.http}, args...)...)
@@ -70,7 +70,7 @@ func serveRole(t *testing.T, role string, env []string, args ...string) *rolePro
 	}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
