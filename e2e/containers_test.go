@@ -214,23 +214,7 @@ func TestContainersDoATask(t *testing.T) {
 
 	lost := fmt.Sprintf("k-%d", time.Now().UnixNano())
 	d.publish(b, lost, "B2")
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		envs, _ := b.ReadRun(testContext(t), lost)
-		actions := 0
-		for _, e := range envs {
-			if _, ok := e.Event.(*schema.BrowserAction); ok {
-				actions++
-			}
-		}
-		if actions >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the second task's run made %d actions in 3 minutes", actions)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitForActions(t, b, lost, 3, 3*time.Minute)
 	kill := time.Duration(0)
 	if err := first.Stop(testContext(t), &kill); err != nil {
 		t.Fatal(err)

@@ -266,22 +266,7 @@ func TestActuatorLossIsRetried(t *testing.T) {
 	// Once the run has acted a few times, its actuator dies; a second one
 	// is there for the retry.
 	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		envs, _ := b.ReadRun(testContext(t), taskID)
-		actions := 0
-		for _, e := range envs {
-			if _, ok := e.Event.(*schema.BrowserAction); ok {
-				actions++
-			}
-		}
-		if actions >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run made %d actions in 2 minutes:\n%s", actions, planner.out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitForActions(t, b, taskID, 3, 2*time.Minute)
 	if err := first.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -324,4 +309,26 @@ func TestActuatorLossIsRetried(t *testing.T) {
 		}
 	}
 	t.Logf("the lost run failed cleanly (%s: %s); the retry verified", lost.Outcome, lost.Reason)
+}
+
+// waitForActions waits until run runID has recorded n browser actions.
+func waitForActions(t *testing.T, b *bus.Bus, runID string, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		envs, _ := b.ReadRun(testContext(t), runID) // not found until the run starts
+		actions := 0
+		for _, e := range envs {
+			if _, ok := e.Event.(*schema.BrowserAction); ok {
+				actions++
+			}
+		}
+		if actions >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s made %d actions in %s", runID, actions, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
