@@ -26,14 +26,30 @@ type BrowserSession struct {
 	Secrets map[string]string
 }
 
-// OpenBrowser asks any actuator for a session for runID. Errors: a
+// openAttempt bounds one request for a session. An actuator that died
+// without closing its connection (its host or pod gone) stays in the
+// queue group until the server notices, and a request NATS hands it is
+// lost; the next attempt goes to another member.
+const openAttempt = 15 * time.Second
+
+// OpenBrowser asks any actuator for a session for runID, trying again
+// while attempts go unanswered, for up to SessionCallTimeout. Errors: a
 // *schema.Error from the actuator, or ErrNoService when none runs.
 func (b *Bus) OpenBrowser(ctx context.Context, runID string) (*BrowserSession, error) {
 	var rep schema.OpenSessionReply
-	if err := b.Call(ctx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID}, &rep); err != nil {
-		return nil, err
+	giveUp := time.Now().Add(SessionCallTimeout)
+	for {
+		actx, cancel := context.WithTimeout(ctx, openAttempt)
+		err := b.Call(actx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID}, &rep)
+		timedOut := err != nil && actx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case err == nil:
+			return &BrowserSession{bus: b, RunID: runID, Instance: rep.Instance, Browser: rep.Browser}, nil
+		case !timedOut || time.Now().After(giveUp):
+			return nil, err
+		}
 	}
-	return &BrowserSession{bus: b, RunID: runID, Instance: rep.Instance, Browser: rep.Browser}, nil
 }
 
 // Adopt hands the session, as it is, to run to, on the instance that
