@@ -201,11 +201,10 @@ func finished(t *testing.T, b *bus.Bus, id string, within time.Duration) *schema
 // claimed, done and verified: the outcome is read back from the stream,
 // the portal counts the download, and rote audit agrees with the run.
 // Then the actuator container is killed in the middle of a second task's
-// run: the run fails cleanly (it finishes, with the reason, and audit
-// agrees with its events), and nothing is registered twice. (That the
-// task's second delivery then verifies on another actuator is shown on
-// processes by TestActuatorLossIsRetried; with containers the retry does
-// not come reliably yet.)
+// run: the run fails cleanly (it finishes, with the reason), the task is
+// handed out again, its second delivery verifies on a new actuator
+// container, the vendor is registered once, and audit agrees with every
+// run.
 func TestContainersDoATask(t *testing.T) {
 	d := newDeployment(t)
 	env := map[string]string{"ROTE_SECRET_PASSWORD": portal.Password, "ROTE_SECRET_KEY": "00112233445566778899aabbccddeeff", "ROTE_SCRIPTED_LATENCY": "first=500ms"}
@@ -241,13 +240,17 @@ func TestContainersDoATask(t *testing.T) {
 	if failed.Outcome == schema.OutcomeSuccess || failed.Reason == nil {
 		t.Fatalf("the run whose actuator was killed: %s (%v)", failed.Outcome, failed.Reason)
 	}
-	if got := d.state().Vendors; len(got) > 1 {
+	retried := finished(t, b, lost+"-2", 3*time.Minute)
+	if retried.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("the task's second delivery: %s (%v)", retried.Outcome, retried.Reason)
+	}
+	if got := d.state().Vendors; len(got) != 1 {
 		t.Fatalf("the portal registered %d vendors for one task", len(got))
 	}
-	for _, id := range []string{done, lost} {
+	for _, id := range []string{done, lost, lost + "-2"} {
 		if code, out := rote(t, t.TempDir(), "audit", id, "--nats", d.natsURL); code != 0 {
 			t.Fatalf("audit %s: exit %d\n%s", id, code, out)
 		}
 	}
-	t.Logf("the run whose actuator was killed finished %s (%s) and agrees with its events", failed.Outcome, failed.Reason)
+	t.Logf("the run whose actuator was killed finished %s (%s); the second delivery verified; audit agrees with all three runs", failed.Outcome, failed.Reason)
 }

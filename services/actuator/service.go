@@ -193,10 +193,11 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	defer sess.mu.Unlock()
 	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
 	if err != nil {
-		return nil, err
+		return nil, s.stopping(ctx, req.RunID, err)
 	}
 	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget})
 	if err != nil {
+		err = s.stopping(ctx, req.RunID, err)
 		return nil, err
 	}
 	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
@@ -233,6 +234,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	ev.Meta = schema.Meta{ID: req.RunID + "-b" + strconv.FormatUint(ev.Seq, 10), Time: time.Now()}
 	start := time.Now()
 	output, resolution, err := s.perform(ctx, sess, &ev)
+	err = s.stopping(ctx, req.RunID, err)
 	sess.acted, sess.actedKind = time.Now(), req.Action.Kind
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
 	if err != nil {
@@ -247,6 +249,16 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 		return nil, fmt.Errorf("actuator: record action: %w", perr)
 	}
 	return &schema.ActReply{Event: ev}, nil
+}
+
+// stopping turns a failure that came from this actuator shutting down
+// (its context ended under the action) into CodeNoSession: the session
+// ends with the actuator, and the run may be tried again elsewhere.
+func (s *Service) stopping(ctx context.Context, runID string, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	return schema.Errorf(schema.CodeNoSession, "actuator %s is shutting down; run %s's browser session ends with it (%v)", s.cfg.Instance, runID, err)
 }
 
 // redactSecrets replaces every secret value in what ev records (the typed
