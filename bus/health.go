@@ -13,8 +13,8 @@ import (
 // the connection is up and JetStream answers. A connection that is
 // reconnecting is ErrUnreachable; it may come back.
 func (b *Bus) Health(ctx context.Context) error {
-	if st := b.conn.Status(); st != nats.CONNECTED {
-		return fmt.Errorf("%w: the connection is %s", ErrUnreachable, st)
+	if !b.Connected() {
+		return fmt.Errorf("%w: the connection is %s", ErrUnreachable, b.conn.Status())
 	}
 	if _, err := b.js.AccountInfo(ctx); err != nil {
 		return fmt.Errorf("bus: jetstream does not answer: %w", err)

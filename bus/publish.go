@@ -66,25 +66,48 @@ func (b *Bus) Publish(ctx context.Context, ev schema.Event, opts ...jetstream.Pu
 }
 
 // retry runs try, each time bounded by publishAttempt, until it succeeds,
-// fails for good, or the bus's patience or ctx runs out; a transient
-// failure is tried again with backoff.
+// fails for good, or the bus's patience or ctx runs out.
 func (b *Bus) retry(ctx context.Context, try func(context.Context) error) error {
-	giveUp := time.Now().Add(b.patience)
-	wait := 50 * time.Millisecond
+	p := b.backoff()
 	for {
 		actx, cancel := context.WithTimeout(ctx, publishAttempt)
 		err := try(actx)
 		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) || time.Now().Add(wait).After(giveUp) {
+		if err == nil {
+			return nil
+		}
+		if err = p.again(ctx, err); err != nil {
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, time.Second)
 	}
+}
+
+// backoff paces the tries of something a failover may interrupt: after a
+// transient failure it waits 50 ms, doubling up to 1 s, until the bus's
+// patience runs out.
+type backoff struct {
+	giveUp time.Time
+	wait   time.Duration
+}
+
+func (b *Bus) backoff() *backoff {
+	return &backoff{giveUp: time.Now().Add(b.patience), wait: 50 * time.Millisecond}
+}
+
+// again waits before another try after err and returns nil, or returns
+// the error to give up with: err itself when it is not transient or
+// patience is spent, ctx's when ctx ends.
+func (p *backoff) again(ctx context.Context, err error) error {
+	if ctx.Err() != nil || !transient(err) || time.Now().Add(p.wait).After(p.giveUp) {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(p.wait):
+	}
+	p.wait = min(2*p.wait, time.Second)
+	return nil
 }
 
 // transient errors of a publish or a read may clear once the cluster has failed

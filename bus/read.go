@@ -64,7 +64,7 @@ func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 	}
 	remaining := info.NumPending
 	out := make([]Envelope, 0, remaining)
-	giveUp, wait := time.Now().Add(b.patience), 50*time.Millisecond
+	p := b.backoff()
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 512)), jetstream.FetchContext(ctx))
 		if err == nil {
@@ -92,15 +92,9 @@ func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 		}
 		// Just after a failover the consumer's new home may not be known
 		// across the cluster yet: fetch again from where it stands.
-		if ctx.Err() != nil || !transient(err) || time.Now().Add(wait).After(giveUp) {
+		if err := p.again(ctx, err); err != nil {
 			return nil, fmt.Errorf("bus: read %v: fetch: %w", filters, err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, time.Second)
 	}
 	return out, nil
 }

@@ -197,8 +197,7 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	}
 	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget})
 	if err != nil {
-		err = s.stopping(ctx, req.RunID, err)
-		return nil, err
+		return nil, s.stopping(ctx, req.RunID, err)
 	}
 	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
 }
