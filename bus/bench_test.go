@@ -18,7 +18,7 @@ func BenchmarkAppendRuns(b *testing.B) {
 		i := uint64(0)
 		for b.Loop() {
 			i++
-			if _, err := bs.Publish(c, call("BSYNC", i)); err != nil {
+			if _, err := bs.Runs().Publish(c, call("BSYNC", i)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -32,13 +32,13 @@ func BenchmarkAppendRuns(b *testing.B) {
 		// A counted loop, not b.Loop: the wait for the last
 		// acknowledgement below must be inside the timing.
 		for i := 1; i <= b.N; i++ {
-			f, err := bs.PublishAsync(call("BASYNC", uint64(i)))
+			f, err := bs.Runs().PublishAsync(call("BASYNC", uint64(i)))
 			if err != nil {
 				b.Fatal(err)
 			}
 			futures = append(futures, f)
 		}
-		<-bs.PublishAsyncComplete()
+		<-bs.Runs().PublishAsyncComplete()
 		for _, f := range futures {
 			select {
 			case <-f.Ok():

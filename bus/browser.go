@@ -14,10 +14,15 @@ import (
 // gone (killed, or cut off from NATS).
 const SessionCallTimeout = 60 * time.Second
 
+// Browsers claims browser sessions from the actuators on the bus.
+type Browsers struct {
+	rpc *RPC
+}
+
 // BrowserSession is a run's browser session, pinned to the actuator
 // instance that claimed it. Every call goes to that instance.
 type BrowserSession struct {
-	bus      *Bus
+	rpc      *RPC
 	RunID    string
 	Instance string
 	Browser  schema.BrowserRef
@@ -32,20 +37,20 @@ type BrowserSession struct {
 // lost; the next attempt goes to another member.
 const openAttempt = 15 * time.Second
 
-// OpenBrowser asks any actuator for a session for runID, trying again
+// Open asks any actuator for a session for runID, trying again
 // while attempts go unanswered, for up to SessionCallTimeout. Errors: a
 // *schema.Error from the actuator, or ErrNoService when none runs.
-func (b *Bus) OpenBrowser(ctx context.Context, runID string) (*BrowserSession, error) {
+func (c *Browsers) Open(ctx context.Context, runID string) (*BrowserSession, error) {
 	var rep schema.OpenSessionReply
 	giveUp := time.Now().Add(SessionCallTimeout)
 	for {
 		actx, cancel := context.WithTimeout(ctx, openAttempt)
-		err := b.Call(actx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID}, &rep)
+		err := c.rpc.Call(actx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID}, &rep)
 		timedOut := err != nil && actx.Err() != nil && ctx.Err() == nil
 		cancel()
 		switch {
 		case err == nil:
-			return &BrowserSession{bus: b, RunID: runID, Instance: rep.Instance, Browser: rep.Browser}, nil
+			return &BrowserSession{rpc: c.rpc, RunID: runID, Instance: rep.Instance, Browser: rep.Browser}, nil
 		case !timedOut || time.Now().After(giveUp):
 			return nil, err
 		}
@@ -59,7 +64,7 @@ func (s *BrowserSession) Adopt(ctx context.Context, to string) (*BrowserSession,
 	if err := s.call(ctx, schema.EndpointAdopt, &schema.AdoptSessionRequest{From: s.RunID, To: to}, &rep); err != nil {
 		return nil, err
 	}
-	return &BrowserSession{bus: s.bus, RunID: to, Instance: rep.Instance, Browser: rep.Browser, Secrets: s.Secrets}, nil
+	return &BrowserSession{rpc: s.rpc, RunID: to, Instance: rep.Instance, Browser: rep.Browser, Secrets: s.Secrets}, nil
 }
 
 // Act performs one action. A refused or failed action is not an error
@@ -102,7 +107,7 @@ func (s *BrowserSession) call(ctx context.Context, endpoint string, req, rep any
 		cctx, cancel = context.WithTimeout(ctx, SessionCallTimeout)
 	}
 	defer cancel()
-	err := s.bus.Call(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
+	err := s.rpc.Call(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
 	switch {
 	case errors.Is(err, ErrNoService):
 		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session is gone: %v", s.Instance, s.RunID, err)

@@ -1,17 +1,17 @@
 package bus
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nats.go/micro"
 )
 
 // DefaultDataDir is where the embedded server keeps its JetStream store.
@@ -39,6 +39,10 @@ type Config struct {
 	// DefaultPublishPatience, negative not at all (a caller with its own
 	// fallback, such as the recorder's spool).
 	PublishPatience time.Duration
+	// Log hears about the connection (lost, back, closed), retried
+	// publishes and requests whose handlers failed; default
+	// slog.Default().
+	Log *slog.Logger
 }
 
 // DefaultPublishPatience outlasts a JetStream leader election.
@@ -53,17 +57,22 @@ var (
 	ErrDataDirBusy = errors.New("bus: data directory in use by another process")
 )
 
-// Bus is a connection to NATS JetStream with Rote's assets in place.
+// Bus is a connection to NATS JetStream with Rote's assets in place. It
+// hands out one client per role the connection plays, so that a service
+// is given only the roles it uses: the run log (Runs), the playbook store
+// (Playbooks), browser sessions (Browsers), requests to services (RPC)
+// and the task queue (Tasks).
 type Bus struct {
-	conn      *nats.Conn
-	js        jetstream.JetStream
-	playbooks jetstream.KeyValue
-	blobs     jetstream.ObjectStore
-	embedded  *embedded // nil when connected to an external or shared server
-	patience  time.Duration
+	conn     *nats.Conn
+	js       jetstream.JetStream
+	embedded *embedded // nil when connected to an external or shared server
+	log      *slog.Logger
 
-	mu       sync.Mutex
-	services []micro.Service // registered through NewService, for their stats
+	runs      *RunLog
+	playbooks *PlaybookStore
+	browsers  *Browsers
+	rpc       *RPC
+	tasks     *TaskQueue
 }
 
 // Open connects to NATS and ensures Rote's streams, bucket and object
@@ -81,16 +90,16 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Name == "" {
 		cfg.Name = "rote"
 	}
-	b := &Bus{patience: cfg.PublishPatience}
-	if b.patience == 0 {
-		b.patience = DefaultPublishPatience
+	if cfg.PublishPatience == 0 {
+		cfg.PublishPatience = DefaultPublishPatience
 	}
+	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus")}
 	var err error
 	switch {
 	case cfg.URL != "":
-		b.conn, err = dial(ctx, cfg)
+		b.conn, err = dial(ctx, cfg, b.connectionEvents()...)
 	default:
-		b.conn, b.embedded, err = openEmbedded(ctx, cfg)
+		b.conn, b.embedded, err = openEmbedded(ctx, cfg, b.connectionEvents()...)
 	}
 	if err != nil {
 		return nil, err
@@ -99,15 +108,30 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	if err := b.ensureTopology(ctx, cfg.Replicas); err != nil {
+	if err := b.ensureTopology(ctx, cfg.Replicas, patience(cfg.PublishPatience)); err != nil {
 		b.Close()
 		return nil, err
 	}
 	return b, nil
 }
 
+// connectionEvents log what happens to the connection.
+func (b *Bus) connectionEvents() []nats.Option {
+	return []nats.Option{
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil { // nil: this process closed it
+				b.log.Warn("NATS connection lost", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			b.log.Info("NATS connection back", "url", c.ConnectedUrlRedacted())
+		}),
+		nats.ClosedHandler(func(*nats.Conn) { b.log.Debug("NATS connection closed") }),
+	}
+}
+
 // dial connects to an external server, failing fast when it is down.
-func dial(ctx context.Context, cfg Config) (*nats.Conn, error) {
+func dial(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, error) {
 	timeout := 5 * time.Second
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
@@ -119,7 +143,7 @@ func dial(ctx context.Context, cfg Config) (*nats.Conn, error) {
 	if cfg.CAFile != "" {
 		opts = append(opts, nats.RootCAs(cfg.CAFile))
 	}
-	conn, err := nats.Connect(cfg.URL, opts...)
+	conn, err := nats.Connect(cfg.URL, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, redactURL(cfg.URL), err)
 	}
@@ -139,17 +163,27 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
+// Runs returns the run log: ROTE_RUNS and the blobs its events refer to.
+func (b *Bus) Runs() *RunLog { return b.runs }
+
+// Playbooks returns the playbook store, ROTE_PLAYBOOKS.
+func (b *Bus) Playbooks() *PlaybookStore { return b.playbooks }
+
+// Browsers returns the client that claims browser sessions from
+// actuators.
+func (b *Bus) Browsers() *Browsers { return b.browsers }
+
+// RPC returns the client for requests to services, and for serving them.
+func (b *Bus) RPC() *RPC { return b.rpc }
+
+// Tasks returns the task queue, ROTE_TASKS.
+func (b *Bus) Tasks() *TaskQueue { return b.tasks }
+
 // Conn returns the underlying NATS connection.
 func (b *Bus) Conn() *nats.Conn { return b.conn }
 
-// JetStream returns the JetStream context.
+// JetStream returns the JetStream context, for inspecting Rote's assets.
 func (b *Bus) JetStream() jetstream.JetStream { return b.js }
-
-// Playbooks returns the ROTE_PLAYBOOKS key-value bucket.
-func (b *Bus) Playbooks() jetstream.KeyValue { return b.playbooks }
-
-// Blobs returns the ROTE_BLOBS object store.
-func (b *Bus) Blobs() jetstream.ObjectStore { return b.blobs }
 
 // ClientURL returns the URL other processes can use to reach this bus.
 func (b *Bus) ClientURL() string {

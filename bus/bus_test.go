@@ -61,14 +61,22 @@ func TestTopology(t *testing.T) {
 	if tc := tasks.CachedInfo().Config; tc.Retention != jetstream.WorkQueuePolicy || !slices.Equal(tc.Subjects, []string{"rote.tasks"}) || tc.Storage != jetstream.FileStorage {
 		t.Fatalf("ROTE_TASKS config %+v", tc)
 	}
-	kvStatus, err := b.Playbooks().Status(c)
+	kv, err := b.JetStream().KeyValue(c, bus.BucketPlaybooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvStatus, err := kv.Status(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kvStatus.History() != 64 || kvStatus.Bucket() != "ROTE_PLAYBOOKS" {
 		t.Fatalf("ROTE_PLAYBOOKS history %d bucket %s, want 64", kvStatus.History(), kvStatus.Bucket())
 	}
-	objStatus, err := b.Blobs().Status(c)
+	obj, err := b.JetStream().ObjectStore(c, bus.BucketBlobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objStatus, err := obj.Status(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +85,7 @@ func TestTopology(t *testing.T) {
 	}
 
 	// The run log refuses deletion and purging for real, not just on paper.
-	if _, err := b.Publish(c, started("R1")); err != nil {
+	if _, err := b.Runs().Publish(c, started("R1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := runs.DeleteMsg(c, 1); err == nil {
@@ -86,7 +94,7 @@ func TestTopology(t *testing.T) {
 	if err := runs.Purge(c); err == nil {
 		t.Fatal("ROTE_RUNS allowed a purge")
 	}
-	if envs, err := b.ReadRun(c, "R1"); err != nil || len(envs) != 1 {
+	if envs, err := b.Runs().ReadRun(c, "R1"); err != nil || len(envs) != 1 {
 		t.Fatalf("event gone after refused delete/purge: %v %d", err, len(envs))
 	}
 }
@@ -121,16 +129,16 @@ func testOrderedReadBack(t *testing.T, b *bus.Bus) {
 	c := ctx(t)
 	want := []schema.Event{started("RA"), call("RA", 1), call("RA", 2), call("RA", 3), finished("RA")}
 	for i, ev := range want {
-		if _, err := b.Publish(c, ev); err != nil {
+		if _, err := b.Runs().Publish(c, ev); err != nil {
 			t.Fatal(err)
 		}
 		if i == 1 { // interleave another run
-			if _, err := b.Publish(c, started("RB")); err != nil {
+			if _, err := b.Runs().Publish(c, started("RB")); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	envs, err := b.ReadRun(c, "RA")
+	envs, err := b.Runs().ReadRun(c, "RA")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +157,14 @@ func testOrderedReadBack(t *testing.T, b *bus.Bus) {
 		t.Errorf("tool call decoded as %+v", got)
 	}
 	// One kind across runs.
-	startedEnvs, err := b.Read(c, schema.RunKindFilter(schema.KindStarted))
+	startedEnvs, err := b.Runs().Read(c, schema.RunKindFilter(schema.KindStarted))
 	if err != nil || len(startedEnvs) != 2 {
 		t.Fatalf("started across runs: %d, %v", len(startedEnvs), err)
 	}
-	if _, err := b.ReadRun(c, "NOPE"); !errors.Is(err, bus.ErrRunNotFound) {
+	if _, err := b.Runs().ReadRun(c, "NOPE"); !errors.Is(err, bus.ErrRunNotFound) {
 		t.Fatalf("missing run: %v", err)
 	}
-	if _, err := b.ReadRun(c, "bad.id"); !errors.Is(err, schema.ErrInvalid) {
+	if _, err := b.Runs().ReadRun(c, "bad.id"); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("bad run id: %v", err)
 	}
 }
@@ -164,15 +172,15 @@ func testOrderedReadBack(t *testing.T, b *bus.Bus) {
 func testDedup(t *testing.T, b *bus.Bus) {
 	c := ctx(t)
 	ev := call("RD", 1)
-	first, err := b.Publish(c, ev)
+	first, err := b.Runs().Publish(c, ev)
 	if err != nil || first.Duplicate {
 		t.Fatalf("first publish: %+v %v", first, err)
 	}
-	second, err := b.Publish(c, ev)
+	second, err := b.Runs().Publish(c, ev)
 	if err != nil || !second.Duplicate || second.Sequence != first.Sequence {
 		t.Fatalf("retried publish was stored again: %+v %v", second, err)
 	}
-	envs, err := b.ReadRun(c, "RD")
+	envs, err := b.Runs().ReadRun(c, "RD")
 	if err != nil || len(envs) != 1 {
 		t.Fatalf("want 1 stored event, got %d (%v)", len(envs), err)
 	}
@@ -182,19 +190,19 @@ func testInvalid(t *testing.T, b *bus.Bus) {
 	c := ctx(t)
 	bad := call("RI", 1)
 	bad.Seq = 0
-	if _, err := b.Publish(c, bad); !errors.Is(err, schema.ErrInvalid) {
+	if _, err := b.Runs().Publish(c, bad); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("invalid event published: %v", err)
 	}
 	huge := &schema.BrowserObserved{Meta: schema.Meta{ID: "big", Time: t0}, RunID: "RI", Seq: 1, Kind: schema.ObservationFull,
 		Render: strings.Repeat("x", int(b.Conn().MaxPayload())+1)}
-	if _, err := b.Publish(c, huge); !errors.Is(err, bus.ErrTooLarge) {
+	if _, err := b.Runs().Publish(c, huge); !errors.Is(err, bus.ErrTooLarge) {
 		t.Fatalf("oversize event: %v", err)
 	}
 	// A foreign message without the type header is refused on read.
 	if _, err := b.JetStream().Publish(c, "rote.runs.RI.calls", []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ReadRun(c, "RI"); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "seq") {
+	if _, err := b.Runs().ReadRun(c, "RI"); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "seq") {
 		t.Fatalf("undecodable message not reported: %v", err)
 	}
 }
@@ -204,14 +212,14 @@ func testAsync(t *testing.T, b *bus.Bus) {
 	const n = 500
 	futures := make([]jetstream.PubAckFuture, 0, n)
 	for i := 1; i <= n; i++ {
-		f, err := b.PublishAsync(call("RS", uint64(i)))
+		f, err := b.Runs().PublishAsync(call("RS", uint64(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		futures = append(futures, f)
 	}
 	select {
-	case <-b.PublishAsyncComplete():
+	case <-b.Runs().PublishAsyncComplete():
 	case <-c.Done():
 		t.Fatal("async publishes did not complete")
 	}
@@ -222,7 +230,7 @@ func testAsync(t *testing.T, b *bus.Bus) {
 			t.Fatal(err)
 		}
 	}
-	envs, err := b.ReadRun(c, "RS")
+	envs, err := b.Runs().ReadRun(c, "RS")
 	if err != nil || len(envs) != n {
 		t.Fatalf("read %d of %d (%v)", len(envs), n, err)
 	}
@@ -237,10 +245,10 @@ func testBlobs(t *testing.T, b *bus.Bus) {
 	c := ctx(t)
 	payload := bytes.Repeat([]byte("0123456789abcdef"), 10<<10) // 160 KiB
 	digest := schema.Digest(payload)
-	if _, err := b.Blobs().PutBytes(c, digest, payload); err != nil {
+	if err := b.Runs().PutBlob(c, schema.Blob{Digest: digest, Data: payload}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := b.Blobs().GetBytes(c, digest)
+	got, err := b.Runs().Blob(c, digest)
 	if err != nil || !bytes.Equal(got, payload) {
 		t.Fatalf("blob round trip: %v", err)
 	}
@@ -249,12 +257,16 @@ func testBlobs(t *testing.T, b *bus.Bus) {
 func testHistory(t *testing.T, b *bus.Bus) {
 	c := ctx(t)
 	key := strings.Repeat("a", 64) + ".register-vendor"
+	kv, err := b.JetStream().KeyValue(c, bus.BucketPlaybooks)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for v := 1; v <= 70; v++ {
-		if _, err := b.Playbooks().Put(c, key, []byte(fmt.Sprintf("version %d", v))); err != nil {
+		if _, err := kv.Put(c, key, []byte(fmt.Sprintf("version %d", v))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	hist, err := b.Playbooks().History(c, key)
+	hist, err := kv.History(c, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +283,7 @@ func TestStorePersistsAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []schema.Event{started("RP"), call("RP", 1), finished("RP")} {
-		if _, err := b.Publish(c, ev); err != nil {
+		if _, err := b.Runs().Publish(c, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -281,7 +293,7 @@ func TestStorePersistsAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	envs, err := b.ReadRun(c, "RP")
+	envs, err := b.Runs().ReadRun(c, "RP")
 	if err != nil || len(envs) != 3 {
 		t.Fatalf("after restart: %d events, %v", len(envs), err)
 	}
@@ -306,10 +318,10 @@ func TestSecondProcessAttachesToOwner(t *testing.T) {
 	if guest.Server() != nil {
 		t.Fatal("second open of a locked data directory started its own server")
 	}
-	if _, err := owner.Publish(c, started("RG")); err != nil {
+	if _, err := owner.Runs().Publish(c, started("RG")); err != nil {
 		t.Fatal(err)
 	}
-	if envs, err := guest.ReadRun(c, "RG"); err != nil || len(envs) != 1 {
+	if envs, err := guest.Runs().ReadRun(c, "RG"); err != nil || len(envs) != 1 {
 		t.Fatalf("guest read %d events, %v", len(envs), err)
 	}
 	if guest.ClientURL() != owner.ClientURL() {
@@ -341,7 +353,7 @@ func TestPublishFailsWhenTheServerDies(t *testing.T) {
 	srv.WaitForShutdown()
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if _, err := b.Publish(c, started("RX")); err == nil {
+	if _, err := b.Runs().Publish(c, started("RX")); err == nil {
 		t.Fatal("publish with the server down reported success")
 	}
 }

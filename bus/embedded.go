@@ -31,7 +31,7 @@ type embedded struct {
 
 // openEmbedded starts a server over cfg.DataDir, or attaches to the one
 // another process runs there.
-func openEmbedded(ctx context.Context, cfg Config) (*nats.Conn, *embedded, error) {
+func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, *embedded, error) {
 	dir := cfg.DataDir
 	if dir == "" {
 		dir = DefaultDataDir
@@ -48,7 +48,7 @@ func openEmbedded(ctx context.Context, cfg Config) (*nats.Conn, *embedded, error
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, nil, fmt.Errorf("bus: lock data directory: %w", err)
 		}
-		conn, err := attach(ctx, dir, cfg.Name)
+		conn, err := attach(ctx, dir, cfg.Name, extra...)
 		return conn, nil, err
 	}
 	e := &embedded{lock: lock, dir: dir}
@@ -56,7 +56,7 @@ func openEmbedded(ctx context.Context, cfg Config) (*nats.Conn, *embedded, error
 		e.close()
 		return nil, nil, err
 	}
-	conn, err := nats.Connect(e.srv.ClientURL(), nats.Name(cfg.Name), nats.InProcessServer(e.srv))
+	conn, err := nats.Connect(e.srv.ClientURL(), append([]nats.Option{nats.Name(cfg.Name), nats.InProcessServer(e.srv)}, extra...)...)
 	if err != nil {
 		e.close()
 		return nil, nil, fmt.Errorf("bus: connect to embedded server: %w", err)
@@ -104,13 +104,13 @@ func startServer(dir, listen string) (*server.Server, error) {
 // attach connects to the server that the owner of dir published. The
 // owner writes its URL just after it starts, so a missing file is retried
 // briefly.
-func attach(ctx context.Context, dir, name string) (*nats.Conn, error) {
+func attach(ctx context.Context, dir, name string, extra ...nats.Option) (*nats.Conn, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
 		if err == nil {
 			url := strings.TrimSpace(string(raw))
-			conn, err := dial(ctx, Config{URL: url, Name: name})
+			conn, err := dial(ctx, Config{URL: url, Name: name}, extra...)
 			if err == nil {
 				return conn, nil
 			}

@@ -3,10 +3,8 @@ package bus
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 )
 
 // Health reports whether this process can do its work over the bus now:
@@ -31,16 +29,3 @@ func (b *Bus) Closed() bool { return b.conn.IsClosed() }
 
 // Reconnects counts how often the connection was re-established.
 func (b *Bus) Reconnects() uint64 { return b.conn.Stats().Reconnects }
-
-// ServiceStats returns the request statistics of every service registered
-// through this bus, in registration order.
-func (b *Bus) ServiceStats() []micro.Stats {
-	b.mu.Lock()
-	svcs := slices.Clone(b.services)
-	b.mu.Unlock()
-	out := make([]micro.Stats, 0, len(svcs))
-	for _, s := range svcs {
-		out = append(out, s.Stats())
-	}
-	return out
-}

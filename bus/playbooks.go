@@ -25,6 +25,12 @@ var (
 // be stored and replayed explicitly, and the matcher never chooses them.
 const Unbound = "unbound"
 
+// PlaybookStore is ROTE_PLAYBOOKS: playbooks by fingerprint and name,
+// every version kept in the key's history (the newest PlaybookVersions).
+type PlaybookStore struct {
+	kv jetstream.KeyValue
+}
+
 // PlaybookEntry is one stored version of a playbook under its key.
 type PlaybookEntry struct {
 	Fingerprint string // Unbound for a playbook without one
@@ -48,7 +54,7 @@ func playbookKey(fingerprint, name string) string {
 // fingerprint and name: version 1 for a new playbook. origin says where
 // it came from (import, promote, patch, rollback). Concurrent writers do
 // not lose versions: a conflicting write is retried on the new latest.
-func (b *Bus) PutPlaybook(ctx context.Context, p *schema.Playbook, origin, note string) (*PlaybookEntry, error) {
+func (s *PlaybookStore) Put(ctx context.Context, p *schema.Playbook, origin, note string) (*PlaybookEntry, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -60,7 +66,7 @@ func (b *Bus) PutPlaybook(ctx context.Context, p *schema.Playbook, origin, note 
 	for attempt := 0; attempt < 10; attempt++ {
 		stored := schema.StoredPlaybook{Version: 1, Document: doc, Origin: origin, Note: note, Time: time.Now().UTC()}
 		var rev uint64
-		latest, err := b.playbooks.Get(ctx, key)
+		latest, err := s.kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 		case err != nil:
@@ -77,9 +83,9 @@ func (b *Bus) PutPlaybook(ctx context.Context, p *schema.Playbook, origin, note 
 			return nil, err
 		}
 		if rev == 0 {
-			_, err = b.playbooks.Create(ctx, key, value)
+			_, err = s.kv.Create(ctx, key, value)
 		} else {
-			_, err = b.playbooks.Update(ctx, key, value, rev)
+			_, err = s.kv.Update(ctx, key, value, rev)
 		}
 		if err == nil {
 			return &PlaybookEntry{Fingerprint: fingerprintOf(key), Name: p.Name, Stored: stored}, nil
@@ -107,9 +113,9 @@ func fingerprintOf(key string) string {
 
 // PlaybookHistory returns every kept version of a playbook, oldest first
 // (the bucket keeps the newest 64). ErrPlaybookNotFound when there is none.
-func (b *Bus) PlaybookHistory(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, error) {
+func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, error) {
 	key := playbookKey(fingerprint, name)
-	hist, err := b.playbooks.History(ctx, key)
+	hist, err := s.kv.History(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
 	}
@@ -121,19 +127,19 @@ func (b *Bus) PlaybookHistory(ctx context.Context, fingerprint, name string) ([]
 		if h.Operation() != jetstream.KeyValuePut {
 			continue
 		}
-		s, err := decodeStored(h.Value())
+		stored, err := decodeStored(h.Value())
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: s})
+		out = append(out, PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: stored})
 	}
 	return out, nil
 }
 
 // GetPlaybook returns one version of a playbook; version 0 means the
 // latest. ErrPlaybookNotFound when the playbook or version is not kept.
-func (b *Bus) GetPlaybook(ctx context.Context, fingerprint, name string, version uint64) (*PlaybookEntry, error) {
-	hist, err := b.PlaybookHistory(ctx, fingerprint, name)
+func (s *PlaybookStore) Get(ctx context.Context, fingerprint, name string, version uint64) (*PlaybookEntry, error) {
+	hist, err := s.History(ctx, fingerprint, name)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +156,8 @@ func (b *Bus) GetPlaybook(ctx context.Context, fingerprint, name string, version
 
 // ListPlaybooks returns the latest version of every playbook, sorted by
 // name, then fingerprint.
-func (b *Bus) ListPlaybooks(ctx context.Context) ([]PlaybookEntry, error) {
-	lister, err := b.playbooks.ListKeys(ctx)
+func (s *PlaybookStore) List(ctx context.Context) ([]PlaybookEntry, error) {
+	lister, err := s.kv.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bus: list playbooks: %w", err)
 	}
@@ -162,7 +168,7 @@ func (b *Bus) ListPlaybooks(ctx context.Context) ([]PlaybookEntry, error) {
 	var out []PlaybookEntry
 	for _, k := range keys {
 		fp, name, _ := strings.Cut(k, ".")
-		e, err := b.GetPlaybook(ctx, fp, name, 0)
+		e, err := s.Get(ctx, fp, name, 0)
 		if errors.Is(err, ErrPlaybookNotFound) {
 			continue // deleted meanwhile
 		}
@@ -183,8 +189,8 @@ func (b *Bus) ListPlaybooks(ctx context.Context) ([]PlaybookEntry, error) {
 // FindPlaybook returns the latest entry of the playbook called name when
 // exactly one fingerprint has it. Errors: ErrPlaybookNotFound,
 // ErrAmbiguousPlaybook (give the fingerprint).
-func (b *Bus) FindPlaybook(ctx context.Context, name string) (*PlaybookEntry, error) {
-	all, err := b.ListPlaybooks(ctx)
+func (s *PlaybookStore) Find(ctx context.Context, name string) (*PlaybookEntry, error) {
+	all, err := s.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -209,8 +215,8 @@ func (b *Bus) FindPlaybook(ctx context.Context, name string) (*PlaybookEntry, er
 
 // RollbackPlaybook stores version `to` again, as the new latest version:
 // nothing is deleted, and the rollback itself is a version.
-func (b *Bus) RollbackPlaybook(ctx context.Context, fingerprint, name string, to uint64) (*PlaybookEntry, error) {
-	old, err := b.GetPlaybook(ctx, fingerprint, name, to)
+func (s *PlaybookStore) Rollback(ctx context.Context, fingerprint, name string, to uint64) (*PlaybookEntry, error) {
+	old, err := s.Get(ctx, fingerprint, name, to)
 	if err != nil {
 		return nil, err
 	}
@@ -218,5 +224,5 @@ func (b *Bus) RollbackPlaybook(ctx context.Context, fingerprint, name string, to
 	if err != nil {
 		return nil, err
 	}
-	return b.PutPlaybook(ctx, p, "rollback", fmt.Sprintf("rollback to version %d", to))
+	return s.Put(ctx, p, "rollback", fmt.Sprintf("rollback to version %d", to))
 }

@@ -29,55 +29,55 @@ func TestPlaybookStoreVersions(t *testing.T) {
 	b := bustest.Start(t)
 	c := ctx(t)
 	fp := strings.Repeat("a", 64)
-	v1, err := b.PutPlaybook(c, playbook(t, fp, "file the report"), "import", "")
+	v1, err := b.Playbooks().Put(c, playbook(t, fp, "file the report"), "import", "")
 	if err != nil || v1.Stored.Version != 1 || v1.Fingerprint != fp {
 		t.Fatalf("first put: %+v %v", v1, err)
 	}
-	v2, err := b.PutPlaybook(c, playbook(t, fp, "file the monthly report"), "patch", "step go repaired")
+	v2, err := b.Playbooks().Put(c, playbook(t, fp, "file the monthly report"), "patch", "step go repaired")
 	if err != nil || v2.Stored.Version != 2 {
 		t.Fatalf("second put: %+v %v", v2, err)
 	}
-	got, err := b.GetPlaybook(c, fp, "file-report", 1)
+	got, err := b.Playbooks().Get(c, fp, "file-report", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := got.Decode(); p.Intent != "file the report" {
 		t.Fatalf("version 1 reads %q", p.Intent)
 	}
-	v3, err := b.RollbackPlaybook(c, fp, "file-report", 1)
+	v3, err := b.Playbooks().Rollback(c, fp, "file-report", 1)
 	if err != nil || v3.Stored.Version != 3 || v3.Stored.Origin != "rollback" {
 		t.Fatalf("rollback: %+v %v", v3, err)
 	}
-	latest, _ := b.GetPlaybook(c, fp, "file-report", 0)
+	latest, _ := b.Playbooks().Get(c, fp, "file-report", 0)
 	if p, _ := latest.Decode(); p.Intent != "file the report" || latest.Stored.Version != 3 {
 		t.Fatalf("latest after rollback: %q v%d", p.Intent, latest.Stored.Version)
 	}
-	hist, err := b.PlaybookHistory(c, fp, "file-report")
+	hist, err := b.Playbooks().History(c, fp, "file-report")
 	if err != nil || len(hist) != 3 || hist[1].Stored.Note != "step go repaired" {
 		t.Fatalf("history: %d %v", len(hist), err)
 	}
-	if _, err := b.GetPlaybook(c, fp, "file-report", 9); !errors.Is(err, bus.ErrPlaybookNotFound) {
+	if _, err := b.Playbooks().Get(c, fp, "file-report", 9); !errors.Is(err, bus.ErrPlaybookNotFound) {
 		t.Fatalf("missing version: %v", err)
 	}
-	if _, err := b.GetPlaybook(c, fp, "nope", 0); !errors.Is(err, bus.ErrPlaybookNotFound) {
+	if _, err := b.Playbooks().Get(c, fp, "nope", 0); !errors.Is(err, bus.ErrPlaybookNotFound) {
 		t.Fatalf("missing playbook: %v", err)
 	}
 
 	// The same name unbound: listed separately, and a name lookup is then
 	// ambiguous.
-	if e, err := b.PutPlaybook(c, playbook(t, "", "file the report by hand"), "import", ""); err != nil || e.Fingerprint != bus.Unbound {
+	if e, err := b.Playbooks().Put(c, playbook(t, "", "file the report by hand"), "import", ""); err != nil || e.Fingerprint != bus.Unbound {
 		t.Fatalf("unbound put: %+v %v", e, err)
 	}
-	list, err := b.ListPlaybooks(c)
+	list, err := b.Playbooks().List(c)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("list: %d %v", len(list), err)
 	}
-	if _, err := b.FindPlaybook(c, "file-report"); !errors.Is(err, bus.ErrAmbiguousPlaybook) {
+	if _, err := b.Playbooks().Find(c, "file-report"); !errors.Is(err, bus.ErrAmbiguousPlaybook) {
 		t.Fatalf("ambiguous find: %v", err)
 	}
 	bad := playbook(t, fp, "x")
 	bad.Verify = nil
-	if _, err := b.PutPlaybook(c, bad, "import", ""); !errors.Is(err, schema.ErrInvalid) {
+	if _, err := b.Playbooks().Put(c, bad, "import", ""); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("invalid playbook stored: %v", err)
 	}
 }
@@ -91,13 +91,13 @@ func TestConcurrentPutsLoseNoVersion(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := b.PutPlaybook(c, playbook(t, fp, "concurrent"), "import", ""); err != nil {
+			if _, err := b.Playbooks().Put(c, playbook(t, fp, "concurrent"), "import", ""); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	hist, err := b.PlaybookHistory(c, fp, "file-report")
+	hist, err := b.Playbooks().History(c, fp, "file-report")
 	if err != nil || len(hist) != 5 {
 		t.Fatalf("history %d (%v), want 5", len(hist), err)
 	}

@@ -45,12 +45,12 @@ func Decode(msg jetstream.Msg) (Envelope, error) {
 // possibly events stored while it reads. A message that
 // does not decode is an error naming its sequence: the run log is never
 // silently skipped over.
-func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
+func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 	var cons jetstream.Consumer
 	var info *jetstream.ConsumerInfo
-	err := b.retry(ctx, func(ctx context.Context) error {
+	err := l.patience.retry(ctx, func(ctx context.Context) error {
 		var err error
-		cons, err = b.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
+		cons, err = l.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
 			FilterSubjects: filters,
 			DeliverPolicy:  jetstream.DeliverAllPolicy,
 		})
@@ -64,7 +64,7 @@ func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 	}
 	remaining := info.NumPending
 	out := make([]Envelope, 0, remaining)
-	p := b.backoff()
+	p := l.patience.backoff()
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 512)), jetstream.FetchContext(ctx))
 		if err == nil {
@@ -100,11 +100,11 @@ func (b *Bus) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 }
 
 // ReadRun returns every event of one run in order, or ErrRunNotFound.
-func (b *Bus) ReadRun(ctx context.Context, runID string) ([]Envelope, error) {
+func (l *RunLog) ReadRun(ctx context.Context, runID string) ([]Envelope, error) {
 	if err := schema.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
-	envs, err := b.Read(ctx, schema.RunFilter(runID))
+	envs, err := l.Read(ctx, schema.RunFilter(runID))
 	if err != nil {
 		return nil, err
 	}

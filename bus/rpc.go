@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
@@ -17,16 +20,26 @@ var ErrNoService = errors.New("bus: no service instance answered")
 // headerError marks a reply whose body is a msgpack schema.Error.
 const headerError = "Rote-Error"
 
+// RPC sends requests to services and registers the services of this
+// process (NATS micro services, in queue groups).
+type RPC struct {
+	conn *nats.Conn
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	services []*Service // registered through NewService, for their stats
+}
+
 // Call sends req to a service endpoint as msgpack and decodes the reply
 // into rep. An error the handler returned comes back as a *schema.Error
 // (errors.Is compares its code); no instance listening is ErrNoService; a
 // deadline is the context's error.
-func (b *Bus) Call(ctx context.Context, subject string, req, rep any) error {
+func (r *RPC) Call(ctx context.Context, subject string, req, rep any) error {
 	data, err := msgpack.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("bus: encode request to %s: %w", subject, err)
 	}
-	msg, err := b.conn.RequestWithContext(ctx, subject, data)
+	msg, err := r.conn.RequestWithContext(ctx, subject, data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return fmt.Errorf("%w on %s", ErrNoService, subject)
@@ -46,6 +59,42 @@ func (b *Bus) Call(ctx context.Context, subject string, req, rep any) error {
 	return nil
 }
 
+// Service is a NATS micro service of this process. Its endpoints log the
+// requests they fail for a reason of their own (see LogFailures).
+type Service struct {
+	micro micro.Service
+	log   *slog.Logger
+}
+
+// NewService registers a NATS micro service on the connection.
+func (r *RPC) NewService(name, version, description string) (*Service, error) {
+	svc, err := micro.AddService(r.conn, micro.Config{Name: name, Version: version, Description: description})
+	if err != nil {
+		return nil, fmt.Errorf("bus: add service %s: %w", name, err)
+	}
+	s := &Service{micro: svc, log: r.log.With("service", name)}
+	r.mu.Lock()
+	r.services = append(r.services, s)
+	r.mu.Unlock()
+	return s, nil
+}
+
+// Stop stops serving the service's endpoints.
+func (s *Service) Stop() error { return s.micro.Stop() }
+
+// Stats returns the request statistics of every service registered
+// through this client, in registration order.
+func (r *RPC) Stats() []micro.Stats {
+	r.mu.Lock()
+	svcs := slices.Clone(r.services)
+	r.mu.Unlock()
+	out := make([]micro.Stats, 0, len(svcs))
+	for _, s := range svcs {
+		out = append(out, s.micro.Stats())
+	}
+	return out
+}
+
 // Handler serves one request of an endpoint.
 type Handler[Req, Rep any] func(ctx context.Context, req *Req) (*Rep, error)
 
@@ -53,14 +102,16 @@ type Handler[Req, Rep any] func(ctx context.Context, req *Req) (*Rep, error)
 // service's queue group unless queue is false. Each request runs in its own
 // goroutine under ctx, so a slow request does not hold up the others. A
 // *schema.Error from h reaches the caller as is; any other error as
-// CodeInternal.
-func AddEndpoint[Req, Rep any](ctx context.Context, svc micro.Service, name, subject string, queue bool, h Handler[Req, Rep]) error {
+// CodeInternal. Failures that are the service's own are logged
+// (LogFailures).
+func AddEndpoint[Req, Rep any](ctx context.Context, svc *Service, name, subject string, queue bool, h Handler[Req, Rep]) error {
 	opts := []micro.EndpointOpt{micro.WithEndpointSubject(subject)}
 	if !queue {
 		opts = append(opts, micro.WithEndpointQueueGroupDisabled())
 	}
-	return svc.AddEndpoint(name, micro.HandlerFunc(func(r micro.Request) {
-		go serve(ctx, r, h)
+	logged := LogFailures[Req, Rep](svc.log.With("endpoint", name))(h)
+	return svc.micro.AddEndpoint(name, micro.HandlerFunc(func(r micro.Request) {
+		go serve(ctx, r, logged)
 	}), opts...)
 }
 
@@ -88,16 +139,4 @@ func respondError(r micro.Request, err error) {
 	reply := schema.AsError(err)
 	data, _ := msgpack.Marshal(reply)
 	r.Respond(data, micro.WithHeaders(micro.Headers{headerError: []string{string(reply.Code)}}))
-}
-
-// NewService registers a NATS micro service on the bus connection.
-func (b *Bus) NewService(name, version, description string) (micro.Service, error) {
-	svc, err := micro.AddService(b.conn, micro.Config{Name: name, Version: version, Description: description})
-	if err != nil {
-		return nil, fmt.Errorf("bus: add service %s: %w", name, err)
-	}
-	b.mu.Lock()
-	b.services = append(b.services, svc)
-	b.mu.Unlock()
-	return svc, nil
 }

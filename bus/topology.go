@@ -71,8 +71,9 @@ func blobsConfig(replicas int) jetstream.ObjectStoreConfig {
 }
 
 // ensureTopology creates Rote's streams, bucket and object store, or
-// updates them to the current configuration.
-func (b *Bus) ensureTopology(ctx context.Context, replicas int) error {
+// updates them to the current configuration, and the role clients over
+// them.
+func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience) error {
 	for _, cfg := range streamConfigs(replicas) {
 		if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
@@ -86,6 +87,11 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int) error {
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
-	b.playbooks, b.blobs = kv, obj
+	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log}
+	b.runs = &RunLog{publisher: pub, blobs: obj}
+	b.tasks = &TaskQueue{publisher: pub}
+	b.playbooks = &PlaybookStore{kv: kv}
+	b.rpc = &RPC{conn: b.conn, log: b.log}
+	b.browsers = &Browsers{rpc: b.rpc}
 	return nil
 }

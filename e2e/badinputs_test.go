@@ -8,21 +8,21 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
 
-// fixtureOpener replays against our go-sdk fixture MCP server.
-func fixtureOpener(t testing.TB, b *bus.Bus) actuator.Opener {
+// fixtureOpener replays against our go-sdk fixture MCP server,
+// recording on b.
+func fixtureOpener(t testing.TB, b *bus.Bus) replay.Opener {
 	cmd, env := recordertest.Command()
-	return func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
+	return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
 			t.Setenv(k, v)
 		}
-		return actuator.OpenMCPDispatcher(ctx, actuator.MCPConfig{Command: cmd, Bus: b, RunID: runID})
+		return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: cmd, Runs: b.Runs(), RunID: runID})
 	}
 }
 
@@ -52,9 +52,8 @@ func decodeOrFail(t *testing.T, doc string) *schema.Playbook {
 // TestBadInputsGiveTypedErrors is the table of bad replays and the typed
 // error each gives, before the run (refusals) or in its result.
 func TestBadInputsGiveTypedErrors(t *testing.T) {
-	b := bustest.Start(t)
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("k")}, b)
-	open := fixtureOpener(t, b)
+	n := start(t, nil)
+	ex, open := n.Executor(), fixtureOpener(t, n.Bus())
 	good := decodeOrFail(t, echoPlaybook)
 	with := func(edit func(p *schema.Playbook)) *schema.Playbook {
 		p := decodeOrFail(t, echoPlaybook)
@@ -97,7 +96,7 @@ func TestBadInputsGiveTypedErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := ex.Replay(testContext(t), actuator.Replay{Playbook: c.playbook, Params: c.params, AllowUnbound: c.unbound, Open: open})
+			res, err := ex.Replay(testContext(t), replay.Request{Playbook: c.playbook, Params: c.params, AllowUnbound: c.unbound, Open: open})
 			if c.refused != nil {
 				if !errors.Is(err, c.refused) {
 					t.Fatalf("got %v, want %v", err, c.refused)
@@ -114,7 +113,7 @@ func TestBadInputsGiveTypedErrors(t *testing.T) {
 			t.Logf("| %s | %s at %s: %v |", c.name, res.Outcome, stepOrVerify(res.FailedStep), res.Reason)
 		})
 	}
-	res, err := ex.Replay(testContext(t), actuator.Replay{Playbook: good, Params: map[string]string{"text": "hi"}, AllowUnbound: true, Open: open})
+	res, err := ex.Replay(testContext(t), replay.Request{Playbook: good, Params: map[string]string{"text": "hi"}, AllowUnbound: true, Open: open})
 	if err != nil || res.Outcome != schema.OutcomeSuccess {
 		t.Fatalf("the good playbook: %v %+v", err, res)
 	}

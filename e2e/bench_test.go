@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
 
@@ -90,9 +89,8 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bs := bustest.Start(b)
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{}, bs)
-	open := fixtureOpener(b, bs)
+	n := start(b, nil)
+	ex, open := n.Executor(), fixtureOpener(b, n.Bus())
 
 	var bare time.Duration
 	var replayed time.Duration
@@ -112,7 +110,7 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 		}
 		bare += time.Since(start)
 		raw.Close(context.Background())
-		res, err := ex.Replay(context.Background(), actuator.Replay{Playbook: p, Params: map[string]string{"text": "x"}, AllowUnbound: true, Open: open})
+		res, err := ex.Replay(context.Background(), replay.Request{Playbook: p, Params: map[string]string{"text": "x"}, AllowUnbound: true, Open: open})
 		if err != nil || res.Outcome != schema.OutcomeSuccess {
 			b.Fatalf("%v %+v", err, res)
 		}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
@@ -29,7 +31,13 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		panic("build rote: " + err.Error())
 	}
+	browser, err := chromium.Launch(context.Background(), "")
+	if err != nil {
+		panic("the end-to-end suites need /usr/bin/chromium (scripts/setup installs it): " + err.Error())
+	}
+	sharedBrowser = browser.WS()
 	code := m.Run()
+	browser.Kill()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -109,7 +117,7 @@ func TestServePlannerRole(t *testing.T) {
 		"d4e5f6 text \"The nightly export job crashed at 02:00 with an error; no file was written.\""
 	var rep schema.ModelReply
 	req := &schema.JudgmentRequest{RunID: "run-serve-planner", StepID: "classify", Prompt: "Which category?", Options: []string{"Billing", "Technical", "Account", "Spam"}, Page: page}
-	if err := b.Call(testContext(t), schema.SubjectJudgment, req, &rep); err != nil {
+	if err := b.RPC().Call(testContext(t), schema.SubjectJudgment, req, &rep); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Value != "Technical" || rep.Usage.Output == 0 || rep.Usage.Uncached == 0 {

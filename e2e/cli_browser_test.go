@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rote-agent/rote/portal"
 	"time"
+
+	"github.com/rote-agent/rote/portal"
 )
 
 // TestObserveCommand runs `rote observe URL --json` and `rote observe URL`.

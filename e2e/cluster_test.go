@@ -127,7 +127,7 @@ func TestClusterNodeLossLosesNothing(t *testing.T) {
 			ev := &schema.LLMCall{Meta: schema.Meta{ID: fmt.Sprintf("w-%d", i), Time: time.Now()}, RunID: "cluster-writer", Source: schema.SourcePlanner, Model: "none",
 				Usage: schema.TokenUsage{Uncached: 1, Output: 1}}
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := b.Publish(pctx, ev)
+			_, err := b.Runs().Publish(pctx, ev)
 			cancel()
 			mu.Lock()
 			if err == nil {
@@ -192,7 +192,7 @@ func TestClusterNodeLossLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	envs, err := r.ReadRun(testContext(t), "cluster-writer")
+	envs, err := r.Runs().ReadRun(testContext(t), "cluster-writer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func finished(t *testing.T, b *bus.Bus, id string, within time.Duration) *schema
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		envs, err := b.Read(testContext(t), schema.RunSubject(id, schema.KindFinished))
+		envs, err := b.Runs().Read(testContext(t), schema.RunSubject(id, schema.KindFinished))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,13 +178,13 @@ func finished(t *testing.T, b *bus.Bus, id string, within time.Duration) *schema
 		}
 		if time.Now().After(deadline) {
 			var seen []string
-			if envs, err := b.Read(testContext(t), schema.RunKindFilter(schema.KindStarted)); err == nil {
+			if envs, err := b.Runs().Read(testContext(t), schema.RunKindFilter(schema.KindStarted)); err == nil {
 				for _, e := range envs {
 					seen = append(seen, e.Event.(*schema.RunStarted).RunID)
 				}
 			}
 			var last []string
-			if envs, err := b.ReadRun(testContext(t), id); err == nil {
+			if envs, err := b.Runs().ReadRun(testContext(t), id); err == nil {
 				for _, e := range envs[max(0, len(envs)-4):] {
 					last = append(last, fmt.Sprintf("%s %+v", e.Subject, e.Event))
 				}
@@ -225,7 +225,6 @@ func TestContainersDoATask(t *testing.T) {
 	if got := d.state().Downloads; len(got) != 1 {
 		t.Fatalf("the portal counted downloads %v, want 1", got)
 	}
-
 
 	// Kill the actuator container (SIGKILL) in the middle of a B2 run.
 	lost := fmt.Sprintf("k-%d", time.Now().UnixNano())

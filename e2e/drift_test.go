@@ -13,7 +13,7 @@ import (
 func vendorFlow(t *testing.T, b *bus.BrowserSession) []schema.Action {
 	t.Helper()
 	target := func(obs *schema.Observation, role, name string) *schema.Target {
-		n := node(t, obs, role, name)
+		n := findNode(t, obs, role, name)
 		return &schema.Target{ID: n.ID, Role: n.Role, Name: n.Name, Contract: n.Contract}
 	}
 	var flow []schema.Action

@@ -114,3 +114,5 @@ replace github.com/rote-agent/rote/services/distiller => ../services/distiller
 replace github.com/rote-agent/rote/services/matcher => ../services/matcher
 
 replace github.com/rote-agent/rote/portal => ../portal
+
+replace github.com/rote-agent/rote/chromium => ../chromium

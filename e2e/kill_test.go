@@ -55,7 +55,7 @@ func TestKill9LosesNoAcknowledgedEvent(t *testing.T) {
 	// flight and kill.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		envs, _ := watcher.Read(ctx, schema.RunSubject(rec.runID, schema.KindCalls))
+		envs, _ := watcher.Runs().Read(ctx, schema.RunSubject(rec.runID, schema.KindCalls))
 		if len(envs) >= acked {
 			break
 		}
@@ -78,7 +78,7 @@ func TestKill9LosesNoAcknowledgedEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envs, err := b.ReadRun(ctx, rec.runID) // fails on any undecodable (torn) event
+	envs, err := b.Runs().ReadRun(ctx, rec.runID) // fails on any undecodable (torn) event
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestKill9LosesNoAcknowledgedEvent(t *testing.T) {
 	next := startRecording(t, dir, nil, nil, "true")
 	next.stdin.Close()
 	next.cmd.Wait()
-	if stderr := next.stderr.String(); !strings.Contains(stderr, "marked 1 abandoned run(s) aborted") || !strings.Contains(stderr, rec.runID) {
+	if stderr := next.stderr.String(); !strings.Contains(stderr, `msg="marked abandoned runs aborted"`) || !strings.Contains(stderr, "count=1") || !strings.Contains(stderr, rec.runID) {
 		t.Fatalf("next recorder did not report the aborted run:\n%s", next.stderr)
 	}
 	b, err = bus.Open(ctx, bus.Config{DataDir: filepath.Join(dir)})
@@ -115,7 +115,7 @@ func TestKill9LosesNoAcknowledgedEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	envs, err = b.ReadRun(ctx, rec.runID)
+	envs, err = b.Runs().ReadRun(ctx, rec.runID)
 	if err != nil {
 		t.Fatal(err)
 	}

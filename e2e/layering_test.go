@@ -8,17 +8,18 @@ import (
 
 const modulePrefix = "github.com/rote-agent/rote/"
 
-// layer returns a package's layer: 0 schema, 1 bus and the fixture
-// portal, 2 a service or the benchmark suite (beside the services, never
-// imported by them), 3 the CLI, 4 the end-to-end suites; and for those of
-// layer 2, which one.
+// layer returns a package's layer: 0 schema, 1 plumbing beside it (the
+// bus, the Chromium launcher, the fixture portal), 2 a service or the
+// benchmark suite (beside the services, never imported by them), 3 the
+// CLI and its wiring, 4 the end-to-end suites; and for those of layer 2,
+// which one.
 func layer(pkg string) (int, string) {
 	rel := strings.TrimPrefix(pkg, modulePrefix)
 	switch {
 	case rel == "schema" || strings.HasPrefix(rel, "schema/"):
 		return 0, ""
-	case rel == "bus" || strings.HasPrefix(rel, "bus/"), rel == "portal" || strings.HasPrefix(rel, "portal/"):
-		return 1, "" // plumbing beside schema: the bus, and the fixture portal
+	case rel == "bus" || strings.HasPrefix(rel, "bus/"), rel == "chromium", rel == "portal" || strings.HasPrefix(rel, "portal/"):
+		return 1, "" // plumbing beside schema: the bus, the Chromium launcher, the fixture portal
 	case strings.HasPrefix(rel, "services/"):
 		return 2, strings.SplitN(strings.TrimPrefix(rel, "services/"), "/", 2)[0]
 	case rel == "bench" || strings.HasPrefix(rel, "bench/"):
@@ -58,7 +59,7 @@ func workspaceImports(t *testing.T) map[string][]string {
 // another service.
 func TestDependenciesPointDown(t *testing.T) {
 	imports := workspaceImports(t)
-	for _, want := range []string{"schema", "bus", "services/recorder", "cmd/rote"} {
+	for _, want := range []string{"schema", "bus", "chromium", "services/recorder", "services/actuator/replay", "cmd/rote", "cmd/rote/node"} {
 		if _, ok := imports[modulePrefix+want]; !ok {
 			t.Fatalf("go list did not see %s: the check would pass vacuously", want)
 		}

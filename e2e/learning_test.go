@@ -1,28 +1,16 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/rote-agent/rote/bench/suite"
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
 )
-
-// shadowOn replays candidates against the portal at base with params, as
-// shadow runs.
-func shadowOn(b *bus.Bus, ex *actuator.Executor, base string, params map[string]string) distiller.Shadow {
-	return func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
-		return ex.Replay(ctx, actuator.Replay{Playbook: p, Params: params, Mode: schema.ModeShadow,
-			Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-				return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
-			}})
-	}
-}
 
 // TestLearnFromColdRuns: for five suite tasks, a cold agent run is
 // distilled with no edit, shadow-replayed and promoted to version 1, and
@@ -31,11 +19,8 @@ func shadowOn(b *bus.Bus, ex *actuator.Executor, base string, params map[string]
 // deterministic replays call no model; the triage playbook's judgment,
 // which the distiller made of the agent's choice, makes exactly one call.
 func TestLearnFromColdRuns(t *testing.T) {
-	b := planes(t)
-	llm, _ := offlineModel(t, b, suite.Oracle())
-	plannerService(t, b, llm)
-	agent := planner.NewAgent(b, llm, []byte("test-key"))
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
+	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
+	b, agent := n.Bus(), n.Agent()
 	for _, id := range []string{"B1", "B2", "B3", "B4", "B6"} {
 		t.Run(id, func(t *testing.T) {
 			task, err := suite.Lookup(id)
@@ -47,7 +32,7 @@ func TestLearnFromColdRuns(t *testing.T) {
 			if err != nil || cold.Outcome != schema.OutcomeSuccess {
 				t.Fatalf("cold run: %v %+v", err, cold)
 			}
-			run, err := distiller.Load(testContext(t), b, cold.RunID)
+			run, err := b.Runs().Fold(testContext(t), cold.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +45,7 @@ func TestLearnFromColdRuns(t *testing.T) {
 				t.Fatalf("the playbook holds the password:\n%s", doc)
 			}
 			site.Reset()
-			promo, err := distiller.Promote(testContext(t), b, cand, shadowOn(b, ex, base, task.Params(0)))
+			promo, err := n.Promote(testContext(t), cand, task.Params(0), n.BrowserOpener(base), nil)
 			if err != nil {
 				t.Fatalf("promote: %v\n%s", err, doc)
 			}
@@ -68,7 +53,7 @@ func TestLearnFromColdRuns(t *testing.T) {
 				t.Fatalf("promotion %+v", promo.Entry.Stored)
 			}
 			site.Reset()
-			stored, err := b.GetPlaybook(testContext(t), cand.Playbook.Fingerprint, cand.Playbook.Name, 0)
+			stored, err := b.Playbooks().Get(testContext(t), cand.Playbook.Fingerprint, cand.Playbook.Name, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,10 +62,7 @@ func TestLearnFromColdRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			params := task.Params(1)
-			warm, err := ex.Replay(testContext(t), actuator.Replay{Playbook: p, Version: stored.Stored.Version, Params: params,
-				Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-					return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
-				}})
+			warm, err := n.Executor().Replay(testContext(t), replay.Request{Playbook: p, Version: stored.Stored.Version, Params: params, Open: n.BrowserOpener(base)})
 			if err != nil {
 				t.Fatal(err)
 			}

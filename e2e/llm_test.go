@@ -12,11 +12,20 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/bench/scripted/scriptedtest"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 )
+
+// offlineLLM is a model client for the scripted model answering with
+// oracle over real HTTP, recording on b.
+func offlineLLM(t testing.TB, b *bus.Bus, oracle scripted.Oracle) (*planner.LLM, *scripted.Server) {
+	t.Helper()
+	base, srv := scriptedtest.Start(t, oracle)
+	return planner.NewLLM(planner.LLMConfig{BaseURL: base, APIKey: "offline", Model: scripted.ModelName, Backoff: 10 * time.Millisecond}, b.Runs()), srv
+}
 
 func echoOracle() scripted.Oracle {
 	return scripted.OracleFunc(func(r scripted.Request) (scripted.Answer, error) {
@@ -39,7 +48,7 @@ func longPrompt(tail string) []openai.ChatCompletionMessage {
 // llm.call.v1 marked offline.
 func TestLLMOverHTTP(t *testing.T) {
 	b := bustest.Start(t)
-	llm, _ := offlineModel(t, b, echoOracle())
+	llm, _ := offlineLLM(t, b, echoOracle())
 	ctx := testContext(t)
 	call := func(key, tail string) schema.TokenUsage {
 		rep, err := llm.Complete(ctx, planner.Call{RunID: "run-llm", StepID: "s1", Source: schema.SourcePlanner, Messages: longPrompt(tail), CacheKey: key})
@@ -79,7 +88,7 @@ func TestLLMOverHTTP(t *testing.T) {
 // backoff; when they outlast the attempts the call fails, typed.
 func TestLLMBacksOff(t *testing.T) {
 	b := bustest.Start(t)
-	llm, srv := offlineModel(t, b, echoOracle())
+	llm, srv := offlineLLM(t, b, echoOracle())
 	srv.FailNext(http.StatusTooManyRequests, http.StatusServiceUnavailable)
 	if _, err := llm.Complete(testContext(t), planner.Call{RunID: "run-backoff", Source: schema.SourcePlanner, Messages: longPrompt("x")}); err != nil {
 		t.Fatalf("two transient failures then success: %v", err)
@@ -104,12 +113,12 @@ func TestLLMMissingUsageIsAnError(t *testing.T) {
 		w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Billing"},"finish_reason":"stop"}]}`))
 	}))
 	t.Cleanup(hs.Close)
-	llm := planner.NewLLM(planner.LLMConfig{BaseURL: hs.URL + "/v1", Model: "m", Timeout: 5 * time.Second}, b)
+	llm := planner.NewLLM(planner.LLMConfig{BaseURL: hs.URL + "/v1", Model: "m", Timeout: 5 * time.Second}, b.Runs())
 	_, err := llm.Complete(context.Background(), planner.Call{RunID: "run-nousage", Source: schema.SourceJudgment, Messages: longPrompt("x")})
 	if !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "no token usage") {
 		t.Fatalf("missing usage: %v", err)
 	}
-	if envs, err := b.ReadRun(testContext(t), "run-nousage"); !errors.Is(err, bus.ErrRunNotFound) {
+	if envs, err := b.Runs().ReadRun(testContext(t), "run-nousage"); !errors.Is(err, bus.ErrRunNotFound) {
 		t.Fatalf("recorded %d events (%v) for a call without usage", len(envs), err)
 	}
 }

@@ -1,33 +1,15 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/matcher"
 )
-
-// matcherService runs the matcher on b.
-func matcherService(t testing.TB, b *bus.Bus) {
-	t.Helper()
-	m := matcher.New(matcher.Config{}, b)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-m.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("matcher did not start")
-	}
-}
 
 // storeIntent stores a playbook named name bound to fp whose intent is a
 // suite task's text, with a parameter per slot.
@@ -42,7 +24,7 @@ func storeIntent(t testing.TB, b *bus.Bus, fp, name string, task *suite.Task, ex
 	for _, k := range extra {
 		p.Params[k] = schema.Param{Type: schema.ParamString, Required: true}
 	}
-	if _, err := b.PutPlaybook(testContext(t), p, "import", ""); err != nil {
+	if _, err := b.Playbooks().Put(testContext(t), p, "import", ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -50,7 +32,7 @@ func storeIntent(t testing.TB, b *bus.Bus, fp, name string, task *suite.Task, ex
 func match(t testing.TB, b *bus.Bus, fp, task string, params map[string]string) *schema.MatchReply {
 	t.Helper()
 	var rep schema.MatchReply
-	if err := b.Call(testContext(t), schema.SubjectMatch, &schema.MatchRequest{RunID: "run-match", Fingerprint: fp, Task: task, Params: params}, &rep); err != nil {
+	if err := b.RPC().Call(testContext(t), schema.SubjectMatch, &schema.MatchRequest{RunID: "run-match", Fingerprint: fp, Task: task, Params: params}, &rep); err != nil {
 		t.Fatal(err)
 	}
 	return &rep
@@ -63,7 +45,8 @@ func match(t testing.TB, b *bus.Bus, fp, task string, params map[string]string) 
 // bounded model call, tagged matcher, and binds only to a value the text
 // holds.
 func TestMatcher(t *testing.T) {
-	b := bustest.Start(t)
+	matchers := start(t, nil, node.Matcher)
+	b := matchers.Bus()
 	fpA, fpB := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	register, _ := suite.Lookup("B2")
 	offboard, _ := suite.Lookup("B6")
@@ -71,7 +54,6 @@ func TestMatcher(t *testing.T) {
 	storeIntent(t, b, fpA, "register-vendor", register)
 	storeIntent(t, b, fpA, "download-latest-report", download)
 	storeIntent(t, b, fpB, "offboard-vendor", offboard)
-	matcherService(t, b)
 
 	for rep := 1; rep < 4; rep++ {
 		params := register.Params(rep)
@@ -113,8 +95,7 @@ func TestMatcher(t *testing.T) {
 		t.Fatalf("no planner: %+v", got)
 	}
 	answer := `{"format": "operations report"}`
-	llm, _ := offlineModel(t, b, scripted.OracleFunc(func(r scripted.Request) (scripted.Answer, error) { return scripted.Answer{Content: answer}, nil }))
-	plannerService(t, b, llm)
+	startOn(t, b, scripted.OracleFunc(func(r scripted.Request) (scripted.Answer, error) { return scripted.Answer{Content: answer}, nil }), node.Planner)
 	got := match(t, b, fpB, text, map[string]string{"password": "pw"})
 	if !got.Hit || got.Bindings["format"] != "operations report" || got.Usage.Logical() == 0 || got.Usage.Logical() > 250 {
 		t.Fatalf("bound by the model: %+v", got)

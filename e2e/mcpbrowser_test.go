@@ -68,7 +68,7 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	runs, err := b.Read(ctx, schema.RunKindFilter(schema.KindStarted))
+	runs, err := b.Runs().Read(ctx, schema.RunKindFilter(schema.KindStarted))
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("want the recorder's run and the browser's run, got %d (%v)", len(runs), err)
 	}
@@ -77,8 +77,8 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 		st := env.Event.(*schema.RunStarted)
 		modes[st.Mode] = st.RunID
 	}
-	calls, _ := b.Read(ctx, schema.RunSubject(modes[schema.ModeRecord], schema.KindCalls))
-	actions, _ := b.Read(ctx, schema.RunSubject(modes[schema.ModeAgent], schema.KindActions))
+	calls, _ := b.Runs().Read(ctx, schema.RunSubject(modes[schema.ModeRecord], schema.KindCalls))
+	actions, _ := b.Runs().Read(ctx, schema.RunSubject(modes[schema.ModeAgent], schema.KindActions))
 	if len(calls) != 5 || len(actions) != 5 {
 		t.Fatalf("recorded %d tool calls and %d browser actions, want 5 and 5", len(calls), len(actions))
 	}

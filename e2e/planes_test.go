@@ -19,40 +19,10 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
-	"github.com/rote-agent/rote/services/perception"
+	"github.com/rote-agent/rote/services/actuator/actuatortest"
 )
-
-// planes runs perception and an actuator on a fresh bus, as `rote serve`
-// does in one process.
-func planes(t testing.TB) *bus.Bus {
-	t.Helper()
-	b := bustest.Start(t)
-	p, err := perception.New(perception.Config{}, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := actuator.New(actuator.Config{}, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, run := range []func(context.Context) error{p.Run, a.Run} {
-		wg.Add(1)
-		go func() { defer wg.Done(); run(ctx) }()
-	}
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	for _, ready := range []<-chan struct{}{p.Ready(), a.Ready()} {
-		select {
-		case <-ready:
-		case <-time.After(10 * time.Second):
-			t.Fatal("services did not start")
-		}
-	}
-	return b
-}
 
 func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -64,7 +34,7 @@ func testContext(t testing.TB) context.Context {
 func session(t testing.TB, b *bus.Bus, url string) *bus.BrowserSession {
 	t.Helper()
 	ctx := testContext(t)
-	s, err := b.OpenBrowser(ctx, bus.NewID())
+	s, err := b.Browsers().Open(ctx, bus.NewID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +78,7 @@ func observe(t testing.TB, s *bus.BrowserSession) *schema.SessionObserveReply {
 	return rep
 }
 
-func node(t testing.TB, obs *schema.Observation, role, name string) schema.ObservedNode {
+func findNode(t testing.TB, obs *schema.Observation, role, name string) schema.ObservedNode {
 	t.Helper()
 	for _, n := range obs.Nodes {
 		if n.Role == role && n.Name == name {
@@ -162,18 +132,9 @@ func (s *site) lastPost() url.Values {
 	return s.posts[len(s.posts)-1]
 }
 
-const actionsPage = `<!doctype html><title>Form</title><main><h1>Order</h1>
-<form method="post" action="/order">
-<label for="n">Name</label><input id="n" name="name">
-<label for="c">Color</label><select id="c" name="color"><option value="r">Red</option><option value="g">Green</option></select>
-<input type="checkbox" id="g" name="gift"><label for="g">Gift wrap</label>
-<label for="m">Message</label><textarea id="m" name="msg"></textarea>
-<button>Place order</button></form>
-<p id="hov" onmouseover="this.textContent='Hovered'">Hover target</p>
-<div id="cover" style="position:fixed;inset:0;display:none;background:#fff8"></div>
-<button onclick="document.getElementById('cover').style.display='block'">Show overlay</button>
-<button>Delete</button><button>Delete</button>
-</main>`
+// actionsPage is the conformance suite's page: a form with every kind of
+// control, a hover target, an overlay and two identical buttons.
+const actionsPage = actuatortest.Page
 
 // TestActionsInChromium drives every typed action through the actuator
 // against a real page and checks the server received what a user would
@@ -184,7 +145,7 @@ func TestActionsInChromium(t *testing.T) {
 	s := session(t, b, web.URL+"/")
 	obs := observe(t, s).Observation
 
-	name := node(t, &obs, "textbox", "Name")
+	name := findNode(t, &obs, "textbox", "Name")
 	fill := act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{ID: name.ID}, Value: "Ada Lovelace"})
 	if fill.Resolution != schema.ResolvedByID {
 		t.Errorf("fill by id resolved by %s", fill.Resolution)
@@ -241,7 +202,7 @@ func TestContractChangeRefusesDispatch(t *testing.T) {
 	})
 	s := session(t, b, web.URL+"/v1")
 	obs := observe(t, s).Observation
-	street, register := node(t, &obs, "textbox", "Street"), node(t, &obs, "button", "Register")
+	street, register := findNode(t, &obs, "textbox", "Street"), findNode(t, &obs, "button", "Register")
 	if street.Contract.Tag != "input" || register.Contract.FormAction != "/vendors" {
 		t.Fatalf("recorded contracts %+v %+v", street.Contract, register.Contract)
 	}
@@ -293,7 +254,8 @@ func TestSettlednessWaits(t *testing.T) {
 // TestCrashedBrowserIsReplaced crashes the browser under a session: the
 // session reports a typed error and the next run gets a new browser.
 func TestCrashedBrowserIsReplaced(t *testing.T) {
-	b := planes(t)
+	// A browser of its own: the package's shared one must live on.
+	b := startWith(t, bustest.Start(t), node.Config{Roles: node.Browser}, nil).Bus()
 	web := newSite(t, map[string]string{"/": actionsPage})
 	s := session(t, b, web.URL+"/")
 	alloc, cancel := remote.NewAllocator(context.Background(), s.Browser.WSURL)
@@ -328,7 +290,7 @@ func TestBrowserEventsAreRecorded(t *testing.T) {
 	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Name"}, Value: "x"})
 	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Delete"}}, schema.ErrAmbiguous)
 	observe(t, s)
-	envs, err := b.ReadRun(testContext(t), s.RunID)
+	envs, err := b.Runs().ReadRun(testContext(t), s.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

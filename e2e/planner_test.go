@@ -1,54 +1,29 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/rote-agent/rote/bench/scripted"
-	"github.com/rote-agent/rote/bench/scripted/scriptedtest"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/lab"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/planner"
 )
-
-// offlineModel serves the scripted model with oracle over real HTTP and
-// returns a go-openai client for it that records on b.
-func offlineModel(t testing.TB, b *bus.Bus, oracle scripted.Oracle) (*planner.LLM, *scripted.Server) {
-	t.Helper()
-	base, srv := scriptedtest.Start(t, oracle)
-	return planner.NewLLM(planner.LLMConfig{BaseURL: base, APIKey: "offline", Model: scripted.ModelName, Backoff: 10 * time.Millisecond}, b), srv
-}
-
-// plannerService runs the planner's endpoints on b with llm.
-func plannerService(t testing.TB, b *bus.Bus, llm *planner.LLM) {
-	t.Helper()
-	svc := planner.NewService(b, llm)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-svc.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("planner did not start")
-	}
-}
 
 // runLog reads a run back and returns its model calls and how it ended.
 func runLog(t testing.TB, b *bus.Bus, runID string) ([]*schema.LLMCall, *schema.RunFinished) {
 	t.Helper()
-	envs, err := b.ReadRun(testContext(t), runID)
+	envs, err := b.Runs().ReadRun(testContext(t), runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +44,7 @@ func runLog(t testing.TB, b *bus.Bus, runID string) ([]*schema.LLMCall, *schema.
 // holds secret, however encoded.
 func noSecretRecorded(t testing.TB, b *bus.Bus, runID, secret string) {
 	t.Helper()
-	envs, err := b.ReadRun(testContext(t), runID)
+	envs, err := b.Runs().ReadRun(testContext(t), runID)
 	if err != nil || len(envs) == 0 {
 		t.Fatalf("run %s: %d events, %v", runID, len(envs), err)
 	}
@@ -90,14 +65,13 @@ func noSecretRecorded(t testing.TB, b *bus.Bus, runID, secret string) {
 // message off the page, and the portal files the message where its text
 // says, for every seeded message.
 func TestTriageReplayAsksThePlanner(t *testing.T) {
-	b := planes(t)
-	llm, _ := offlineModel(t, b, suite.Oracle())
-	plannerService(t, b, llm)
+	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
+	b := n.Bus()
 	p := examplePlaybook(t, "triage-message")
 	for _, m := range portal.Messages()[:4] {
 		t.Run(m.ID, func(t *testing.T) {
 			base, site := portalSite(t, "")
-			res := browserReplay(t, b, p, base, login(map[string]string{"subject": m.Subject}))
+			res := browserReplay(t, n, p, base, login(map[string]string{"subject": m.Subject}))
 			if res.Outcome != schema.OutcomeSuccess {
 				t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
 			}
@@ -125,13 +99,11 @@ func TestTriageReplayAsksThePlanner(t *testing.T) {
 // options fails the replay outright (no fallback, no improvised branch),
 // before anything is filed.
 func TestJudgmentOutOfSetFails(t *testing.T) {
-	b := planes(t)
-	llm, _ := offlineModel(t, b, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
+	n := start(t, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
 		return scripted.Answer{Content: "Urgent"}, nil
-	}))
-	plannerService(t, b, llm)
+	}), node.Perception, node.Actuator, node.Planner)
 	base, site := portalSite(t, "")
-	res := browserReplay(t, b, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Nightly export crashed"}))
+	res := browserReplay(t, n, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Nightly export crashed"}))
 	if res.Outcome != schema.OutcomeFailed || res.FailedStep != "classify" || !errors.Is(res.Reason, schema.ErrOutOfSet) {
 		t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
 	}
@@ -145,15 +117,13 @@ func TestJudgmentOutOfSetFails(t *testing.T) {
 // portal's own state agrees, and every model call is recorded with its
 // source and usage.
 func TestColdSuiteRuns(t *testing.T) {
-	b := planes(t)
-	llm, _ := offlineModel(t, b, suite.Oracle())
-	agent := planner.NewAgent(b, llm, []byte("test-key"))
+	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
+	b, agent := n.Bus(), n.Agent()
 	for _, task := range suite.Tasks() {
 		t.Run(task.ID, func(t *testing.T) {
 			base, site := portalSite(t, task.Variant)
 			params := task.Params(1)
-			res, err := agent.Run(testContext(t), planner.Task{Suite: task.ID, Name: task.Name, Text: task.Render(params), Params: params,
-				Secrets: task.Secrets, Verify: task.VerifyExpects(params), StartURL: base}, planner.Options{})
+			res, err := agent.Run(testContext(t), lab.Task(task, params, base), planner.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,26 +161,10 @@ func TestColdSuiteRuns(t *testing.T) {
 	}
 }
 
-// suiteTask is the planner task of a suite task on the portal at base.
+// suiteTask is the planner task of a suite task's repetition rep on the
+// portal at base.
 func suiteTask(task *suite.Task, rep int, base string) planner.Task {
-	params := task.Params(rep)
-	return planner.Task{Suite: task.ID, Name: task.Name, Text: task.Render(params), Params: params,
-		Secrets: task.Secrets, Verify: task.VerifyExpects(params), StartURL: base}
-}
-
-// controller is the control loop over the planes of b, with the offline
-// model answering agent steps, judgments and repairs.
-func controller(t testing.TB, b *bus.Bus) *planner.Controller {
-	t.Helper()
-	llm, _ := offlineModel(t, b, suite.Oracle())
-	plannerService(t, b, llm)
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
-	return planner.NewController(b, planner.NewAgent(b, llm, []byte("test-key")), func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
-		return ex.Replay(ctx, actuator.Replay{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
-			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) {
-				return actuator.BrowserDispatcherOn(r.Session, r.Base)
-			}})
-	})
+	return lab.Task(task, task.Params(rep), base)
 }
 
 // TestScopedRepairSavesANewVersion: B5 (the vendor form with "Company
@@ -219,8 +173,8 @@ func controller(t testing.TB, b *bus.Bus) *planner.Controller {
 // holds, the replay verifies, and the repair is saved as version 2, which
 // then replays with zero model calls.
 func TestScopedRepairSavesANewVersion(t *testing.T) {
-	b := planes(t)
-	c := controller(t, b)
+	n := start(t, nil, node.Tasks...)
+	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B5")
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +184,7 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
 		t.Fatal(err)
 	}
-	v1, err := b.PutPlaybook(testContext(t), p, "import", "")
+	v1, err := b.Playbooks().Put(testContext(t), p, "import", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +207,7 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 	if len(rep.Usage) != 1 || rep.Usage[0].Source != schema.SourceRepair || rep.Usage[0].Calls != 1 {
 		t.Fatalf("usage %+v, want one repair call", rep.Usage)
 	}
-	v2, err := b.GetPlaybook(testContext(t), p.Fingerprint, p.Name, 2)
+	v2, err := b.Playbooks().Get(testContext(t), p.Fingerprint, p.Name, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +249,7 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 // verifies; nothing is saved as a new version, since the dialog is not
 // part of the task.
 func TestCoveredControlIsCleared(t *testing.T) {
-	b := planes(t)
-	c := controller(t, b)
+	c := start(t, nil, node.Tasks...).Controller()
 	task, err := suite.Lookup("B2")
 	if err != nil {
 		t.Fatal(err)
@@ -341,8 +294,8 @@ func TestCoveredControlIsCleared(t *testing.T) {
 // contract. The review form posting elsewhere is never repaired: the
 // replay refuses the submit and falls back.
 func TestChangedFieldIsRepaired(t *testing.T) {
-	b := planes(t)
-	c := controller(t, b)
+	n := start(t, nil, node.Tasks...)
+	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B2")
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +308,7 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
 		t.Fatal(err)
 	}
-	v1, err := b.PutPlaybook(testContext(t), p, "import", "")
+	v1, err := b.Playbooks().Put(testContext(t), p, "import", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +326,7 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 	if err := task.Check(site.State(), task.Params(2), ""); err != nil {
 		t.Fatal(err)
 	}
-	v2, err := b.GetPlaybook(testContext(t), p.Fingerprint, p.Name, rep.Patched.Version)
+	v2, err := b.Playbooks().Get(testContext(t), p.Fingerprint, p.Name, rep.Patched.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,8 +366,8 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 // is, completes the form and verifies, registering the vendor exactly
 // once.
 func TestFallbackCarriesOn(t *testing.T) {
-	b := planes(t)
-	c := controller(t, b)
+	n := start(t, nil, node.Tasks...)
+	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B2")
 	if err != nil {
 		t.Fatal(err)
@@ -477,10 +430,9 @@ var volatile = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|127\.0\
 // the same cache key; neither run id, no time and no address is in them;
 // and later calls of a run read their prefix from the prompt cache.
 func TestPrefixHoldsNothingVolatile(t *testing.T) {
-	b := planes(t)
 	rec := &recorder{next: suite.Oracle()}
-	llm, _ := offlineModel(t, b, rec)
-	agent := planner.NewAgent(b, llm, []byte("test-key"))
+	n := start(t, rec, node.Perception, node.Actuator, node.Planner)
+	b, agent := n.Bus(), n.Agent()
 	task, _ := suite.Lookup("B1")
 	var runs []string
 	var first []scripted.Message
@@ -526,12 +478,11 @@ func TestPrefixHoldsNothingVolatile(t *testing.T) {
 // most one diff; from one step to the next on the same page the context
 // grows by the new ledger line and the diff, never by the page again.
 func TestContextGrowsByTheLedgerLine(t *testing.T) {
-	b := planes(t)
 	rec := &recorder{next: suite.Oracle()}
-	llm, _ := offlineModel(t, b, rec)
+	n := start(t, rec, node.Perception, node.Actuator, node.Planner)
 	task, _ := suite.Lookup("B2")
 	base, _ := portalSite(t, "")
-	res, err := planner.NewAgent(b, llm, []byte("test-key")).Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
+	res, err := n.Agent().Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
 	if err != nil || res.Outcome != schema.OutcomeSuccess {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -577,13 +528,13 @@ func TestContextGrowsByTheLedgerLine(t *testing.T) {
 // gets one retry, with the reason; a second invalid answer fails the run,
 // typed, and both calls are recorded with their usage.
 func TestInvalidActionTwiceFails(t *testing.T) {
-	b := planes(t)
-	llm, _ := offlineModel(t, b, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
+	n := start(t, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
 		return scripted.Answer{Call: &scripted.Call{Name: "teleport", Arguments: `{}`}}, nil
-	}))
+	}), node.Perception, node.Actuator, node.Planner)
+	b := n.Bus()
 	task, _ := suite.Lookup("B1")
 	base, _ := portalSite(t, "")
-	res, err := planner.NewAgent(b, llm, []byte("test-key")).Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
+	res, err := n.Agent().Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,7 +261,7 @@ func TestRecordInFrontOfRealServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			envs, err := b.ReadRun(ctx, rec.runID)
+			envs, err := b.Runs().ReadRun(ctx, rec.runID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestRecordInFrontOfRealServers(t *testing.T) {
 						t.Errorf("%s: duration %v", e.Tool, e.Duration)
 					}
 					if e.BlobRef != "" {
-						blob, err := b.Blobs().GetBytes(ctx, e.BlobRef)
+						blob, err := b.Runs().Blob(ctx, e.BlobRef)
 						if err != nil || !bytes.Equal(blob, raw) {
 							t.Errorf("%s: blob %s not retrievable or different: %v", e.Tool, e.BlobRef, err)
 						}

@@ -91,7 +91,7 @@ func BenchmarkCaptureDistill(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var rep schema.ObserveReply
-		if err := bs.Call(testContext(b), schema.ObserveSubject(bus.Host()), &schema.ObserveRequest{Browser: s.Browser}, &rep); err != nil {
+		if err := bs.RPC().Call(testContext(b), schema.ObserveSubject(bus.Host()), &schema.ObserveRequest{Browser: s.Browser}, &rep); err != nil {
 			b.Fatal(err)
 		}
 		capture += rep.Observation.Stats.Capture

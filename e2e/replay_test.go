@@ -1,16 +1,15 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"os"
 	"slices"
 	"testing"
 
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/replay"
 )
 
 // examplePlaybook reads one of the hand-written portal playbooks.
@@ -41,16 +40,11 @@ var vendorParams = map[string]string{
 	"street": "1 Main St", "city": "Berlin", "country": "Germany", "category": "Supplier",
 }
 
-// browserReplay replays p against the portal at base in a browser.
-func browserReplay(t testing.TB, b *bus.Bus, p *schema.Playbook, base string, params map[string]string) *schema.ReplayResult {
+// browserReplay replays p against the portal at base in a browser of
+// n's, with n's executor.
+func browserReplay(t testing.TB, n *node.Node, p *schema.Playbook, base string, params map[string]string) *schema.ReplayResult {
 	t.Helper()
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: []byte("test-key")}, b)
-	res, err := ex.Replay(testContext(t), actuator.Replay{
-		Playbook: p, Params: params, AllowUnbound: true,
-		Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-			return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
-		},
-	})
+	res, err := n.Executor().Replay(testContext(t), replay.Request{Playbook: p, Params: params, AllowUnbound: true, Open: n.BrowserOpener(base)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +55,8 @@ func browserReplay(t testing.TB, b *bus.Bus, p *schema.Playbook, base string, pa
 // Chromium: every step deterministic, no model call, verify passed, and
 // the portal's own state agrees.
 func TestReplayPortalPlaybooks(t *testing.T) {
-	b := planes(t)
+	n := start(t, nil, node.Browser...)
+	b := n.Bus()
 	cases := []struct {
 		playbook string
 		params   map[string]string
@@ -86,7 +81,7 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.playbook, func(t *testing.T) {
 			base, p := portalSite(t, "")
-			res := browserReplay(t, b, examplePlaybook(t, c.playbook), base, login(c.params))
+			res := browserReplay(t, n, examplePlaybook(t, c.playbook), base, login(c.params))
 			if res.Outcome != schema.OutcomeSuccess {
 				t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
 			}
@@ -100,7 +95,7 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 			}
 			c.check(t, p.State())
 			noSecretRecorded(t, b, res.RunID, portal.Password)
-			envs, err := b.ReadRun(testContext(t), res.RunID)
+			envs, err := b.Runs().ReadRun(testContext(t), res.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +122,7 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 // that completed. The portal's state is the judge: nothing registered,
 // imported or offboarded that should not be.
 func TestReplayUnderDrift(t *testing.T) {
-	b := planes(t)
+	n := start(t, nil, node.Browser...)
 	p := examplePlaybook(t, "register-vendor")
 	cases := []struct {
 		variant string
@@ -148,7 +143,7 @@ func TestReplayUnderDrift(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.variant, func(t *testing.T) {
 			base, site := portalSite(t, c.variant)
-			res := browserReplay(t, b, p, base, login(vendorParams))
+			res := browserReplay(t, n, p, base, login(vendorParams))
 			st := site.State()
 			if len(st.Imports) != 0 || len(st.Offboarded) != 0 {
 				t.Fatalf("a wrong effect: imports %+v, offboarded %+v", st.Imports, st.Offboarded)
@@ -177,9 +172,9 @@ func TestReplayUnderDrift(t *testing.T) {
 // step needs the planner, which no service answers yet, so the replay
 // falls back there, after the deterministic steps, having filed nothing.
 func TestTriageWaitsForThePlanner(t *testing.T) {
-	b := planes(t)
+	n := start(t, nil, node.Browser...)
 	base, site := portalSite(t, "")
-	res := browserReplay(t, b, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Locked out after three attempts"}))
+	res := browserReplay(t, n, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Locked out after three attempts"}))
 	if res.Outcome != schema.OutcomeFallback || res.FailedStep != "classify" || !errors.Is(res.Reason, schema.ErrUnavailable) {
 		t.Fatalf("outcome %s at %s: %v", res.Outcome, res.FailedStep, res.Reason)
 	}

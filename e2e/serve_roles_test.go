@@ -189,7 +189,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 			t.Fatalf("finished %d of %d tasks in 3 minutes; planners:\n%s\n%s", len(finished), len(ids), planners[0].out, planners[1].out)
 		}
 		time.Sleep(500 * time.Millisecond)
-		envs, err := b.Read(testContext(t), schema.RunKindFilter(schema.KindStarted), schema.RunKindFilter(schema.KindFinished))
+		envs, err := b.Runs().Read(testContext(t), schema.RunKindFilter(schema.KindStarted), schema.RunKindFilter(schema.KindFinished))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestActuatorLossIsRetried(t *testing.T) {
 	var outcomes map[string]*schema.RunFinished
 	for {
 		outcomes = map[string]*schema.RunFinished{}
-		envs, err := b.Read(testContext(t), schema.RunKindFilter(schema.KindFinished))
+		envs, err := b.Runs().Read(testContext(t), schema.RunKindFilter(schema.KindFinished))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func waitForActions(t *testing.T, b *bus.Bus, runID string, n int, within time.D
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		envs, _ := b.ReadRun(testContext(t), runID) // not found until the run starts
+		envs, _ := b.Runs().ReadRun(testContext(t), runID) // not found until the run starts
 		actions := 0
 		for _, e := range envs {
 			if _, ok := e.Event.(*schema.BrowserAction); ok {

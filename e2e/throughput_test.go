@@ -45,7 +45,7 @@ func BenchmarkTaskThroughput(b *testing.B) {
 			if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := bs.PutPlaybook(testContext(b), p, "import", ""); err != nil {
+			if _, err := bs.Playbooks().Put(testContext(b), p, "import", ""); err != nil {
 				b.Fatal(err)
 			}
 			prefix := fmt.Sprintf("tp%d-%d-", actuators, time.Now().UnixNano())
@@ -68,7 +68,7 @@ func BenchmarkTaskThroughput(b *testing.B) {
 					b.Fatalf("%d of %d tasks finished in 10 minutes", done, b.N)
 				}
 				time.Sleep(200 * time.Millisecond)
-				envs, err := bs.Read(testContext(b), schema.RunKindFilter(schema.KindFinished))
+				envs, err := bs.Runs().Read(testContext(b), schema.RunKindFilter(schema.KindFinished))
 				if err != nil {
 					b.Fatal(err)
 				}

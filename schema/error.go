@@ -85,6 +85,7 @@ var (
 	ErrUnavailable       = &Error{Code: CodeUnavailable}
 	ErrToolError         = &Error{Code: CodeToolError}
 	ErrExpectFailed      = &Error{Code: CodeExpectFailed}
+	ErrInternal          = &Error{Code: CodeInternal}
 )
 
 // within returns err with context in front of its message, keeping its

@@ -128,3 +128,12 @@ func MergeUsage(lists ...[]SourceUsage) []SourceUsage {
 	slices.SortFunc(out, func(a, b SourceUsage) int { return strings.Compare(string(a.Source), string(b.Source)) })
 	return out
 }
+
+// LogicalTokens is the tokens of usage, every kind counted once.
+func LogicalTokens(usage []SourceUsage) int64 {
+	var n int64
+	for _, u := range usage {
+		n += u.Tokens.Logical()
+	}
+	return n
+}

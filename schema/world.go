@@ -91,7 +91,7 @@ func (e Expect) eval(w World) (bool, string, error) {
 			return false, "", err
 		}
 		re := regexp.MustCompile(e.Arg) // Validate compiled it already
-		return re.MatchString(text), fmt.Sprintf("output %s", clip(text, 80)), nil
+		return re.MatchString(text), fmt.Sprintf("output %s", Clip(text, 80)), nil
 	}
 	// The JSON path primitives.
 	out, err := w.output()
@@ -104,11 +104,11 @@ func (e Expect) eval(w World) (bool, string, error) {
 	case OpJSONPathExists:
 		return ok, fmt.Sprintf("%s exists: %v", e.Arg, ok), nil
 	case OpNonempty:
-		return ok && nonempty(got), fmt.Sprintf("%s is %s", e.Arg, clip(jsonText(got, ok), 80)), nil
+		return ok && nonempty(got), fmt.Sprintf("%s is %s", e.Arg, Clip(jsonText(got, ok), 80)), nil
 	}
 	gotJSON := jsonText(got, ok)
 	want, _ := CanonicalJSON(e.Value)
-	return ok && gotJSON == string(want), fmt.Sprintf("%s is %s", e.Arg, clip(gotJSON, 80)), nil
+	return ok && gotJSON == string(want), fmt.Sprintf("%s is %s", e.Arg, Clip(gotJSON, 80)), nil
 }
 
 // output decodes w.Output, or says the world has none.
@@ -159,11 +159,4 @@ func jsonText(v any, ok bool) string {
 		return "unencodable"
 	}
 	return string(b)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

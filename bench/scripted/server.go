@@ -97,6 +97,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "streaming is not supported by the scripted model")
 		return
 	}
+	//lint:ignore SA1019 older clients still send max_tokens, and the server honours either
 	oreq := Request{MaxTokens: max(req.MaxCompletionTokens, req.MaxTokens)}
 	for _, t := range req.Tools {
 		if t.Function != nil {

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/spf13/cobra"
 )
 
 // App holds what every command shares: the global flags, the output
-// streams, and a bus opened on first use.
+// streams, the log, and a bus opened on first use.
 type App struct {
 	DataDir string
 	NATSURL string
@@ -28,8 +30,12 @@ type App struct {
 	Stdin        io.Reader
 	Stdout       io.Writer
 	Stderr       io.Writer
+	// Log is where services log: warnings and errors on stderr, unless a
+	// command (rote serve) asks for more.
+	Log *slog.Logger
 
-	bus *bus.Bus
+	suites suiteSupport
+	bus    *bus.Bus
 }
 
 // Bus opens the bus on first use: the external server when --nats is
@@ -48,11 +54,49 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 
 // busConfig is the bus the global flags name, for a client called name.
 func (a *App) busConfig(name string) bus.Config {
-	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name}
+	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name, Log: a.Log}
 	if a.NATSURL != "" {
 		cfg.Replicas = a.NATSReplicas
 	}
 	return cfg
+}
+
+// nodeConfig is a node of roles on this process's settings: its secret
+// key, its log, and what the frozen suites add when they are built in
+// (the offline model, suite tasks).
+func (a *App) nodeConfig(roles ...string) (node.Config, error) {
+	key, err := node.SecretKey(a.DataDir)
+	if err != nil {
+		return node.Config{}, err
+	}
+	cfg := node.Config{Roles: roles, SecretKey: key, Log: a.Log, Suites: a.suites.expand}
+	if a.suites.offline != nil {
+		if cfg.Offline, err = a.suites.offline(a.ModelLatency); err != nil {
+			return node.Config{}, usageError("%v", err)
+		}
+	}
+	return cfg, nil
+}
+
+// startNode opens the bus and runs a node of roles on it; the caller
+// closes the node.
+func (a *App) startNode(ctx context.Context, roles ...string) (*node.Node, error) {
+	b, err := a.Bus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.nodeConfig(roles...)
+	if err != nil {
+		return nil, err
+	}
+	n, err := node.New(cfg, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Run(ctx); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // Close releases the bus, if one was opened.
@@ -86,7 +130,8 @@ func usageError(format string, args ...any) error {
 // Main runs the rote command line with args and returns the exit code.
 // It is what main calls and what tests call.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, suites: builtinSuites(),
+		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	root := newRootCommand(app)
 	root.SetArgs(args)
 	root.SetOut(stdout)

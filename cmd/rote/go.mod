@@ -88,3 +88,5 @@ replace github.com/rote-agent/rote/bench => ../../bench
 replace github.com/rote-agent/rote/services/distiller => ../../services/distiller
 
 replace github.com/rote-agent/rote/services/matcher => ../../services/matcher
+
+replace github.com/rote-agent/rote/chromium => ../../chromium

@@ -6,9 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +60,7 @@ func distillRun(ctx context.Context, app *App, runID, name string) (*distiller.C
 	if err != nil {
 		return nil, err
 	}
-	r, err := distiller.Load(ctx, b, runID)
+	r, err := b.Runs().Fold(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +123,7 @@ candidate runs against that MCP server.`,
 			}
 			values := map[string]string{}
 			if fromRun != "" {
-				src, err := distiller.Load(ctx, b, fromRun)
+				src, err := b.Runs().Fold(ctx, fromRun)
 				if err != nil {
 					return err
 				}
@@ -141,31 +140,25 @@ candidate runs against that MCP server.`,
 					return usageError("%s is secret and recorded only as a digest: give it with --param %s=VALUE", k, k)
 				}
 			}
-			key, err := secretKey(app.DataDir)
+			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
+			if len(server) == 0 && base == "" {
+				return usageError("a browser shadow replay needs --url, the site to replay on")
+			}
+			n, err := app.startNode(ctx, env.Roles()...)
 			if err != nil {
 				return err
 			}
-			env := environment{base: base, server: server, target: target}
-			open, stopEnv, err := env.open(ctx, b, key, c.Playbook, values)
+			defer n.Close()
+			open, err := n.Opener(env, c.Playbook, values)
 			if err != nil {
 				return err
 			}
-			defer stopEnv()
-			_, stopPlanner, err := startPlanner(ctx, app, b)
+			fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
+			promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
 			if err != nil {
 				return err
 			}
-			defer stopPlanner()
-			fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.describe())
-			ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b)
-			promo, err := distiller.Promote(ctx, b, c, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
-				return ex.Replay(ctx, actuator.Replay{Playbook: p, Params: values, Mode: schema.ModeShadow, Open: open,
-					Progress: func(r schema.StepReport) { printStep(app, r) }})
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(app.Stdout, "promoted %s v%d (fingerprint %s), shadow run %s\n", promo.Entry.Name, promo.Entry.Stored.Version, short(promo.Entry.Fingerprint), promo.Shadow.RunID)
+			fmt.Fprintf(app.Stdout, "promoted %s v%d (fingerprint %s), shadow run %s\n", promo.Entry.Name, promo.Entry.Stored.Version, schema.ShortFingerprint(promo.Entry.Fingerprint), promo.Shadow.RunID)
 			return nil
 		},
 	}
@@ -175,26 +168,4 @@ candidate runs against that MCP server.`,
 	cmd.Flags().StringVar(&name, "name", "", "the playbook's name when distilling RUN (default the task's)")
 	cmd.Flags().StringVar(&fromRun, "run", "", "for a FILE: the run it was distilled from, whose parameters and site the shadow replay uses")
 	return cmd
-}
-
-// promoteRun distills run runID and promotes the candidate after a shadow
-// replay in a browser on base with params. The candidate is returned even
-// when the promotion fails, with the shadow replay if there was one.
-func promoteRun(ctx context.Context, b *bus.Bus, key []byte, runID, base string, params map[string]string) (*distiller.Candidate, *distiller.Promotion, error) {
-	r, err := distiller.Load(ctx, b, runID)
-	if err != nil {
-		return nil, nil, err
-	}
-	cand, err := distiller.Distill(r, distiller.Options{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("distill: %w", err)
-	}
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b)
-	promo, err := distiller.Promote(ctx, b, cand, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
-		return ex.Replay(ctx, actuator.Replay{Playbook: p, Params: params, Mode: schema.ModeShadow,
-			Open: func(ctx context.Context, runID string) (actuator.Dispatcher, error) {
-				return actuator.OpenBrowserDispatcher(ctx, b, runID, base)
-			}})
-	})
-	return cand, promo, err
 }

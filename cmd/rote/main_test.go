@@ -53,7 +53,7 @@ func seed(t *testing.T, dir string) {
 		&schema.RunStarted{Meta: schema.Meta{ID: "e5", Time: t0.Add(2 * time.Second)}, RunSpec: schema.RunSpec{RunID: "RUN2", Mode: schema.ModeAgent, Task: schema.TaskSpec{Text: "search the catalog"}}},
 	}
 	for _, ev := range events {
-		if _, err := b.Publish(ctx, ev); err != nil {
+		if _, err := b.Runs().Publish(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/mcpbrowser"
 	"github.com/spf13/cobra"
 )
 
@@ -40,49 +34,16 @@ Put rote record in front of it to record the MCP traffic as well.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			b, err := app.Bus(ctx)
+			n, err := app.startNode(ctx, node.Browser...)
 			if err != nil {
 				return err
 			}
-			svcs, err := startBrowserPlanes(ctx, b)
-			if err != nil {
-				return err
-			}
-			defer svcs.stop()
-			return serveMCPBrowser(ctx, b, schema.TaskSpec{Name: task, Text: text}, app.Stdin, app.Stdout)
+			defer n.Close()
+			b := n.Bus()
+			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), schema.TaskSpec{Name: task, Text: text}, buildVersion(), app.Stdin, app.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&task, "task", "", "name of the task the session performs")
 	cmd.Flags().StringVar(&text, "text", "", "the task in words")
 	return cmd
 }
-
-// serveMCPBrowser records a run around one MCP session on in/out.
-func serveMCPBrowser(ctx context.Context, b *bus.Bus, task schema.TaskSpec, in io.Reader, out io.Writer) error {
-	runID := bus.NewID()
-	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: task}
-	started := time.Now()
-	if _, err := b.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: started}, RunSpec: spec}); err != nil {
-		return err
-	}
-	tools := actuator.NewMCPBrowser(b, runID)
-	serveErr := tools.Server(buildVersion()).Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
-	closeCtx := context.WithoutCancel(ctx)
-	tools.Close(closeCtx)
-	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: time.Now(), Outcome: schema.OutcomeUnverified,
-		Reason: &schema.Error{Code: schema.CodeUnverified, Message: "the session ended without a verify gate"}}
-	if v := tools.Verdict(); v != nil && v.Kind == schema.ActFail {
-		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: "the agent gave up: " + v.Reason}
-	}
-	if _, err := b.Publish(closeCtx, &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: manifest.Finished}, Manifest: manifest}); err != nil {
-		return err
-	}
-	if serveErr != nil && ctx.Err() == nil && serveErr != io.EOF {
-		return fmt.Errorf("mcp browser: %w", serveErr)
-	}
-	return nil
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

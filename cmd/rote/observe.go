@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -41,17 +41,21 @@ It runs a private, throwaway bus: nothing is recorded.`,
 				return err
 			}
 			defer os.RemoveAll(dir)
-			b, err := bus.Open(ctx, bus.Config{DataDir: dir, Name: "rote-observe"})
+			b, err := bus.Open(ctx, bus.Config{DataDir: dir, Name: "rote-observe", Log: app.Log})
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			svcs, err := startBrowserPlanes(ctx, b)
+			// A throwaway store: nothing is kept, so no secret key either.
+			n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte("rote observe keeps nothing"), Log: app.Log}, b)
 			if err != nil {
 				return err
 			}
-			defer svcs.stop()
-			rep, err := observeURL(ctx, b, a[0], budget)
+			if err := n.Run(ctx); err != nil {
+				return err
+			}
+			defer n.Close()
+			rep, err := observeURL(ctx, b.Browsers(), a[0], budget)
 			if err != nil {
 				return err
 			}
@@ -82,8 +86,8 @@ It runs a private, throwaway bus: nothing is recorded.`,
 }
 
 // observeURL opens a session, loads url and observes it.
-func observeURL(ctx context.Context, b *bus.Bus, url string, budget int) (*schema.SessionObserveReply, error) {
-	s, err := b.OpenBrowser(ctx, bus.NewID())
+func observeURL(ctx context.Context, browsers *bus.Browsers, url string, budget int) (*schema.SessionObserveReply, error) {
+	s, err := browsers.Open(ctx, bus.NewID())
 	if err != nil {
 		return nil, err
 	}
@@ -97,5 +101,3 @@ func observeURL(ctx context.Context, b *bus.Bus, url string, budget int) (*schem
 	}
 	return s.Observe(ctx, "", false, budget)
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

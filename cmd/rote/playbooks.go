@@ -36,7 +36,7 @@ func findPlaybook(ctx context.Context, b *bus.Bus, name, fingerprint string) (st
 	if fingerprint != "" {
 		return fingerprint, nil
 	}
-	e, err := b.FindPlaybook(ctx, name)
+	e, err := b.Playbooks().Find(ctx, name)
 	if err != nil {
 		return "", err
 	}
@@ -65,7 +65,7 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := b.ListPlaybooks(cmd.Context())
+			list, err := b.Playbooks().List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -96,20 +96,13 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tFINGERPRINT\tVERSION\tORIGIN\tSTEPS\tUPDATED\tINTENT")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, short(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), clip(r.Intent, 48))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, schema.ShortFingerprint(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), cell(r.Intent, 48))
 			}
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func short(fp string) string {
-	if len(fp) > 12 {
-		return fp[:12]
-	}
-	return fp
 }
 
 func newPlaybooksShowCommand(app *App) *cobra.Command {
@@ -127,7 +120,7 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := b.GetPlaybook(cmd.Context(), fp, a[0], version)
+			e, err := b.Playbooks().Get(cmd.Context(), fp, a[0], version)
 			if err != nil {
 				return err
 			}
@@ -161,7 +154,7 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 					what += fmt.Sprintf(" %s %q", s.Target.Role, s.Target.Name)
 				}
 				if s.Kind != schema.StepDeterministic {
-					what = string(s.Kind) + ": " + clip(s.Prompt, 60)
+					what = string(s.Kind) + ": " + cell(s.Prompt, 60)
 				}
 				fmt.Fprintf(app.Stdout, "%3d. %s  %s\n", i+1, s.ID, what)
 			}
@@ -188,7 +181,7 @@ func newPlaybooksHistoryCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hist, err := b.PlaybookHistory(cmd.Context(), fp, a[0])
+			hist, err := b.Playbooks().History(cmd.Context(), fp, a[0])
 			if err != nil {
 				return err
 			}
@@ -218,7 +211,7 @@ func newPlaybooksImportCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := b.PutPlaybook(cmd.Context(), p, "import", a[0])
+			e, err := b.Playbooks().Put(cmd.Context(), p, "import", a[0])
 			if err != nil {
 				return err
 			}
@@ -258,7 +251,7 @@ func newPlaybooksRollbackCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := b.RollbackPlaybook(cmd.Context(), fp, a[0], to)
+			e, err := b.Playbooks().Rollback(cmd.Context(), fp, a[0], to)
 			if err != nil {
 				return err
 			}

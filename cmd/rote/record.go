@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
@@ -57,10 +58,14 @@ them is unverified, and rote runs verify can check it afterwards.`,
 			if err != nil {
 				return err
 			}
-			key, err := secretKey(app.DataDir)
+			key, err := node.SecretKey(app.DataDir)
 			if err != nil {
 				return err
 			}
+			// What the recorder says (the bus lost, the spool flushed,
+			// abandoned runs finished) goes to stderr, never to stdout:
+			// that is the client's channel.
+			log := slog.New(slog.NewTextHandler(app.Stderr, nil))
 			// The client may go away at any moment: a write to a closed
 			// stdout must be an error to handle, not a fatal SIGPIPE.
 			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
@@ -68,9 +73,10 @@ them is unverified, and rote runs verify can check it afterwards.`,
 				Command: command,
 				Task:    schema.TaskSpec{Name: task, Text: text, Params: paramMap, Target: target},
 				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
-				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr,
+				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: log,
 			}, func(ctx context.Context) (*bus.Bus, error) {
 				cfg := app.busConfig("rote-record")
+				cfg.Log = log
 				cfg.PublishPatience = -1 // the recorder spools what NATS does not take at once
 				return bus.Open(ctx, cfg)
 			})
@@ -98,36 +104,4 @@ them is unverified, and rote runs verify can check it afterwards.`,
 	cmd.Flags().StringVar(&target, "target", "", "the environment's name (e.g. staging); part of the fingerprint")
 	cmd.Flags().StringArrayVar(&verify, "verify", nil, "an assertion on the last result when the session ends, e.g. 'text_visible: Saved' (repeatable)")
 	return cmd
-}
-
-// keyValues parses name=value flags; a name may not repeat.
-func keyValues(flag string, kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	out := make(map[string]string, len(kvs))
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usageError("%s %q: want name=value", flag, kv)
-		}
-		if _, dup := out[k]; dup {
-			return nil, usageError("%s %s given twice", flag, k)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
-// parseExpects reads command-line assertions; a bad one is a usage error.
-func parseExpects(texts []string) ([]schema.Expect, error) {
-	var out []schema.Expect
-	for _, t := range texts {
-		e, err := schema.ParseExpectText(t)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, err: err}
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -55,28 +56,25 @@ is looked up in the store.`,
 			if p.Fingerprint == "" {
 				fmt.Fprintf(app.Stderr, "rote replay: warning: %s is not bound to an environment; replaying it as given\n", p.Name)
 			}
-			key, err := secretKey(app.DataDir)
+			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
+			if len(server) == 0 && base == "" {
+				return usageError("a browser replay needs --url, the site to replay on")
+			}
+			n, err := app.startNode(ctx, env.Roles()...)
 			if err != nil {
 				return err
 			}
-			env := environment{base: base, server: server, target: target}
-			open, stopEnv, err := env.open(ctx, b, key, p, paramMap)
+			defer n.Close()
+			open, err := n.Opener(env, p, paramMap)
 			if err != nil {
 				return err
 			}
-			defer stopEnv()
-			replay := actuator.Replay{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
-			where := env.describe()
-			m, stopPlanner, err := startPlanner(ctx, app, b)
-			if err != nil {
-				return err
-			}
-			defer stopPlanner()
+			request := replay.Request{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
 			if !asJSON {
-				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, where, m.label)
-				replay.Progress = func(r schema.StepReport) { printStep(app, r) }
+				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, env.Describe(), n.Model().Label)
+				request.Progress = func(r schema.StepReport) { printStep(app, r) }
 			}
-			res, err := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b).Replay(ctx, replay)
+			res, err := n.Executor().Replay(ctx, request)
 			if err != nil {
 				if errors.Is(err, schema.ErrUnknownParam) || errors.Is(err, schema.ErrMissingParam) || errors.Is(err, schema.ErrParamType) {
 					return &exitError{code: exitUsage, err: err}
@@ -123,7 +121,7 @@ func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, vers
 	if err != nil {
 		return nil, 0, err
 	}
-	e, err := b.GetPlaybook(ctx, fp, ref, version)
+	e, err := b.Playbooks().Get(ctx, fp, ref, version)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -49,20 +49,9 @@ final state.`,
 		newRunCommand(app),
 		newDistillCommand(app),
 		newPromoteCommand(app),
-		newModelCommand(app),
-		newDemoCommand(app),
-		newBenchCommand(app),
 	)
-	return root
-}
-
-// args wraps a cobra positional-argument check so that a wrong count is a
-// usage error.
-func args(check cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if err := check(cmd, a); err != nil {
-			return usageError("%s: %v", cmd.CommandPath(), err)
-		}
-		return nil
+	if app.suites.commands != nil {
+		root.AddCommand(app.suites.commands(app)...)
 	}
+	return root
 }

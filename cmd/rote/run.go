@@ -7,11 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rote-agent/rote/bench/suite"
-	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
 )
@@ -70,24 +67,22 @@ exits 0 only on a verified success.`,
 
 // runTask is rote run.
 func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
-	t, site, stopSite, err := buildTask(ctx, f, a)
+	t, site, err := buildTask(ctx, app, f, a)
 	if err != nil {
 		return err
 	}
-	defer stopSite()
-	b, err := app.Bus(ctx)
+	if site != nil {
+		defer site.close()
+	}
+	n, err := app.startNode(ctx, node.Tasks...)
 	if err != nil {
 		return err
 	}
-	st, err := startStack(ctx, app, b)
-	if err != nil {
-		return err
-	}
-	defer st.stop()
-	m := st.model
+	defer n.Close()
+	label := n.Model().Label
 	var chosen *planner.Chosen
 	if f.playbook != "" {
-		p, v, err := loadPlaybook(ctx, b, f.playbook, "", f.version)
+		p, v, err := loadPlaybook(ctx, n.Bus(), f.playbook, "", f.version)
 		if err != nil {
 			return err
 		}
@@ -95,7 +90,7 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	}
 	out := app.Stdout
 	if !f.asJSON {
-		fmt.Fprintf(out, "task: %s\nsite: %s\nmodel: %s\n", t.Text, t.StartURL, m.label)
+		fmt.Fprintf(out, "task: %s\nsite: %s\nmodel: %s\n", t.Text, t.StartURL, label)
 		if chosen != nil {
 			fmt.Fprintf(out, "playbook: %s\n", playbookLabel(chosen.Playbook.Name, chosen.Version))
 		}
@@ -106,20 +101,20 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		opts.Progress = func(l planner.StepLog) { printAgentStep(app, l) }
 		replayProgress = func(r schema.StepReport) { printStep(app, r) }
 	}
-	res, err := st.controller.Run(ctx, t, chosen, opts, replayProgress)
+	res, err := n.Controller().Run(ctx, t, chosen, opts, replayProgress)
 	if err != nil {
 		return err
 	}
 	var checkErr error
 	if site != nil {
-		checkErr = site.check(ctx, res)
+		checkErr = site.check(ctx, answerOf(res))
 	}
 	if f.asJSON {
 		if err := writeJSON(app, res); err != nil {
 			return err
 		}
 	} else {
-		printOutcome(app, res, m.label, site, checkErr)
+		printOutcome(app, res, label, site, checkErr)
 	}
 	if res.Outcome != schema.OutcomeSuccess {
 		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", res.Outcome, res.Reason)}
@@ -130,106 +125,56 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	return nil
 }
 
-// sessionReplayer replays with the actuator's executor on the session the
-// control loop owns.
-func sessionReplayer(b *bus.Bus, key []byte) planner.Replayer {
-	ex := actuator.NewExecutor(actuator.ExecutorConfig{SecretKey: key}, b)
-	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
-		return ex.Replay(ctx, actuator.Replay{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
-			Progress: r.Progress, Open: func(context.Context, string) (actuator.Dispatcher, error) {
-				return actuator.BrowserDispatcherOn(r.Session, r.Base)
-			}})
-	}
-}
-
-// suiteSite is the site a suite task runs on, with its independent
-// verifier.
-type suiteSite struct {
-	task   *suite.Task
-	params map[string]string
-	target target
-}
-
-func (s *suiteSite) check(ctx context.Context, o *planner.Outcome) error {
-	answer := ""
+// answerOf is what an outcome answered: the agent's done reason, else
+// what the replay read.
+func answerOf(o *planner.Outcome) string {
 	switch {
 	case o.Agent != nil:
-		answer = o.Agent.Answer
+		return o.Agent.Answer
 	case o.Replay != nil:
-		answer = o.Replay.Answer
+		return o.Replay.Answer
 	}
-	return s.target.check(ctx, s.task, s.params, answer)
+	return ""
 }
 
-// buildTask reads the task from the flags; for a suite task without --url
-// it serves the fixture portal.
-func buildTask(ctx context.Context, f runFlags, a []string) (planner.Task, *suiteSite, func(), error) {
-	none := func() {}
+// buildTask reads the task from the flags; a suite task comes with the
+// site this process serves for it, unless --url names one.
+func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.Task, *suiteRun, error) {
 	params, err := keyValues("--param", f.params)
 	if err != nil {
-		return planner.Task{}, nil, none, err
+		return planner.Task{}, nil, err
 	}
 	secrets, err := keyValues("--secret", f.secrets)
 	if err != nil {
-		return planner.Task{}, nil, none, err
+		return planner.Task{}, nil, err
 	}
-	t := planner.Task{MaxSteps: f.maxSteps, StartURL: f.base, Params: map[string]string{}}
-	var site *suiteSite
-	stop := none
-	if f.suiteID != "" {
-		if len(a) > 0 {
-			return t, nil, none, usageError("give a task text or --suite-task, not both")
+	var t planner.Task
+	var site *suiteRun
+	switch {
+	case f.suiteID != "" && len(a) > 0:
+		return t, nil, usageError("give a task text or --suite-task, not both")
+	case f.suiteID != "" && app.suites.run == nil:
+		return t, nil, usageError("--suite-task: %s", errNoSuites)
+	case f.suiteID != "":
+		if site, err = app.suites.run(ctx, f.suiteID, f.rep, params, f.variant, f.base); err != nil {
+			return t, nil, err
 		}
-		st, err := suite.Lookup(f.suiteID)
-		if err != nil {
-			return t, nil, none, usageError("%v", err)
+		t = site.task
+		if site.site == "" {
+			site.close()
+			site = nil
 		}
-		t.Params = st.Params(f.rep)
-		for k, v := range params {
-			if _, ok := t.Params[k]; !ok {
-				return t, nil, none, usageError("suite task %s has no parameter %q", st.ID, k)
-			}
-			t.Params[k] = v
+	case len(a) == 0:
+		return t, nil, usageError(`run needs a task: rote run "TASK" --url URL, or --suite-task ID`)
+	case f.base == "":
+		return t, nil, usageError("run needs --url, the site the task is on")
+	default:
+		t = planner.Task{Text: a[0], Params: params, StartURL: f.base}
+		if t.Params == nil {
+			t.Params = map[string]string{}
 		}
-		t.Suite, t.Name, t.Text, t.Secrets, t.Verify = st.ID, st.Name, st.Render(t.Params), st.Secrets, st.VerifyExpects(t.Params)
-		variant := st.Variant
-		if f.variant != "" {
-			variant = f.variant
-		}
-		switch {
-		case f.base != "" && f.variant != "":
-			return t, nil, none, usageError("--variant picks the built-in portal's variant: drop --url")
-		case f.base != "":
-		case st.Suite == suite.SuiteWordPress:
-			wp, err := openWordPress(ctx)
-			if err != nil {
-				return t, nil, none, err
-			}
-			if err := wp.reset(ctx, variant); err != nil {
-				return t, nil, none, err
-			}
-			site = &suiteSite{task: st, params: t.Params, target: wp}
-			t.StartURL = wp.base() + st.Start
-		default:
-			pt := &portalTarget{site: &switchable{}}
-			if err := pt.reset(ctx, variant); err != nil {
-				return t, nil, none, usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
-			}
-			if pt.url, stop, err = serveLoopback(pt.site); err != nil {
-				return t, nil, none, err
-			}
-			site = &suiteSite{task: st, params: t.Params, target: pt}
-			t.StartURL = pt.url + st.Start
-		}
-	} else {
-		if len(a) == 0 {
-			return t, nil, none, usageError(`run needs a task: rote run "TASK" --url URL, or --suite-task ID`)
-		}
-		if f.base == "" {
-			return t, nil, none, usageError("run needs --url, the site the task is on")
-		}
-		t.Text, t.Params = a[0], params
 	}
+	t.MaxSteps = f.maxSteps
 	for k, v := range secrets {
 		t.Params[k] = v
 		t.Secrets = append(t.Secrets, k)
@@ -237,7 +182,7 @@ func buildTask(ctx context.Context, f runFlags, a []string) (planner.Task, *suit
 	for _, text := range f.verifyText {
 		t.Verify = append(t.Verify, schema.Expect{Op: schema.OpTextVisible, Arg: text})
 	}
-	return t, site, stop, nil
+	return t, site, nil
 }
 
 func printAgentStep(app *App, l planner.StepLog) {
@@ -260,7 +205,7 @@ func printAgentStep(app *App, l planner.StepLog) {
 	fmt.Fprintf(app.Stdout, "  %3d %-8s %6d tok %6.0f ms  %s  [%s]\n", l.N, source, l.Tokens.Logical(), ms(l.Duration), what, l.Result)
 }
 
-func printOutcome(app *App, o *planner.Outcome, label string, site *suiteSite, checkErr error) {
+func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, checkErr error) {
 	w := app.Stdout
 	if m := o.Match; m != nil {
 		if m.Hit {
@@ -302,22 +247,15 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteSite, c
 			u.Source, u.Calls, u.Tokens.Logical(), u.Tokens.Adjusted(), u.Tokens.Uncached, u.Tokens.CacheRead, u.Tokens.CacheWrite, u.Tokens.Output)
 	}
 	fmt.Fprintf(w, "  model calls  %d\n  tokens       %d logical, %.0f cache-adjusted\n  wall time    %s\n", calls, total.Logical(), total.Adjusted(), o.Duration.Round(time.Millisecond))
-	runs := []string{}
-	if o.Replay != nil {
-		runs = append(runs, o.Replay.RunID)
-	}
-	if o.Agent != nil {
-		runs = append(runs, o.Agent.RunID)
-	}
-	fmt.Fprintf(w, "  runs         %s\n", strings.Join(runs, ", "))
+	fmt.Fprintf(w, "  runs         %s\n", strings.Join(o.Runs(), ", "))
 	if o.Agent != nil && o.Agent.Answer != "" {
 		fmt.Fprintf(w, "  answer       %s\n", o.Agent.Answer)
 	}
 	if site != nil {
 		if checkErr != nil {
-			fmt.Fprintf(w, "  site state FAIL (%s): %v\n", site.target.describe(), checkErr)
+			fmt.Fprintf(w, "  site state FAIL (%s): %v\n", site.site, checkErr)
 		} else {
-			fmt.Fprintf(w, "  site state agrees (%s, %s)\n", site.target.describe(), site.task.ID)
+			fmt.Fprintf(w, "  site state agrees (%s, %s)\n", site.site, site.id)
 		}
 	}
 	reason := ""

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -25,78 +22,6 @@ func newRunsCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-// runSummary is one row of `rote runs list`: the manifest as far as the
-// log knows it, with the number of recorded steps: MCP tool calls and
-// browser actions.
-type runSummary struct {
-	schema.Manifest
-	Calls int `json:"calls"`
-}
-
-// modelCalls is the number of model calls the manifest counts.
-func (r runSummary) modelCalls() int {
-	n := 0
-	for _, u := range r.Usage {
-		n += u.Calls
-	}
-	return n
-}
-
-// summaries folds run.started and run.finished events into one summary
-// per run, in the order the runs started. A run without run.finished is
-// reported with outcome "running".
-func summaries(ctx context.Context, b *bus.Bus) ([]runSummary, error) {
-	envs, err := b.Read(ctx, schema.RunKindFilter(schema.KindStarted), schema.RunKindFilter(schema.KindFinished))
-	if err != nil {
-		return nil, err
-	}
-	index := map[string]int{}
-	var out []runSummary
-	for _, env := range envs {
-		switch ev := env.Event.(type) {
-		case *schema.RunStarted:
-			index[ev.RunID] = len(out)
-			out = append(out, runSummary{Manifest: schema.Manifest{RunSpec: ev.RunSpec, Outcome: "running", Started: ev.Time}})
-		case *schema.RunFinished:
-			i, ok := index[ev.RunID]
-			if !ok { // finished without a start we can see: keep what the manifest says
-				index[ev.RunID] = len(out)
-				out = append(out, runSummary{})
-				i = len(out) - 1
-			}
-			out[i].Manifest = ev.Manifest
-		}
-	}
-	counts, err := callCounts(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].Calls = counts[schema.RunSubject(out[i].RunID, schema.KindCalls)] + counts[schema.RunSubject(out[i].RunID, schema.KindActions)]
-	}
-	return out, nil
-}
-
-// callCounts returns the number of stored tool calls and browser actions
-// per subject.
-func callCounts(ctx context.Context, b *bus.Bus) (map[string]int, error) {
-	stream, err := b.JetStream().Stream(ctx, bus.StreamRuns)
-	if err != nil {
-		return nil, err
-	}
-	counts := map[string]int{}
-	for _, kind := range []string{schema.KindCalls, schema.KindActions} {
-		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(schema.RunKindFilter(kind)))
-		if err != nil {
-			return nil, err
-		}
-		for subject, n := range info.State.Subjects {
-			counts[subject] = int(n)
-		}
-	}
-	return counts, nil
-}
-
 func newRunsListCommand(app *App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -108,14 +33,11 @@ func newRunsListCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			runs, err := summaries(cmd.Context(), b)
+			runs, err := runlog.List(cmd.Context(), b.Runs())
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				if runs == nil {
-					runs = []runSummary{}
-				}
 				return writeJSON(app, runs)
 			}
 			if len(runs) == 0 {
@@ -129,8 +51,8 @@ func newRunsListCommand(app *App) *cobra.Command {
 				if !r.Finished.IsZero() {
 					duration = r.Finished.Sub(r.Started).Round(time.Millisecond).String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, clip(r.Task.Label(), 32), r.Outcome,
-					r.Started.UTC().Format(time.RFC3339), duration, r.Calls, r.modelCalls(), logicalTokens(r.Usage))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, cell(r.Task.Label(), 32), r.Outcome,
+					r.Started.UTC().Format(time.RFC3339), duration, r.Steps, r.ModelCalls(), schema.LogicalTokens(r.Usage))
 			}
 			return tw.Flush()
 		},
@@ -150,7 +72,7 @@ func newRunsShowCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			envs, err := b.ReadRun(cmd.Context(), a[0])
+			envs, err := b.Runs().ReadRun(cmd.Context(), a[0])
 			if err != nil {
 				return err
 			}
@@ -162,6 +84,40 @@ func newRunsShowCommand(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the events as a JSON array")
+	return cmd
+}
+
+func newRunsExportCommand(app *App) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "export RUN --dir DIR",
+		Short: "Write a run as trajectory.jsonl, manifest.json and blobs/",
+		Long: `export writes one run to DIR:
+
+  trajectory.jsonl  every event of the run in log order, one JSON object a line
+  manifest.json     the run's manifest (outcome "running" if it has not finished)
+  blobs/<hex>       each payload the run keeps in ROTE_BLOBS, checked against its digest
+
+The files are a pure function of the stream: exporting the same run twice
+gives the same bytes.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if dir == "" {
+				return usageError("export needs --dir")
+			}
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n, err := runlog.Export(cmd.Context(), b.Runs(), a[0], dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stdout, "exported run %s to %s: %d events, %d blobs\n", a[0], dir, n.Events, n.Blobs)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "directory to write into (created if missing)")
 	return cmd
 }
 
@@ -180,26 +136,4 @@ func jsonEvents(envs []bus.Envelope) []jsonEvent {
 		out[i] = jsonEvent{Seq: env.Seq, Subject: env.Subject, Type: env.Event.EventType(), Stored: env.Time.UTC(), Event: env.Event}
 	}
 	return out
-}
-
-func writeJSON(app *App, v any) error {
-	enc := json.NewEncoder(app.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func logicalTokens(usage []schema.SourceUsage) int64 {
-	var n int64
-	for _, u := range usage {
-		n += u.Tokens.Logical()
-	}
-	return n
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

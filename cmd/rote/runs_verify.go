@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +33,7 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			if err != nil {
 				return err
 			}
-			last, err := lastResult(ctx, b, a[0])
+			last, err := runlog.LastResult(ctx, b.Runs(), a[0])
 			if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 				return err
 			}
 			ev := &schema.VerifyChecked{Meta: schema.Meta{ID: a[0] + "-verify-" + bus.NewID(), Time: time.Now()}, RunID: a[0], Checks: checks, Passed: passed}
-			if _, err := b.Publish(ctx, ev); err != nil {
+			if _, err := b.Runs().Publish(ctx, ev); err != nil {
 				return err
 			}
 			for _, c := range checks {
@@ -57,34 +57,4 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 	}
 	cmd.Flags().StringArrayVar(&expects, "expect", nil, "an assertion, e.g. 'text_visible: Saved' or '{json_path_equals: $.status, equals: ok}' (repeatable)")
 	return cmd
-}
-
-// lastResult returns the result of the last successful tool call of a
-// finished run, from the blob store when it was spilled.
-func lastResult(ctx context.Context, b *bus.Bus, runID string) ([]byte, error) {
-	envs, err := b.ReadRun(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	var last *schema.ToolCall
-	finished := false
-	for _, env := range envs {
-		switch e := env.Event.(type) {
-		case *schema.ToolCall:
-			if e.Error == nil && (len(e.Result) > 0 || e.BlobRef != "") {
-				last = e
-			}
-		case *schema.RunFinished:
-			finished = true
-		}
-	}
-	switch {
-	case !finished:
-		return nil, schema.Errorf(schema.CodeInvalid, "run %s has not finished", runID)
-	case last == nil:
-		return nil, schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", runID)
-	case last.BlobRef != "":
-		return b.Blobs().GetBytes(ctx, last.BlobRef)
-	}
-	return last.Result, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // writeTimeline prints a run's events one per line, each with its offset
-// from the first event.
+// from the first event, and what they add up to.
 func writeTimeline(w io.Writer, envs []bus.Envelope) {
 	var origin time.Time
 	if len(envs) > 0 {
@@ -21,6 +21,12 @@ func writeTimeline(w io.Writer, envs []bus.Envelope) {
 		offset := env.Event.EventTime().Sub(origin).Seconds()
 		fmt.Fprintf(w, "%+9.3fs  %-22s %s\n", offset, shortType(env.Event.EventType()), describeEvent(env.Event))
 	}
+	events := make([]schema.Event, len(envs))
+	for i, env := range envs {
+		events[i] = env.Event
+	}
+	f := schema.Fold(events)
+	fmt.Fprintf(w, "= %s; %d step(s), %d model call(s), %d tokens, by its events\n", f.Manifest().Outcome, f.Steps(), len(f.LLMCalls), schema.LogicalTokens(f.Usage()))
 }
 
 // shortType drops the version suffix: "trajectory.tool_call".
@@ -39,7 +45,7 @@ func describeEvent(ev schema.Event) string {
 	case *schema.RunStarted:
 		s := fmt.Sprintf("%s run %s, task %q", e.Mode, e.RunID, e.Task.Label())
 		if e.Fingerprint != "" {
-			s += ", fingerprint " + e.Fingerprint[:12]
+			s += ", fingerprint " + schema.ShortFingerprint(e.Fingerprint)
 		}
 		if e.Playbook != nil {
 			s += fmt.Sprintf(", playbook %s v%d", e.Playbook.Name, e.Playbook.Version)
@@ -50,7 +56,7 @@ func describeEvent(ev schema.Event) string {
 		if e.Reason != nil {
 			s += ": " + e.Reason.Error()
 		}
-		if n := logicalTokens(e.Usage); n > 0 {
+		if n := schema.LogicalTokens(e.Usage); n > 0 {
 			s += fmt.Sprintf(", %d tokens", n)
 		}
 		return s
@@ -72,7 +78,7 @@ func describeEvent(ev schema.Event) string {
 	case *schema.Inventory:
 		id := e.Environment.Identity
 		return fmt.Sprintf("#%d server %s %s, protocol %s, %d tools, fingerprint %s", e.Seq, id.Server,
-			e.Environment.Surfaces["server_version"], e.Environment.Surfaces["protocol"], len(e.Environment.Tools), e.Fingerprint[:12])
+			e.Environment.Surfaces["server_version"], e.Environment.Surfaces["protocol"], len(e.Environment.Tools), schema.ShortFingerprint(e.Fingerprint))
 	case *schema.Unparsed:
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:

@@ -10,7 +10,7 @@
 // the browser that holds its session. It asks perception, over the bus,
 // to observe the pages it holds.
 //
-// The Executor replays playbooks through a Dispatcher, in a browser or
-// against any MCP server, checking each step's expect and the verify
-// gate; slot, judgment and repair steps ask the planner over the bus.
+// Playbooks are replayed by package replay, through these sessions or
+// against any MCP server; package mcpbrowser serves a session as MCP
+// tools.
 package actuator

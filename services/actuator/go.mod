@@ -3,6 +3,7 @@ module github.com/rote-agent/rote/services/actuator
 go 1.26.0
 
 require (
+	github.com/rote-agent/rote/chromium v0.0.0
 	github.com/chromedp/cdproto v0.160.2
 	github.com/chromedp/chromedp v0.23.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -38,3 +39,5 @@ require (
 replace github.com/rote-agent/rote/schema => ../../schema
 
 replace github.com/rote-agent/rote/bus => ../../bus
+
+replace github.com/rote-agent/rote/chromium => ../../chromium

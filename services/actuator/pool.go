@@ -6,15 +6,18 @@ import (
 	"sync"
 
 	"github.com/chromedp/chromedp/remote"
+	"github.com/rote-agent/rote/chromium"
 )
 
 // pool keeps up to size Chromium processes and hands out the least busy
 // live one. A browser that died is dropped at the next acquire and a new
-// one is launched in its place.
+// one is launched in its place. With attach set it launches none: every
+// session opens in the Chromium at that DevTools address.
 type pool struct {
 	parent context.Context
 	path   string
 	size   int
+	attach string
 
 	mu       sync.Mutex
 	browsers []*browser
@@ -22,29 +25,29 @@ type pool struct {
 
 // browser is a pooled Chromium with a DevTools connection.
 type browser struct {
-	proc     *chromium
+	proc     *chromium.Process
 	alloc    context.Context
 	cancel   context.CancelFunc
 	sessions int
 }
 
-func newPool(parent context.Context, path string, size int) *pool {
-	return &pool{parent: parent, path: path, size: size}
+func newPool(parent context.Context, path string, size int, attach string) *pool {
+	return &pool{parent: parent, path: path, size: size, attach: attach}
 }
 
 // acquire returns a live browser for a new session, launching one when
 // none is live or all are busy and the pool has room. Errors wrap
-// ErrLaunch.
+// chromium.ErrLaunch.
 func (p *pool) acquire(ctx context.Context) (*browser, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	live := p.browsers[:0]
 	for _, b := range p.browsers {
-		if b.proc.alive() {
+		if b.proc.Alive() {
 			live = append(live, b)
 		} else {
 			b.cancel()
-			b.proc.kill()
+			b.proc.Kill()
 		}
 	}
 	p.browsers = live
@@ -54,12 +57,12 @@ func (p *pool) acquire(ctx context.Context) (*browser, error) {
 			best = b
 		}
 	}
-	if best == nil || (best.sessions > 0 && len(p.browsers) < p.size) {
-		proc, err := launchChromium(ctx, p.path)
+	if best == nil || (best.sessions > 0 && len(p.browsers) < p.size && p.attach == "") {
+		proc, err := p.start(ctx)
 		if err != nil {
 			return nil, err
 		}
-		alloc, cancel := remote.NewAllocator(p.parent, proc.ws)
+		alloc, cancel := remote.NewAllocator(p.parent, proc.WS())
 		best = &browser{proc: proc, alloc: alloc, cancel: cancel}
 		p.browsers = append(p.browsers, best)
 	}
@@ -82,9 +85,25 @@ func (p *pool) close() {
 	defer p.mu.Unlock()
 	for _, b := range p.browsers {
 		b.cancel()
-		b.proc.kill()
+		b.proc.Kill()
 	}
 	p.browsers = nil
+}
+
+// start launches a browser, or attaches to the one at p.attach while it
+// answers.
+func (p *pool) start(ctx context.Context) (*chromium.Process, error) {
+	if p.attach == "" {
+		return chromium.Launch(ctx, p.path)
+	}
+	proc, err := chromium.Attach(p.attach)
+	if err != nil {
+		return nil, err
+	}
+	if !proc.Alive() {
+		return nil, fmt.Errorf("%w: the browser at %s does not answer", chromium.ErrLaunch, p.attach)
+	}
+	return proc, nil
 }
 
 // String describes the pool for logs.

@@ -1,15 +1,18 @@
 package actuator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -17,8 +20,12 @@ import (
 type Config struct {
 	// Browsers is how many Chromium processes the pool may run; default 1.
 	Browsers int
-	// Chromium is the browser binary; default ChromiumPath.
+	// Chromium is the browser binary; default chromium.Path.
 	Chromium string
+	// Browser is the DevTools WebSocket address of a Chromium another
+	// process runs: sessions open in it and none is launched. Empty
+	// launches up to Browsers of its own.
+	Browser string
 	// Settle says when a page is settled; zero fields take DefaultSettle's.
 	Settle SettleConfig
 	// Instance names this actuator on the bus; default a new id.
@@ -28,12 +35,18 @@ type Config struct {
 	// Host is where this actuator's browsers run, whose perception it
 	// asks (schema.ObserveSubject(Host)); default bus.Host().
 	Host string
+	// Log hears about sessions opened and closed, crashed browsers and
+	// actions that failed for a reason of the actuator's own; default
+	// slog.Default().
+	Log *slog.Logger
 }
 
 // Service holds browser sessions, one per run, and acts on them.
 type Service struct {
 	cfg  Config
-	bus  *bus.Bus
+	rpc  *bus.RPC
+	runs *bus.RunLog
+	log  *slog.Logger
 	pool *pool
 
 	mu       sync.Mutex
@@ -41,13 +54,14 @@ type Service struct {
 	ready    chan struct{}
 }
 
-// New returns an actuator that serves on b.
-func New(cfg Config, b *bus.Bus) (*Service, error) {
+// New returns an actuator that serves on rpc, asks perception over it,
+// and records every action in runs. It starts nothing until Run.
+func New(cfg Config, rpc *bus.RPC, runs *bus.RunLog) (*Service, error) {
 	if cfg.Browsers <= 0 {
 		cfg.Browsers = 1
 	}
 	if cfg.Chromium == "" {
-		cfg.Chromium = ChromiumPath
+		cfg.Chromium = chromium.Path
 	}
 	if cfg.Host == "" {
 		cfg.Host = bus.Host()
@@ -59,7 +73,8 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 		cfg.ObserveTimeout = 30 * time.Second
 	}
 	cfg.Settle = cfg.Settle.orDefault()
-	return &Service{cfg: cfg, bus: b, sessions: map[string]*session{}, ready: make(chan struct{})}, nil
+	log := cmp.Or(cfg.Log, slog.Default()).With("service", "actuator", "instance", cfg.Instance)
+	return &Service{cfg: cfg, rpc: rpc, runs: runs, log: log, sessions: map[string]*session{}, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once Run serves requests.
@@ -73,10 +88,10 @@ func (s *Service) Instance() string { return s.cfg.Instance }
 // close for its runs on its own instance subjects. On return every session
 // is closed and every browser stopped.
 func (s *Service) Run(ctx context.Context) error {
-	s.pool = newPool(ctx, s.cfg.Chromium, s.cfg.Browsers)
+	s.pool = newPool(ctx, s.cfg.Chromium, s.cfg.Browsers, s.cfg.Browser)
 	defer s.pool.close()
 	defer s.closeAll()
-	svc, err := s.bus.NewService("rote-actuator", "0.1.0", "browser sessions and typed actions")
+	svc, err := s.rpc.NewService("rote-actuator", "0.1.0", "browser sessions and typed actions")
 	if err != nil {
 		return err
 	}
@@ -94,6 +109,7 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 	}
 	close(s.ready)
+	s.log.Info("serving", "browsers", s.cfg.Browsers, "host", s.cfg.Host)
 	<-ctx.Done()
 	return nil
 }
@@ -106,11 +122,12 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sess := s.sessions[req.RunID]; sess != nil && sess.browser.proc.alive() {
+	if sess := s.sessions[req.RunID]; sess != nil && sess.browser.proc.Alive() {
 		return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
 	}
 	b, err := s.pool.acquire(ctx)
 	if err != nil {
+		s.log.Error("no browser for a session", "run", req.RunID, "err", err)
 		return nil, schema.Errorf(schema.CodeBrowserCrashed, "%v", err)
 	}
 	sess, err := openSession(b, req.RunID)
@@ -119,6 +136,7 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 		return nil, err
 	}
 	s.sessions[req.RunID] = sess
+	s.log.Debug("session opened", "run", req.RunID)
 	return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
 }
 
@@ -152,8 +170,9 @@ func (s *Service) session(runID string) (*session, error) {
 	if sess == nil {
 		return nil, schema.Errorf(schema.CodeNoSession, "actuator %s holds no session for run %s", s.cfg.Instance, runID)
 	}
-	if !sess.browser.proc.alive() {
+	if !sess.browser.proc.Alive() {
 		s.dropLocked(runID)
+		s.log.Warn("the browser under a session died", "run", runID)
 		return nil, schema.Errorf(schema.CodeBrowserCrashed, "the browser of run %s died; open a new session", runID)
 	}
 	return sess, nil
@@ -171,6 +190,7 @@ func (s *Service) dropLocked(runID string) {
 		sess.close()
 		s.pool.release(sess.browser)
 		delete(s.sessions, runID)
+		s.log.Debug("session closed", "run", runID)
 	}
 }
 
@@ -208,7 +228,7 @@ func (s *Service) perceive(ctx context.Context, sess *session, req *schema.Obser
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ObserveTimeout)
 	defer cancel()
 	var rep schema.ObserveReply
-	if err := s.bus.Call(ctx, schema.ObserveSubject(s.cfg.Host), req, &rep); err != nil {
+	if err := s.rpc.Call(ctx, schema.ObserveSubject(s.cfg.Host), req, &rep); err != nil {
 		if errors.Is(err, bus.ErrNoService) {
 			return nil, schema.Errorf(schema.CodeInternal, "no perception service runs on this actuator's host %s: %v", s.cfg.Host, err)
 		}
@@ -244,7 +264,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 		// An action outside the closed set cannot be recorded as one.
 		return &schema.ActReply{Event: ev}, nil
 	}
-	if _, perr := s.bus.Publish(ctx, &ev); perr != nil {
+	if _, perr := s.runs.Publish(ctx, &ev); perr != nil {
 		return nil, fmt.Errorf("actuator: record action: %w", perr)
 	}
 	return &schema.ActReply{Event: ev}, nil

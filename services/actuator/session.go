@@ -53,7 +53,7 @@ func openSession(b *browser, runID string) (*session, error) {
 		cancel()
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
-	s.ref = schema.BrowserRef{WSURL: b.proc.ws, TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
+	s.ref = schema.BrowserRef{WSURL: b.proc.WS(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
 	return s, nil
 }
 
@@ -68,7 +68,7 @@ func (s *session) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	if !s.browser.proc.alive() {
+	if !s.browser.proc.Alive() {
 		return schema.Errorf(schema.CodeBrowserCrashed, "the browser of run %s died: %v", s.runID, err)
 	}
 	var e *schema.Error

@@ -79,7 +79,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 	for {
 		probe, err := chromedp.Run(s.ctx, chromedp.Evaluate[settleProbe](settleScript))
 		now := time.Now()
-		if err != nil && !s.browser.proc.alive() {
+		if err != nil && !s.browser.proc.Alive() {
 			return now.Sub(start), false, s.fail(err)
 		}
 		// An error here is a navigation replacing the document under the

@@ -54,7 +54,7 @@ func (d *distillation) superseded(live []*schema.BrowserAction, i int) string {
 				return "superseded read: " + describe(later) + " reads again"
 			}
 		}
-		if d.r.Answer == "" {
+		if d.r.Done() == "" {
 			return "a read that feeds no later step and no answer"
 		}
 	}

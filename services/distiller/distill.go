@@ -34,8 +34,8 @@ type Options struct {
 // with a *schema.Error, a run that is not a verified success
 // (CodeUnverified), a value that varies with the task but is no
 // parameter, or a choice it could only freeze (CodeUnbound).
-func Distill(r *Run, o Options) (*Candidate, error) {
-	if err := r.verified(); err != nil {
+func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
+	if err := verified(r); err != nil {
 		return nil, err
 	}
 	b := newBinder(r.Spec.Task)
@@ -71,7 +71,7 @@ func Distill(r *Run, o Options) (*Candidate, error) {
 
 // distillation is one Distill in progress.
 type distillation struct {
-	r      *Run
+	r      *schema.RunFold
 	b      *binder
 	c      *Candidate
 	ids    map[string]int

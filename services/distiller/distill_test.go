@@ -15,8 +15,8 @@ var fp = strings.Repeat("ab", 32)
 
 // runOf builds a verified browser run of actions: the task names a
 // vendor, and the run signed in and filled a form.
-func runOf(actions ...schema.BrowserAction) *Run {
-	r := &Run{
+func runOf(actions ...schema.BrowserAction) *schema.RunFold {
+	r := &schema.RunFold{
 		Spec: schema.RunSpec{RunID: "run-1", Mode: schema.ModeAgent, Fingerprint: fp, Task: schema.TaskSpec{
 			Name: "register-vendor", Target: origin, Text: "Register the vendor Initech in Berlin",
 			Params: map[string]string{"company": "Initech", "city": "Berlin", "password": "secret:0123456789abcdef0123456789abcdef"}}},
@@ -102,7 +102,7 @@ func TestDistillRefuses(t *testing.T) {
 	recorded.Finished.Outcome = schema.OutcomeFailed
 	selectNoOptions := act(schema.ActSelect, "combobox", "Tier", "Gold")
 	for name, c := range map[string]struct {
-		run  *Run
+		run  *schema.RunFold
 		code error
 		want string
 	}{

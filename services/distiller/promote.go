@@ -8,19 +8,6 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// Load reads run runID from the bus and folds it.
-func Load(ctx context.Context, b *bus.Bus, runID string) (*Run, error) {
-	envs, err := b.ReadRun(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	events := make([]schema.Event, len(envs))
-	for i, e := range envs {
-		events[i] = e.Event
-	}
-	return Fold(events), nil
-}
-
 // Shadow replays a candidate against the live environment, as a shadow
 // run: the actuator's executor, composed in by the caller.
 type Shadow func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error)
@@ -35,8 +22,9 @@ type Promotion struct {
 // playbook (its first version under its fingerprint and name, or the
 // next) and records playbook.promoted.v1 in the shadow run. A shadow
 // replay that does not verify is a *schema.Error with CodeUnverified,
-// and nothing is stored.
-func Promote(ctx context.Context, b *bus.Bus, c *Candidate, shadow Shadow) (*Promotion, error) {
+// and nothing is stored. The playbook goes to playbooks, the event to
+// runs.
+func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog, c *Candidate, shadow Shadow) (*Promotion, error) {
 	if c.Playbook.Fingerprint == "" {
 		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s has no fingerprint: the run it came from recorded no environment", c.Playbook.Name)
 	}
@@ -47,13 +35,13 @@ func Promote(ctx context.Context, b *bus.Bus, c *Candidate, shadow Shadow) (*Pro
 	if res.Outcome != schema.OutcomeSuccess {
 		return &Promotion{Shadow: res}, schema.Errorf(schema.CodeUnverified, "shadow replay %s %s at %q: %v; not promoted", res.RunID, res.Outcome, res.FailedStep, res.Reason)
 	}
-	entry, err := b.PutPlaybook(ctx, c.Playbook, "promote", "distilled from run "+c.SourceRun+"; shadow replay "+res.RunID)
+	entry, err := playbooks.Put(ctx, c.Playbook, "promote", "distilled from run "+c.SourceRun+"; shadow replay "+res.RunID)
 	if err != nil {
 		return nil, err
 	}
 	ev := &schema.PlaybookPromoted{Meta: schema.Meta{ID: res.RunID + "-promoted", Time: time.Now()}, RunID: res.RunID, Name: entry.Name,
 		Fingerprint: entry.Fingerprint, Version: entry.Stored.Version, SourceRun: c.SourceRun, Document: entry.Stored.Document}
-	if _, err := b.Publish(ctx, ev); err != nil {
+	if _, err := runs.Publish(ctx, ev); err != nil {
 		return nil, err
 	}
 	return &Promotion{Entry: entry, Shadow: res}, nil

@@ -1,8 +1,10 @@
 package distiller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
@@ -12,19 +14,31 @@ import (
 // a verified run compiled into a candidate. Promotion needs an
 // environment to shadow-replay in, so it stays with the caller.
 type Service struct {
-	bus   *bus.Bus
+	rpc   *bus.RPC
+	runs  *bus.RunLog
+	log   *slog.Logger
 	ready chan struct{}
 }
 
-// NewService returns the distiller on b.
-func NewService(b *bus.Bus) *Service { return &Service{bus: b, ready: make(chan struct{})} }
+// Config configures the distiller service.
+type Config struct {
+	// Log hears about each run distilled; default slog.Default().
+	Log *slog.Logger
+}
+
+// New returns the distiller: it serves on rpc and reads the runs it
+// distills from runs.
+func New(cfg Config, rpc *bus.RPC, runs *bus.RunLog) (*Service, error) {
+	log := cmp.Or(cfg.Log, slog.Default()).With("service", "distiller")
+	return &Service{rpc: rpc, runs: runs, log: log, ready: make(chan struct{})}, nil
+}
 
 // Ready is closed once the endpoint listens.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run serves until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	svc, err := s.bus.NewService("rote-distiller", "0.1.0", "verified runs compiled into playbook candidates")
+	svc, err := s.rpc.NewService("rote-distiller", "0.1.0", "verified runs compiled into playbook candidates")
 	if err != nil {
 		return err
 	}
@@ -33,12 +47,13 @@ func (s *Service) Run(ctx context.Context) error {
 		return fmt.Errorf("distiller: %w", err)
 	}
 	close(s.ready)
+	s.log.Info("serving", "subject", schema.SubjectDistill)
 	<-ctx.Done()
 	return nil
 }
 
 func (s *Service) distill(ctx context.Context, req *schema.DistillRequest) (*schema.DistillReply, error) {
-	r, err := Load(ctx, s.bus, req.RunID)
+	r, err := s.runs.Fold(ctx, req.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +65,7 @@ func (s *Service) distill(ctx context.Context, req *schema.DistillRequest) (*sch
 	if err != nil {
 		return nil, err
 	}
+	s.log.Info("distilled", "run", req.RunID, "playbook", c.Playbook.Name, "steps", len(c.Playbook.Steps), "pruned", len(c.Pruned))
 	rep := &schema.DistillReply{Document: doc, Notes: c.Notes}
 	for _, p := range c.Pruned {
 		rep.Pruned = append(rep.Pruned, p.Step+": "+p.Reason)

@@ -1,9 +1,11 @@
 package matcher
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -21,21 +23,28 @@ type Config struct {
 	// BindTimeout bounds the one model call that binds what the task does
 	// not give; default 15 s.
 	BindTimeout time.Duration
+	// Log hears about each match and stored playbooks that do not
+	// decode; default slog.Default().
+	Log *slog.Logger
 }
 
 // Service answers rote.matcher.match.
 type Service struct {
-	cfg   Config
-	bus   *bus.Bus
-	ready chan struct{}
+	cfg       Config
+	rpc       *bus.RPC
+	playbooks *bus.PlaybookStore
+	log       *slog.Logger
+	ready     chan struct{}
 }
 
-// New returns the matcher on b.
-func New(cfg Config, b *bus.Bus) *Service {
+// New returns the matcher: it serves on rpc, reads the playbooks it
+// matches from playbooks, and asks the planner over rpc for a binding.
+func New(cfg Config, rpc *bus.RPC, playbooks *bus.PlaybookStore) (*Service, error) {
 	if cfg.BindTimeout <= 0 {
 		cfg.BindTimeout = 15 * time.Second
 	}
-	return &Service{cfg: cfg, bus: b, ready: make(chan struct{})}
+	log := cmp.Or(cfg.Log, slog.Default()).With("service", "matcher")
+	return &Service{cfg: cfg, rpc: rpc, playbooks: playbooks, log: log, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once the endpoint listens.
@@ -43,7 +52,7 @@ func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run serves until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	svc, err := s.bus.NewService("rote-matcher", "0.1.0", "which stored playbook can do a task")
+	svc, err := s.rpc.NewService("rote-matcher", "0.1.0", "which stored playbook can do a task")
 	if err != nil {
 		return err
 	}
@@ -52,6 +61,7 @@ func (s *Service) Run(ctx context.Context) error {
 		return fmt.Errorf("matcher: %w", err)
 	}
 	close(s.ready)
+	s.log.Info("serving", "subject", schema.SubjectMatch)
 	<-ctx.Done()
 	return nil
 }
@@ -66,10 +76,22 @@ type candidate struct {
 // Match runs the three stages. A miss is a reply, not an error; the error
 // is for a store that could not be read.
 func (s *Service) Match(ctx context.Context, req *schema.MatchRequest) (*schema.MatchReply, error) {
+	rep, err := s.match(ctx, req)
+	if err == nil {
+		if rep.Hit {
+			s.log.Info("matched", "run", req.RunID, "playbook", rep.Playbook.Name, "version", rep.Playbook.Version, "score", rep.Score)
+		} else {
+			s.log.Info("no match", "run", req.RunID, "reason", rep.Reason)
+		}
+	}
+	return rep, err
+}
+
+func (s *Service) match(ctx context.Context, req *schema.MatchRequest) (*schema.MatchReply, error) {
 	if err := schema.ValidateFingerprint(req.Fingerprint); err != nil {
 		return &schema.MatchReply{Reason: "no fingerprint: " + err.Error()}, nil
 	}
-	all, err := s.bus.ListPlaybooks(ctx)
+	all, err := s.playbooks.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +103,7 @@ func (s *Service) Match(ctx context.Context, req *schema.MatchRequest) (*schema.
 		}
 		p, err := e.Decode()
 		if err != nil {
+			s.log.Warn("a stored playbook does not decode; it is never matched", "playbook", e.Name, "fingerprint", schema.ShortFingerprint(e.Fingerprint), "version", e.Stored.Version, "err", err)
 			continue
 		}
 		cands = append(cands, candidate{entry: e, playbook: p, score: score(slotted, p.Intent)})
@@ -167,7 +190,7 @@ func (s *Service) ask(ctx context.Context, req *schema.MatchRequest, p *schema.P
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.BindTimeout)
 	defer cancel()
 	var rep schema.BindReply
-	err := s.bus.Call(ctx, schema.SubjectBind, &schema.BindRequest{RunID: req.RunID, Task: req.Task, Intent: p.Intent, Names: names}, &rep)
+	err := s.rpc.Call(ctx, schema.SubjectBind, &schema.BindRequest{RunID: req.RunID, Task: req.Task, Intent: p.Intent, Names: names}, &rep)
 	if errors.Is(err, bus.ErrNoService) {
 		return nil, schema.TokenUsage{}, errors.New("no planner answers binding requests")
 	}

@@ -1,19 +1,17 @@
 package perception
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"regexp"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -22,48 +20,15 @@ import (
 var browserWS string
 
 func TestMain(m *testing.M) {
-	cmd, ws, err := launchChromium()
+	p, err := chromium.Launch(context.Background(), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perception tests need /usr/bin/chromium (scripts/setup installs it):", err)
 		os.Exit(1)
 	}
-	browserWS = ws
+	browserWS = p.WS()
 	code := m.Run()
-	cmd.Process.Kill()
-	cmd.Wait()
+	p.Kill()
 	os.Exit(code)
-}
-
-// launchChromium starts headless Chromium with the flags this machine
-// needs and returns its DevTools WebSocket address.
-func launchChromium() (*exec.Cmd, string, error) {
-	dir, err := os.MkdirTemp("", "perception-chromium-")
-	if err != nil {
-		return nil, "", err
-	}
-	cmd := exec.Command("/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+dir,
-		"--remote-debugging-port=0", "--window-size=1280,900", "about:blank")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	sc := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`DevTools listening on (ws://\S+)`)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			return cmd, m[1], nil
-		}
-	}
-	cmd.Process.Kill()
-	return nil, "", fmt.Errorf("chromium printed no DevTools address")
 }
 
 // page is a tab of its own browser context, driven by the test.

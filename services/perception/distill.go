@@ -3,7 +3,6 @@ package perception
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/rote-agent/rote/schema"
@@ -155,7 +154,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		// A control labelled other than what it shows still shows it:
 		// WordPress's editor notices are a button "Dismiss this notice"
 		// around the message "Post updated.".
-		if shown := clip(d.text(n), maxTextChars); (role == "button" || role == "link") && shown != "" && !sc.covered &&
+		if shown := schema.Clip(d.text(n), maxTextChars); (role == "button" || role == "link") && shown != "" && !sc.covered &&
 			!strings.Contains(strings.ToLower(name), strings.ToLower(shown)) {
 			d.emit(n, "text", shown, dn, false, sc)
 		}
@@ -169,11 +168,11 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		if len(cells) == 0 {
 			break
 		}
-		d.emit(n, role, clip(strings.Join(cells, " | "), maxNameChars), dn, false, sc)
+		d.emit(n, role, schema.Clip(strings.Join(cells, " | "), maxNameChars), dn, false, sc)
 		sc.row = cells[0]
 		sc.covered = true
 	case messageRoles[role]:
-		if text := clip(d.text(n), maxTextChars); text != "" && !sc.covered {
+		if text := schema.Clip(d.text(n), maxTextChars); text != "" && !sc.covered {
 			d.emit(n, role, text, dn, false, sc)
 		}
 		sc.covered = true
@@ -181,14 +180,14 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.covered = true // the name of a control, group or table already says it
 	case role == "DescriptionList":
 		if sc.content && !sc.covered {
-			if text := clip(d.definitions(n), maxTextChars); text != "" {
+			if text := schema.Clip(d.definitions(n), maxTextChars); text != "" {
 				d.emit(n, "text", text, dn, false, sc)
 			}
 		}
 		sc.covered = true
 	case role == "paragraph" || role == "StaticText" || role == "blockquote":
 		if sc.content && !sc.covered {
-			if text := clip(d.dataText(n), maxTextChars); text != "" {
+			if text := schema.Clip(d.dataText(n), maxTextChars); text != "" {
 				d.emit(n, "text", text, dn, false, sc)
 			}
 		}
@@ -247,7 +246,7 @@ func (d *distiller) rowCells(row *accessibility.Node) []string {
 		if c == nil || c.Ignored {
 			continue
 		}
-		if t := clip(d.dataText(c), 60); t != "" {
+		if t := schema.Clip(d.dataText(c), 60); t != "" {
 			cells = append(cells, t)
 		}
 	}
@@ -300,7 +299,7 @@ func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
 }
 
 func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) {
-	out := node{role: role, name: clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
+	out := node{role: role, name: schema.Clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
 	for _, part := range []string{sc.section.landmark, sc.group, sc.section.heading, sc.row} {
 		if part != "" && part != out.name {
 			out.context = append(out.context, part)
@@ -349,7 +348,7 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 	if v := prop(n, "invalid"); v != "" && v != "false" {
 		states = append(states, "invalid")
 	}
-	return clip(value, maxTextChars), states
+	return schema.Clip(value, maxTextChars), states
 }
 
 // contract is what the control is: tag and input type, the target of a
@@ -418,12 +417,3 @@ func prop(n *accessibility.Node, name string) string {
 
 // clean folds runs of white space into single spaces.
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip shortens s to at most n characters, marking the cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}

@@ -3,9 +3,10 @@ module github.com/rote-agent/rote/services/perception
 go 1.26.0
 
 require (
-	github.com/chromedp/cdproto v0.159.0
-	github.com/chromedp/chromedp v0.23.0
+	github.com/chromedp/cdproto v0.160.2
+	github.com/chromedp/chromedp v0.23.1
 	github.com/rote-agent/rote/bus v0.0.0
+	github.com/rote-agent/rote/chromium v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/tiktoken-go/tokenizer v0.10.0
 )
@@ -33,3 +34,5 @@ require (
 replace github.com/rote-agent/rote/schema => ../../schema
 
 replace github.com/rote-agent/rote/bus => ../../bus
+
+replace github.com/rote-agent/rote/chromium => ../../chromium

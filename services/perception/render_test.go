@@ -71,7 +71,7 @@ func TestServiceOverTheBus(t *testing.T) {
 	base := serve(t, map[string]string{"/": formPage, "/frame": framePage})
 	p := openPage(t, base+"/")
 	b := bustest.Start(t)
-	svc, err := New(Config{}, b)
+	svc, err := New(Config{}, b.RPC(), b.Runs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestServiceOverTheBus(t *testing.T) {
 		c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		var rep schema.ObserveReply
-		if err := b.Call(c, schema.ObserveSubject(bus.Host()), &req, &rep); err != nil {
+		if err := b.RPC().Call(c, schema.ObserveSubject(bus.Host()), &req, &rep); err != nil {
 			t.Fatal(err)
 		}
 		return rep.Observation
@@ -109,7 +109,7 @@ func TestServiceOverTheBus(t *testing.T) {
 	if third.Kind != schema.ObservationFull {
 		t.Fatalf("after navigation: %s\n%s", third.Kind, third.Render)
 	}
-	envs, err := b.ReadRun(context.Background(), "RUN")
+	envs, err := b.Runs().ReadRun(context.Background(), "RUN")
 	if err != nil || len(envs) != 3 {
 		t.Fatalf("recorded %d observations (%v)", len(envs), err)
 	}
@@ -118,7 +118,7 @@ func TestServiceOverTheBus(t *testing.T) {
 	}
 	// Bad requests are typed errors.
 	var rep schema.ObserveReply
-	if err := b.Call(context.Background(), schema.ObserveSubject(bus.Host()), &schema.ObserveRequest{}, &rep); !errors.Is(err, schema.ErrInvalid) {
+	if err := b.RPC().Call(context.Background(), schema.ObserveSubject(bus.Host()), &schema.ObserveRequest{}, &rep); !errors.Is(err, schema.ErrInvalid) {
 		t.Fatalf("empty request: %v", err)
 	}
 }

@@ -1,9 +1,11 @@
 package perception
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -19,13 +21,17 @@ type Config struct {
 	// Host is the host whose browsers this perception captures (it
 	// serves schema.ObserveSubject(Host)); default bus.Host().
 	Host string
+	// Log hears about failed captures; default slog.Default().
+	Log *slog.Logger
 }
 
 // Service answers observe requests. It keeps, per run, the last grounded
 // (full) observation, which later diffs are rendered against.
 type Service struct {
 	cfg    Config
-	bus    *bus.Bus
+	rpc    *bus.RPC
+	runs   *bus.RunLog
+	log    *slog.Logger
 	attach *attachments
 
 	mu       sync.Mutex
@@ -38,8 +44,9 @@ type Service struct {
 // whose entry was dropped gets a full (replacement) observation next.
 const maxGrounded = 256
 
-// New returns a Service that publishes observations to b.
-func New(cfg Config, b *bus.Bus) (*Service, error) {
+// New returns a Service that serves on rpc and records the observations
+// of runs in runs. A budget over EmergencyCeiling is an error.
+func New(cfg Config, rpc *bus.RPC, runs *bus.RunLog) (*Service, error) {
 	if cfg.Budget <= 0 {
 		cfg.Budget = DefaultBudget
 	}
@@ -49,7 +56,8 @@ func New(cfg Config, b *bus.Bus) (*Service, error) {
 	if cfg.Budget > EmergencyCeiling {
 		return nil, fmt.Errorf("perception: budget %d is over the %d-character emergency ceiling", cfg.Budget, EmergencyCeiling)
 	}
-	return &Service{cfg: cfg, bus: b, grounded: map[string]*schema.Observation{}, ready: make(chan struct{})}, nil
+	log := cmp.Or(cfg.Log, slog.Default()).With("service", "perception")
+	return &Service{cfg: cfg, rpc: rpc, runs: runs, log: log, grounded: map[string]*schema.Observation{}, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once Run serves requests.
@@ -61,7 +69,7 @@ func (s *Service) Run(ctx context.Context) error {
 	s.attach = newAttachments(ctx)
 	defer s.attach.close()
 	countTokens("") // load the tokenizer now, not inside the first request
-	svc, err := s.bus.NewService("rote-perception", "0.1.0", "captures, distills and renders pages")
+	svc, err := s.rpc.NewService("rote-perception", "0.1.0", "captures, distills and renders pages")
 	if err != nil {
 		return err
 	}
@@ -70,6 +78,7 @@ func (s *Service) Run(ctx context.Context) error {
 		return fmt.Errorf("perception: %w", err)
 	}
 	close(s.ready)
+	s.log.Info("serving", "subject", schema.ObserveSubject(s.cfg.Host))
 	<-ctx.Done()
 	return nil
 }
@@ -89,6 +98,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	t.Unlock()
 	if err != nil {
 		s.attach.drop(req.Browser)
+		s.log.Warn("capture failed", "run", req.RunID, "step", req.StepID, "err", err)
 		return nil, err
 	}
 	key := req.RunID
@@ -109,7 +119,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 			RunID: req.RunID, Seq: req.Seq, StepID: req.StepID, URL: obs.URL, Title: obs.Title,
 			Kind: obs.Kind, Render: obs.Render, Stats: obs.Stats,
 		}
-		if _, err := s.bus.Publish(ctx, ev); err != nil {
+		if _, err := s.runs.Publish(ctx, ev); err != nil {
 			return nil, fmt.Errorf("perception: record observation: %w", err)
 		}
 	}

@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"context"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -51,15 +53,26 @@ type Result struct {
 // Agent plans step by step: settle, observe, decide, act, record; then the
 // verify gate decides the outcome.
 type Agent struct {
-	bus       *bus.Bus
-	llm       *LLM
-	secretKey []byte
+	cfg      AgentConfig
+	browsers *bus.Browsers
+	runs     *bus.RunLog
+	llm      *LLM
+	log      *slog.Logger
 }
 
-// NewAgent returns an agent that asks llm and records on b; secret
-// parameters are recorded as digests keyed by secretKey.
-func NewAgent(b *bus.Bus, llm *LLM, secretKey []byte) *Agent {
-	return &Agent{bus: b, llm: llm, secretKey: secretKey}
+// AgentConfig configures the agent.
+type AgentConfig struct {
+	// SecretKey keys the digests secret parameters are recorded as.
+	SecretKey []byte
+	// Log hears when each run starts and ends; default slog.Default().
+	Log *slog.Logger
+}
+
+// NewAgent returns an agent that claims browser sessions from browsers,
+// asks llm, and records its runs in runs.
+func NewAgent(cfg AgentConfig, browsers *bus.Browsers, runs *bus.RunLog, llm *LLM) *Agent {
+	log := cmp.Or(cfg.Log, slog.Default()).With("component", "agent")
+	return &Agent{cfg: cfg, browsers: browsers, runs: runs, llm: llm, log: log}
 }
 
 // Options are per-run settings.
@@ -80,7 +93,7 @@ func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
 	if _, err := origin(t.StartURL); err != nil {
 		return nil, err
 	}
-	s, err := a.bus.OpenBrowser(ctx, opt.RunID)
+	s, err := a.browsers.Open(ctx, opt.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +135,11 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	began := time.Now()
 	spec := schema.RunSpec{RunID: s.RunID, Mode: schema.ModeAgent, Fingerprint: fp, Parent: opt.Parent,
 		Task: schema.TaskSpec{Suite: t.Suite, Name: t.Name, Text: t.Text, Params: a.recordedParams(t), Target: site}}
-	if _, err := a.bus.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: s.RunID + "-started", Time: began}, RunSpec: spec}); err != nil {
+	if _, err := a.runs.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: s.RunID + "-started", Time: began}, RunSpec: spec}); err != nil {
 		return nil, err
 	}
+	log := a.log.With("run", s.RunID)
+	log.Info("agent run started", "task", t.Text, "parent", opt.Parent)
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
 		ctx: NewContext(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
 	r.ctx.SetBrief(site)
@@ -143,15 +158,16 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	r.res.Duration = time.Since(began)
 	r.res.Usage = schema.Tally(r.calls)
 	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: r.res.Usage}
-	if _, err := a.bus.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
+	if _, err := a.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}
+	log.Info("agent run finished", "outcome", r.res.Outcome, "reason", r.res.Reason, "steps", len(r.res.Steps), "took", r.res.Duration)
 	return r.res, nil
 }
 
 func (a *Agent) recordedParams(t Task) map[string]string {
 	out := make(map[string]string, len(t.Params))
-	red := schema.Redactor{Key: a.secretKey}
+	red := schema.Redactor{Key: a.cfg.SecretKey}
 	for k, v := range t.Params {
 		if slices.Contains(t.Secrets, k) {
 			v = red.Digest(v)
@@ -269,7 +285,7 @@ func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, sc
 
 func parseAction(rep *Reply) (schema.Action, error) {
 	if rep.ToolCall == nil {
-		return schema.Action{}, schema.Errorf(schema.CodeInvalid, "no tool call in %q", shorten(rep.Content, 120))
+		return schema.Action{}, schema.Errorf(schema.CodeInvalid, "no tool call in %q", schema.Clip(rep.Content, 120))
 	}
 	return schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments))
 }
@@ -293,7 +309,7 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 	if ev.Error != nil {
 		entry.Result = "refused: " + ev.Error.Error()
 	}
-	entry.Output = shorten(ev.Output, 400)
+	entry.Output = schema.Clip(ev.Output, 400)
 	r.ctx.Record(entry)
 	r.log(StepLog{N: n, Action: action, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
 	return ev, nil
@@ -325,7 +341,7 @@ func (r *agentRun) verify(ctx context.Context) {
 	}
 	r.res.Verify = checks
 	ev := &schema.VerifyChecked{Meta: schema.Meta{ID: r.res.RunID + "-verify", Time: time.Now()}, RunID: r.res.RunID, Checks: r.res.Verify, Passed: passed}
-	if _, err := r.a.bus.Publish(ctx, ev); err != nil {
+	if _, err := r.a.runs.Publish(ctx, ev); err != nil {
 		r.end(schema.OutcomeFailed, err)
 		return
 	}
@@ -334,11 +350,4 @@ func (r *agentRun) verify(ctx context.Context) {
 		return
 	}
 	r.end(schema.OutcomeSuccess, nil)
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

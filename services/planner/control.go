@@ -32,14 +32,18 @@ type PlaybookReplay struct {
 // page as it is, knowing which steps already ran. On a miss the agent
 // does the whole task.
 type Controller struct {
-	bus    *bus.Bus
-	agent  *Agent
-	replay Replayer
+	browsers  *bus.Browsers
+	rpc       *bus.RPC
+	playbooks *bus.PlaybookStore
+	agent     *Agent
+	replay    Replayer
 }
 
-// NewController returns the control loop over agent and replay.
-func NewController(b *bus.Bus, agent *Agent, replay Replayer) *Controller {
-	return &Controller{bus: b, agent: agent, replay: replay}
+// NewController returns the control loop over agent and replay: it
+// claims browser sessions from browsers, asks the matcher over rpc and
+// reads the playbook it names from playbooks.
+func NewController(browsers *bus.Browsers, rpc *bus.RPC, playbooks *bus.PlaybookStore, agent *Agent, replay Replayer) *Controller {
+	return &Controller{browsers: browsers, rpc: rpc, playbooks: playbooks, agent: agent, replay: replay}
 }
 
 // Chosen is the playbook a run replays: given explicitly (--playbook)
@@ -59,6 +63,34 @@ type Outcome struct {
 	Reason   *schema.Error        `json:"reason,omitempty"`
 	Usage    []schema.SourceUsage `json:"usage,omitempty"` // every model call, replay and agent
 	Duration time.Duration        `json:"duration"`
+}
+
+// Runs are the ids of the runs the outcome took: the replay's, then the
+// agent's.
+func (o *Outcome) Runs() []string {
+	var runs []string
+	if o.Replay != nil {
+		runs = append(runs, o.Replay.RunID)
+	}
+	if o.Agent != nil {
+		runs = append(runs, o.Agent.RunID)
+	}
+	return runs
+}
+
+// Mode says how the task was done: "fallback" (a replay, then the
+// agent), "repair" (a replay that saved a repaired version), "replay",
+// or "agent".
+func (o *Outcome) Mode() string {
+	switch {
+	case o.Replay != nil && o.Agent != nil:
+		return "fallback"
+	case o.Replay != nil && o.Replay.Patched != nil:
+		return "repair"
+	case o.Replay != nil:
+		return "replay"
+	}
+	return "agent"
 }
 
 // Run does t: by replaying chosen when given, else with the agent.
@@ -85,7 +117,7 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 		out.Agent = res
 		return c.finish(out, began), nil
 	}
-	s, err := c.bus.OpenBrowser(ctx, opt.RunID)
+	s, err := c.browsers.Open(ctx, opt.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +158,7 @@ func (c *Controller) match(ctx context.Context, t Task, site, runID string, out 
 		return nil, err
 	}
 	var rep schema.MatchReply
-	err = c.bus.Call(ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: runID, Fingerprint: fp, Task: t.Text, Params: t.Params}, &rep)
+	err = c.rpc.Call(ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: runID, Fingerprint: fp, Task: t.Text, Params: t.Params}, &rep)
 	if errors.Is(err, bus.ErrNoService) {
 		out.Match = &schema.MatchReply{Reason: "no matcher is running"}
 		return nil, nil
@@ -138,7 +170,7 @@ func (c *Controller) match(ctx context.Context, t Task, site, runID string, out 
 	if !rep.Hit {
 		return nil, nil
 	}
-	e, err := c.bus.GetPlaybook(ctx, fp, rep.Playbook.Name, rep.Playbook.Version)
+	e, err := c.playbooks.Get(ctx, fp, rep.Playbook.Name, rep.Playbook.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,12 @@ package planner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -30,6 +32,8 @@ type LLMConfig struct {
 	// Backoff is the first wait between attempts, doubled each time and
 	// capped at 8 s; default 250 ms.
 	Backoff time.Duration
+	// Log hears about retried calls; default slog.Default().
+	Log *slog.Logger
 }
 
 // LLMConfigFromEnv reads ROTE_LLM_BASE_URL, ROTE_LLM_API_KEY and
@@ -42,13 +46,14 @@ func LLMConfigFromEnv() (cfg LLMConfig, ok bool) {
 // LLM calls a chat model and records every call as llm.call.v1 with its
 // source tag and its token usage as the API reported it.
 type LLM struct {
-	cfg LLMConfig
-	api *openai.Client
-	bus *bus.Bus
+	cfg  LLMConfig
+	api  *openai.Client
+	runs *bus.RunLog
+	log  *slog.Logger
 }
 
-// NewLLM returns a client for cfg that records on b.
-func NewLLM(cfg LLMConfig, b *bus.Bus) *LLM {
+// NewLLM returns a client for cfg that records every call in runs.
+func NewLLM(cfg LLMConfig, runs *bus.RunLog) *LLM {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
 	}
@@ -64,7 +69,8 @@ func NewLLM(cfg LLMConfig, b *bus.Bus) *LLM {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = wire{http.DefaultClient}
-	return &LLM{cfg: cfg, api: openai.NewClientWithConfig(oc), bus: b}
+	log := cmp.Or(cfg.Log, slog.Default()).With("component", "llm", "model", cfg.Model)
+	return &LLM{cfg: cfg, api: openai.NewClientWithConfig(oc), runs: runs, log: log}
 }
 
 // Model returns the model name requests ask for.
@@ -115,6 +121,7 @@ func (l *LLM) Complete(ctx context.Context, c Call) (*Reply, error) {
 		if !transient(err) || attempt >= l.cfg.Attempts {
 			return nil, schema.Errorf(schema.CodeUnavailable, "model %s at %s (%s, attempt %d): %v", l.cfg.Model, l.cfg.BaseURL, c.Source, attempt, err)
 		}
+		l.log.Warn("model call failed, trying again", "run", c.RunID, "step", c.StepID, "source", c.Source, "attempt", attempt, "wait", wait, "err", err)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
@@ -140,7 +147,7 @@ func (l *LLM) Complete(ctx context.Context, c Call) (*Reply, error) {
 	if rep.Event.Model == "" {
 		rep.Event.Model = l.cfg.Model
 	}
-	if _, err := l.bus.Publish(ctx, rep.Event); err != nil {
+	if _, err := l.runs.Publish(ctx, rep.Event); err != nil {
 		return nil, err
 	}
 	return rep, nil

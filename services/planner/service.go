@@ -1,9 +1,12 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -21,14 +24,26 @@ const slotSystemPrompt = `You read one value off a page. Read the question and t
 // and scoped repairs (rote.planner.repair), each one bounded model call
 // tagged with its source and recorded in the asking run.
 type Service struct {
-	bus   *bus.Bus
+	rpc   *bus.RPC
 	llm   *LLM
+	log   *slog.Logger
 	ready chan struct{}
 }
 
-// NewService returns the planner service.
-func NewService(b *bus.Bus, llm *LLM) *Service {
-	return &Service{bus: b, llm: llm, ready: make(chan struct{})}
+// Config configures the planner service.
+type Config struct {
+	// Log hears when the endpoints serve; default slog.Default(). Failed
+	// requests are logged by the bus.
+	Log *slog.Logger
+}
+
+// New returns the planner service, which serves on rpc and asks llm.
+func New(cfg Config, rpc *bus.RPC, llm *LLM) (*Service, error) {
+	if llm == nil {
+		return nil, errors.New("planner: no model")
+	}
+	log := cmp.Or(cfg.Log, slog.Default()).With("service", "planner")
+	return &Service{rpc: rpc, llm: llm, log: log, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once the endpoints listen.
@@ -36,7 +51,7 @@ func (s *Service) Ready() <-chan struct{} { return s.ready }
 
 // Run serves until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	svc, err := s.bus.NewService("rote-planner", "0.1.0", "model-backed slot values, judgments and scoped repairs")
+	svc, err := s.rpc.NewService("rote-planner", "0.1.0", "model-backed slot values, judgments and scoped repairs")
 	if err != nil {
 		return err
 	}
@@ -52,6 +67,7 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 	}
 	close(s.ready)
+	s.log.Info("serving", "model", s.llm.Model())
 	<-ctx.Done()
 	return nil
 }

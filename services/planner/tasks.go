@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -37,12 +39,22 @@ type ResolveTask func(ctx context.Context, req *schema.TaskRequested) (Task, *Ch
 // the browser under it went away, is handed back for another attempt,
 // up to TaskDeliveries; any other outcome is the task's, and acknowledged.
 type TaskWorker struct {
-	bus     *bus.Bus
-	c       *Controller
-	resolve ResolveTask
-	ready   chan struct{}
+	cfg   TaskConfig
+	tasks *bus.TaskQueue
+	c     *Controller
+	log   *slog.Logger
+	ready chan struct{}
+}
+
+// TaskConfig configures a TaskWorker.
+type TaskConfig struct {
+	// Resolve prepares each claimed task; required.
+	Resolve ResolveTask
 	// Done, when set, is told how each delivery ended (tests and metrics).
 	Done func(TaskDone)
+	// Log hears about each task claimed, done, handed back or rejected;
+	// default slog.Default().
+	Log *slog.Logger
 }
 
 // TaskDone is what became of one delivery of a task.
@@ -55,9 +67,14 @@ type TaskDone struct {
 	Retried bool
 }
 
-// NewTaskWorker returns a worker over c; resolve prepares each task.
-func NewTaskWorker(b *bus.Bus, c *Controller, resolve ResolveTask) *TaskWorker {
-	return &TaskWorker{bus: b, c: c, resolve: resolve, ready: make(chan struct{})}
+// NewTaskWorker returns a worker that claims tasks from tasks and does
+// them through c.
+func NewTaskWorker(cfg TaskConfig, tasks *bus.TaskQueue, c *Controller) (*TaskWorker, error) {
+	if cfg.Resolve == nil {
+		return nil, errors.New("planner: a task worker needs a resolver")
+	}
+	log := cmp.Or(cfg.Log, slog.Default()).With("component", "tasks")
+	return &TaskWorker{cfg: cfg, tasks: tasks, c: c, log: log, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once the worker's consumer exists.
@@ -65,7 +82,7 @@ func (w *TaskWorker) Ready() <-chan struct{} { return w.ready }
 
 // Run claims and does tasks, one at a time, until ctx ends.
 func (w *TaskWorker) Run(ctx context.Context) error {
-	cons, err := w.bus.JetStream().CreateOrUpdateConsumer(ctx, bus.StreamTasks, jetstream.ConsumerConfig{
+	cons, err := w.tasks.Consumer(ctx, jetstream.ConsumerConfig{
 		Durable:       TaskConsumer,
 		Description:   "planners claiming Rote tasks, one each",
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -77,6 +94,7 @@ func (w *TaskWorker) Run(ctx context.Context) error {
 		return fmt.Errorf("planner: task consumer: %w", err)
 	}
 	close(w.ready)
+	w.log.Info("claiming tasks", "subject", schema.SubjectTasks, "consumer", TaskConsumer)
 	for ctx.Err() == nil {
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
@@ -85,6 +103,7 @@ func (w *TaskWorker) Run(ctx context.Context) error {
 			}
 			// The server is away for a moment (a node restarting): wait
 			// and ask again rather than give up the role.
+			w.log.Debug("fetching a task failed, asking again", "err", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -116,13 +135,14 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	if done.Attempt > 1 {
 		done.RunID = req.TaskID + "-" + strconv.Itoa(done.Attempt)
 	}
-	t, chosen, err := w.resolve(ctx, req)
+	t, chosen, err := w.cfg.Resolve(ctx, req)
 	if err != nil {
 		done.Err = err
 		_ = msg.Term()
 		w.report(done)
 		return
 	}
+	w.log.Info("task claimed", "task", done.TaskID, "run", done.RunID, "attempt", done.Attempt)
 	stop := keepClaimed(ctx, msg)
 	out, err := w.c.Run(ctx, t, chosen, Options{RunID: done.RunID}, nil)
 	stop()
@@ -147,9 +167,21 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	w.report(done)
 }
 
+// report logs how a delivery ended and tells Done.
 func (w *TaskWorker) report(d TaskDone) {
-	if w.Done != nil {
-		w.Done(d)
+	attrs := []any{"task", d.TaskID, "run", d.RunID, "attempt", d.Attempt}
+	switch {
+	case d.Retried:
+		w.log.Warn("task handed back for another attempt", append(attrs, "err", d.Err)...)
+	case d.Outcome == "":
+		w.log.Warn("task ended without an outcome: rejected, or out of attempts", append(attrs, "err", d.Err)...)
+	case d.Err != nil:
+		w.log.Info("task done", append(attrs, "outcome", d.Outcome, "reason", d.Err)...)
+	default:
+		w.log.Info("task done", append(attrs, "outcome", d.Outcome)...)
+	}
+	if w.cfg.Done != nil {
+		w.cfg.Done(d)
 	}
 }
 

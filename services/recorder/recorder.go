@@ -1,10 +1,12 @@
 package recorder
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +50,10 @@ type Config struct {
 	Verify []schema.Expect
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Log hears when the bus is lost and the recorder spools, when the
+	// spool is flushed, and about abandoned runs it finishes; default
+	// slog.Default(). It never writes to Stdout, the client's channel.
+	Log *slog.Logger
 }
 
 // terminateGrace is how long a server gets after SIGTERM before SIGKILL.
@@ -57,6 +63,7 @@ const terminateGrace = 5 * time.Second
 type Recorder struct {
 	cfg      Config
 	open     Opener
+	log      *slog.Logger
 	exitCode int
 }
 
@@ -87,7 +94,8 @@ func New(cfg Config, open Opener) (*Recorder, error) {
 	// The server's stderr and the recorder's own messages share Stderr
 	// from different goroutines.
 	cfg.Stderr = &lockedWriter{w: cfg.Stderr}
-	return &Recorder{cfg: cfg, open: open}, nil
+	log := cmp.Or(cfg.Log, slog.Default()).With("component", "recorder", "run", cfg.RunID)
+	return &Recorder{cfg: cfg, open: open, log: log}, nil
 }
 
 // lockedWriter serializes writes to w.
@@ -127,14 +135,14 @@ func (r *Recorder) Run(ctx context.Context) error {
 	b, err := r.open(openCtx)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(r.cfg.Stderr, "rote record: %v; recording to the local spool until the bus answers\n", err)
+		r.log.Warn("bus unreachable; recording to the local spool until it answers", "err", err)
 		b = nil
-	} else if aborted, err := Recover(ctx, b, r.cfg.DataDir, started); err != nil {
-		fmt.Fprintf(r.cfg.Stderr, "rote record: recovering earlier runs: %v\n", err)
+	} else if aborted, err := Recover(ctx, b.Runs(), r.cfg.DataDir, started); err != nil {
+		r.log.Warn("recovering earlier runs failed", "err", err)
 	} else if len(aborted) > 0 {
-		fmt.Fprintf(r.cfg.Stderr, "rote record: marked %d abandoned run(s) aborted: %v\n", len(aborted), aborted)
+		r.log.Info("marked abandoned runs aborted", "count", len(aborted), "runs", aborted)
 	}
-	w := newWriter(r.cfg.RunID, filepath.Join(r.cfg.DataDir, spoolsDir), b, r.open, r.cfg.Stderr)
+	w := newWriter(r.cfg.RunID, filepath.Join(r.cfg.DataDir, spoolsDir), b, r.open, r.log)
 
 	spec := schema.RunSpec{RunID: r.cfg.RunID, Mode: schema.ModeRecord, Task: r.recordedTask()}
 	if err := w.write(ctx, &schema.RunStarted{Meta: schema.Meta{ID: r.cfg.RunID + "-started", Time: started}, RunSpec: spec}); err != nil {
@@ -146,7 +154,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 	session := NewSession(r.cfg.Target, redactor, func(ev schema.Event) {
 		if err := w.write(ctx, ev); err != nil && recordErr == nil {
 			recordErr = err
-			fmt.Fprintf(r.cfg.Stderr, "rote record: recording failed: %v (forwarding goes on)\n", err)
+			r.log.Error("recording failed; forwarding goes on", "err", err)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -115,19 +116,15 @@ func TestRecordsARealSession(t *testing.T) {
 		{Name: "login", Arguments: map[string]any{"user": "ann", "password": "hunter22"}},
 		{Name: "slow", Arguments: map[string]any{"ms": 30, "text": "done"}},
 	}
-	var results [][]byte
 	for _, c := range calls {
-		r, err := cs.CallTool(ctx, c)
-		if err != nil {
+		if _, err := cs.CallTool(ctx, c); err != nil {
 			t.Fatalf("call %s: %v", c.Name, err)
 		}
-		raw, _ := json.Marshal(r)
-		results = append(results, raw)
 	}
 	cs.Close()
 	h.wait(t)
 
-	envs, err := b.ReadRun(ctx, h.rec.RunID())
+	envs, err := b.Runs().ReadRun(ctx, h.rec.RunID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +166,7 @@ func TestRecordsARealSession(t *testing.T) {
 	if big.BlobRef == "" || len(big.Result) != 0 || big.ResultSize <= schema.InlineLimit {
 		t.Fatalf("100 kB result not spilled: ref %q, inline %d bytes, size %d", big.BlobRef, len(big.Result), big.ResultSize)
 	}
-	blob, err := b.Blobs().GetBytes(ctx, big.BlobRef)
+	blob, err := b.Runs().Blob(ctx, big.BlobRef)
 	if err != nil || schema.Digest(blob) != big.ResultDigest || len(blob) != big.ResultSize {
 		t.Fatalf("blob %s: %v (digest %s)", big.BlobRef, err, schema.Digest(blob))
 	}
@@ -282,7 +279,7 @@ func TestTrafficIsByteIdenticalToADirectConnection(t *testing.T) {
 		}
 	}
 	// The 10 MiB call and its 10 MiB result are in the log, by blob.
-	envs, err := b.Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindCalls))
+	envs, err := b.Runs().Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindCalls))
 	if err != nil || len(envs) != 5 {
 		t.Fatalf("%d calls recorded (%v)", len(envs), err)
 	}
@@ -325,7 +322,7 @@ func TestGarbageIsForwardedAndRecorded(t *testing.T) {
 	if !bytes.Equal(echoed, input) {
 		t.Fatalf("got back %d bytes, sent %d, and they differ", len(echoed), len(input))
 	}
-	envs, err := b.Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindUnparsed))
+	envs, err := b.Runs().Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindUnparsed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,13 +339,13 @@ func TestGarbageIsForwardedAndRecorded(t *testing.T) {
 	for _, env := range envs {
 		u := env.Event.(*schema.Unparsed)
 		if u.Size == len(tenMiB)+1 {
-			data, err := b.Blobs().GetBytes(ctx, u.BlobRef)
+			data, err := b.Runs().Blob(ctx, u.BlobRef)
 			if err != nil || !bytes.Equal(data[:len(tenMiB)], tenMiB) {
 				t.Fatalf("10 MiB line not retrievable from blob %q: %v", u.BlobRef, err)
 			}
 		}
 	}
-	calls, _ := b.Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindCalls))
+	calls, _ := b.Runs().Read(ctx, schema.RunSubject(h.rec.RunID(), schema.KindCalls))
 	if len(calls) != 1 || calls[0].Event.(*schema.ToolCall).Error.Kind != schema.CallErrorLost {
 		t.Fatalf("the unanswered call: %d events", len(calls))
 	}
@@ -361,7 +358,7 @@ func TestServerExitCodeAndStartFailure(t *testing.T) {
 	if h.rec.ExitCode() != 7 {
 		t.Fatalf("exit code %d, want 7", h.rec.ExitCode())
 	}
-	envs, _ := b.ReadRun(testCtx(t), h.rec.RunID())
+	envs, _ := b.Runs().ReadRun(testCtx(t), h.rec.RunID())
 	fin := envs[len(envs)-1].Event.(*schema.RunFinished)
 	if fin.Outcome != schema.OutcomeFailed || !strings.Contains(fin.Reason.Message, "status 7") {
 		t.Fatalf("finished %+v", fin.Manifest)
@@ -373,7 +370,7 @@ func TestServerExitCodeAndStartFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "start MCP server") || h.rec.ExitCode() != 127 {
 		t.Fatalf("start failure: %v, exit %d", err, h.rec.ExitCode())
 	}
-	envs, _ = b.ReadRun(testCtx(t), h.rec.RunID())
+	envs, _ = b.Runs().ReadRun(testCtx(t), h.rec.RunID())
 	if fin := envs[len(envs)-1].Event.(*schema.RunFinished); fin.Outcome != schema.OutcomeFailed {
 		t.Fatalf("start failure recorded as %s", fin.Outcome)
 	}
@@ -419,7 +416,7 @@ func TestSpoolsWhileTheBusIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	envs, err := b.ReadRun(ctx, h.rec.RunID())
+	envs, err := b.Runs().ReadRun(ctx, h.rec.RunID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,11 +462,11 @@ func TestSpoolOutlivesTheProcess(t *testing.T) {
 		t.Fatalf("want a spool-left-behind error, got %v", err)
 	}
 	b := bustest.Start(t)
-	aborted, err := Recover(ctx, b, h.dir, time.Now())
+	aborted, err := Recover(ctx, b.Runs(), h.dir, time.Now())
 	if err != nil || len(aborted) != 0 {
 		t.Fatalf("recover: %v, aborted %v (the run finished, only its delivery was late)", err, aborted)
 	}
-	envs, err := b.ReadRun(ctx, h.rec.RunID())
+	envs, err := b.Runs().ReadRun(ctx, h.rec.RunID())
 	if err != nil || len(envs) != 3 {
 		t.Fatalf("flushed run has %d events (%v), want started, call, finished", len(envs), err)
 	}
@@ -486,26 +483,26 @@ func TestRecoverMarksAbandonedRunsAborted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	w := newWriter("DEAD", filepath.Join(dir, spoolsDir), b, attach(b), io.Discard)
+	w := newWriter("DEAD", filepath.Join(dir, spoolsDir), b, attach(b), slog.New(slog.DiscardHandler))
 	w.write(ctx, &schema.RunStarted{Meta: schema.Meta{ID: "DEAD-started", Time: t0}, RunSpec: schema.RunSpec{RunID: "DEAD", Mode: schema.ModeRecord}})
 	result := []byte(`{}`)
 	w.write(ctx, &schema.ToolCall{Meta: schema.Meta{Time: t0.Add(time.Second)}, Tool: "x", Result: result, ResultDigest: schema.Digest(result), ResultSize: 2})
 
 	// While the lock is held, the run is alive and left alone.
-	if aborted, err := Recover(ctx, b, dir, t0.Add(time.Hour)); err != nil || len(aborted) != 0 {
+	if aborted, err := Recover(ctx, b.Runs(), dir, t0.Add(time.Hour)); err != nil || len(aborted) != 0 {
 		t.Fatalf("live run touched: %v %v", aborted, err)
 	}
 	lock.f.Close() // the process dies; the kernel drops the flock, the file stays
-	aborted, err := Recover(ctx, b, dir, t0.Add(time.Hour))
+	aborted, err := Recover(ctx, b.Runs(), dir, t0.Add(time.Hour))
 	if err != nil || len(aborted) != 1 || aborted[0] != "DEAD" {
 		t.Fatalf("aborted %v, %v", aborted, err)
 	}
-	envs, _ := b.ReadRun(ctx, "DEAD")
+	envs, _ := b.Runs().ReadRun(ctx, "DEAD")
 	fin, ok := envs[len(envs)-1].Event.(*schema.RunFinished)
 	if !ok || fin.Outcome != schema.OutcomeAborted || !fin.Finished.Equal(t0.Add(time.Second)) {
 		t.Fatalf("last event %+v", envs[len(envs)-1].Event)
 	}
-	if again, _ := Recover(ctx, b, dir, t0.Add(time.Hour)); len(again) != 0 {
+	if again, _ := Recover(ctx, b.Runs(), dir, t0.Add(time.Hour)); len(again) != 0 {
 		t.Fatalf("recovered twice: %v", again)
 	}
 	if _, err := os.Stat(filepath.Join(dir, locksDir, "DEAD.lock")); !errors.Is(err, os.ErrNotExist) {

@@ -84,7 +84,7 @@ func (l *runLock) release() {
 // run.finished with outcome aborted, its time range ending at the run's
 // last stored event. Runs whose recorder is alive are left alone. It
 // returns the ids of the runs it marked aborted.
-func Recover(ctx context.Context, b *bus.Bus, dataDir string, now time.Time) ([]string, error) {
+func Recover(ctx context.Context, runs *bus.RunLog, dataDir string, now time.Time) ([]string, error) {
 	locks, _ := filepath.Glob(filepath.Join(dataDir, locksDir, "*.lock"))
 	spools, _ := filepath.Glob(filepath.Join(dataDir, spoolsDir, "*.spool"))
 	dead := map[string]*runLock{}
@@ -109,12 +109,12 @@ func Recover(ctx context.Context, b *bus.Bus, dataDir string, now time.Time) ([]
 	var aborted []string
 	var errs []error
 	for _, runID := range order {
-		if _, err := flushSpool(ctx, b, spoolPath(filepath.Join(dataDir, spoolsDir), runID)); err != nil {
+		if _, err := flushSpool(ctx, runs, spoolPath(filepath.Join(dataDir, spoolsDir), runID)); err != nil {
 			// The spool file stays; the next Recover finds it again.
 			errs = append(errs, fmt.Errorf("run %s: %w", runID, err))
 			continue
 		}
-		marked, err := markAborted(ctx, b, runID, now)
+		marked, err := markAborted(ctx, runs, runID, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("run %s: %w", runID, err))
 			continue
@@ -128,8 +128,8 @@ func Recover(ctx context.Context, b *bus.Bus, dataDir string, now time.Time) ([]
 
 // markAborted publishes run.finished (aborted) for a run that started and
 // never finished; it reports whether it did.
-func markAborted(ctx context.Context, b *bus.Bus, runID string, now time.Time) (bool, error) {
-	envs, err := b.ReadRun(ctx, runID)
+func markAborted(ctx context.Context, runs *bus.RunLog, runID string, now time.Time) (bool, error) {
+	envs, err := runs.ReadRun(ctx, runID)
 	if errors.Is(err, bus.ErrRunNotFound) {
 		return false, nil
 	}
@@ -159,7 +159,7 @@ func markAborted(ctx context.Context, b *bus.Bus, runID string, now time.Time) (
 	if fingerprint != "" {
 		spec.Fingerprint = fingerprint
 	}
-	_, err = b.Publish(ctx, &schema.RunFinished{
+	_, err = runs.Publish(ctx, &schema.RunFinished{
 		Meta: schema.Meta{ID: runID + "-finished", Time: now},
 		Manifest: schema.Manifest{
 			RunSpec: spec, Outcome: schema.OutcomeAborted, Started: started.Time, Finished: last,

@@ -86,7 +86,7 @@ func (s *spool) close() error { return s.f.Close() }
 // is on the bus. A torn final frame, left by a crash during append, was
 // never acknowledged to anyone and is dropped. It returns how many records
 // it published.
-func flushSpool(ctx context.Context, b *bus.Bus, path string) (int, error) {
+func flushSpool(ctx context.Context, runs *bus.RunLog, path string) (int, error) {
 	offPath := path + ".offset"
 	offset, err := readOffset(offPath)
 	if err != nil {
@@ -114,7 +114,7 @@ func flushSpool(ctx context.Context, b *bus.Bus, path string) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("recorder: spool %s at offset %d: %w", path, offset, err)
 		}
-		if err := publishRecord(ctx, b, rec); err != nil {
+		if err := publishRecord(ctx, runs, rec); err != nil {
 			return n, err
 		}
 		n++
@@ -155,15 +155,15 @@ func readFrame(r *bufio.Reader) (spoolRecord, int64, error) {
 	return rec, int64(frameHeader + len(body)), nil
 }
 
-func publishRecord(ctx context.Context, b *bus.Bus, rec spoolRecord) error {
+func publishRecord(ctx context.Context, runs *bus.RunLog, rec spoolRecord) error {
 	if rec.Blob {
-		return b.PutBlob(ctx, schema.Blob{Digest: rec.Name, Data: rec.Data})
+		return runs.PutBlob(ctx, schema.Blob{Digest: rec.Name, Data: rec.Data})
 	}
 	ev, err := schema.Unmarshal(rec.Name, rec.Data)
 	if err != nil {
 		return fmt.Errorf("recorder: spooled event: %w", err)
 	}
-	_, err = b.Publish(ctx, ev)
+	_, err = runs.Publish(ctx, ev)
 	return err
 }
 

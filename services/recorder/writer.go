@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -30,7 +30,7 @@ type writer struct {
 	runID    string
 	spoolDir string
 	open     Opener
-	log      io.Writer
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	seq      uint64
@@ -41,7 +41,7 @@ type writer struct {
 	done     sync.WaitGroup
 }
 
-func newWriter(runID, spoolDir string, b *bus.Bus, open Opener, log io.Writer) *writer {
+func newWriter(runID, spoolDir string, b *bus.Bus, open Opener, log *slog.Logger) *writer {
 	return &writer{runID: runID, spoolDir: spoolDir, bus: b, open: open, log: log, stop: make(chan struct{})}
 }
 
@@ -97,23 +97,23 @@ func (w *writer) number(ev schema.Event) []spoolRecord {
 var errDisconnected = errors.New("recorder: bus connection is down")
 
 func (w *writer) deliver(ctx context.Context, blobs []spoolRecord, ev schema.Event) error {
-	if !w.bus.Conn().IsConnected() {
+	if !w.bus.Connected() {
 		return errDisconnected
 	}
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	for _, b := range blobs {
-		if err := w.bus.PutBlob(ctx, schema.Blob{Digest: b.Name, Data: b.Data}); err != nil {
+		if err := w.bus.Runs().PutBlob(ctx, schema.Blob{Digest: b.Name, Data: b.Data}); err != nil {
 			return err
 		}
 	}
-	_, err := w.bus.Publish(ctx, ev)
+	_, err := w.bus.Runs().Publish(ctx, ev)
 	return err
 }
 
 // disconnect drops a bus that failed; the flusher opens a new one.
 func (w *writer) disconnect(cause error) {
-	fmt.Fprintf(w.log, "rote record: bus unreachable (%v); spooling to %s\n", cause, spoolPath(w.spoolDir, w.runID))
+	w.log.Warn("bus unreachable; spooling", "err", cause, "spool", spoolPath(w.spoolDir, w.runID))
 	go w.bus.Close() // draining a dead connection must not hold up recording
 	w.bus = nil
 }
@@ -184,7 +184,7 @@ func (w *writer) tryFlush(ctx context.Context) bool {
 		w.bus = b
 	}
 	w.spool.close()
-	n, err := flushSpool(ctx, w.bus, w.spool.path)
+	n, err := flushSpool(ctx, w.bus.Runs(), w.spool.path)
 	if err != nil {
 		w.disconnect(err)
 		if sp, oerr := openSpool(w.spoolDir, w.runID); oerr == nil {
@@ -192,7 +192,7 @@ func (w *writer) tryFlush(ctx context.Context) bool {
 		}
 		return false
 	}
-	fmt.Fprintf(w.log, "rote record: bus reachable again; flushed %d spooled record(s)\n", n)
+	w.log.Info("bus reachable again; flushed the spool", "records", n)
 	w.spool, w.flushing = nil, false
 	return true
 }

@@ -1,0 +1,263 @@
+// Package benchmark runs a frozen suite cold against warm: it learns a
+// playbook from one cold run of each learned task (distill, shadow
+// replay, promote), then for every task and repetition runs the cold
+// agent twice on the same instance (the first warms the provider cache)
+// and Rote warm once (match, bind, replay, the drift ladder), each on a
+// fresh site. Every number is read back from ROTE_RUNS; success is the
+// site's server-side state. The report, plots and gates are bench/report's.
+package benchmark
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bench/report"
+	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/cmd/rote/lab"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/planner"
+)
+
+// driftVariants are the variants B5 cycles through, one per repetition:
+// every drift but offboarding, which is B6's near miss.
+var driftVariants = []string{"cosmetic", "renames", "remount", "label-rename", "field-order", "moved-button", "interstitial", "textarea", "submit-elsewhere"}
+
+// plan is how a suite is benchmarked: the tasks whose playbooks are
+// learned first (the others reuse one or must miss), the tasks that must
+// miss, and the site variant of a repetition.
+type plan struct {
+	learned  []string
+	mustMiss map[string]bool
+	variant  func(t *suite.Task, rep int) string
+	drifts   map[string]bool // tasks whose repetitions run under drift
+}
+
+var plans = map[string]plan{
+	suite.SuitePortal: {
+		learned:  []string{"B1", "B2", "B3", "B4"},
+		mustMiss: map[string]bool{"B6": true},
+		drifts:   map[string]bool{"B5": true},
+		variant: func(t *suite.Task, rep int) string {
+			if t.ID == "B5" { // B2 under a different drift each repetition
+				return driftVariants[(rep-1)%len(driftVariants)]
+			}
+			return t.Variant
+		},
+	},
+	suite.SuiteWordPress: {
+		learned:  []string{"W1", "W2", "W3"},
+		mustMiss: map[string]bool{"W4": true},
+		variant:  func(*suite.Task, int) string { return "" },
+	},
+}
+
+// Config is one benchmark.
+type Config struct {
+	Suite   string // suite.SuitePortal or suite.SuiteWordPress
+	Reps    int    // repetitions per task, at least 1
+	Seed    uint64 // the bootstrap's
+	Out     string // where the report goes
+	Command string // the command line, named in the report
+	// Progress hears a progress bar; nil discards it.
+	Progress io.Writer
+}
+
+// Check reports what is wrong with cfg, or nil.
+func (cfg Config) Check() error {
+	if _, ok := plans[cfg.Suite]; !ok {
+		return fmt.Errorf("suite %q: want %s or %s", cfg.Suite, suite.SuitePortal, suite.SuiteWordPress)
+	}
+	if cfg.Reps < 1 {
+		return fmt.Errorf("--reps must be at least 1")
+	}
+	return nil
+}
+
+// bench is a benchmark in progress.
+type bench struct {
+	ctx     context.Context
+	lab     *lab.Lab
+	results []report.Result
+	done    int
+	total   int
+	out     io.Writer
+}
+
+// Run benchmarks cfg's suite on l (whose site must be that suite's),
+// writes the report to cfg.Out and returns its summary. The gates are in
+// the summary: a failed gate is no error here.
+func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	p := plans[cfg.Suite]
+	tasks, _ := suite.Suite(cfg.Suite)
+	bn := &bench{ctx: ctx, lab: l, total: len(p.learned) + len(tasks)*cfg.Reps, out: cfg.Progress}
+	if bn.out == nil {
+		bn.out = io.Discard
+	}
+	var probe *perceptionProbe
+	if cfg.Suite == suite.SuiteWordPress {
+		bn.total += cfg.Reps
+		probe = &perceptionProbe{}
+	}
+	for _, id := range p.learned {
+		t, _ := suite.Lookup(id)
+		bn.progress(id + " learn")
+		if err := bn.learn(t); err != nil {
+			return nil, fmt.Errorf("learning %s: %w", id, err)
+		}
+	}
+	for _, t := range tasks {
+		for rep := 1; rep <= cfg.Reps; rep++ {
+			variant := p.variant(t, rep)
+			bn.progress(strings.TrimSpace(fmt.Sprintf("%s rep %d %s", t.ID, rep, variant)))
+			drift := ""
+			if p.drifts[t.ID] {
+				drift = variant
+			}
+			if err := bn.pair(t, rep, variant, drift, p.mustMiss[t.ID]); err != nil {
+				return nil, fmt.Errorf("%s rep %d: %w", t.ID, rep, err)
+			}
+		}
+	}
+	if probe != nil {
+		for rep := 1; rep <= cfg.Reps; rep++ {
+			bn.progress(fmt.Sprintf("perception rep %d", rep))
+			if err := probe.run(bn, rep); err != nil {
+				return nil, fmt.Errorf("perception probe rep %d: %w", rep, err)
+			}
+		}
+	}
+	bn.progress("done")
+	fmt.Fprintln(bn.out)
+	s := report.Summarize(bn.results, p.mustMiss, cfg.Seed, cfg.Reps, l.Node.Model().Label)
+	s.Suite = cfg.Suite
+	if probe != nil {
+		var err error
+		if s.Perception, err = probe.table(bn); err != nil {
+			return nil, err
+		}
+	}
+	if err := report.Write(cfg.Out, bn.results, s, cfg.Command); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// progress draws the progress bar.
+func (bn *bench) progress(what string) {
+	bn.done++
+	width := 30
+	filled := width * (bn.done - 1) / bn.total
+	fmt.Fprintf(bn.out, "\r[%s%s] %d/%d %-40s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), bn.done-1, bn.total, what)
+}
+
+// task is the planner task of suite task t's repetition rep.
+func (bn *bench) task(t *suite.Task, rep int) planner.Task {
+	return lab.Task(t, t.Params(rep), bn.lab.Site.Base())
+}
+
+// learn runs t cold once, distills the run and promotes it after a shadow
+// replay, each on a fresh site.
+func (bn *bench) learn(t *suite.Task) error {
+	site := bn.lab.Site
+	if err := site.Reset(bn.ctx, t.Variant); err != nil {
+		return err
+	}
+	res, err := bn.lab.Node.Agent().Run(bn.ctx, bn.task(t, 0), planner.Options{})
+	if err != nil {
+		return err
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		return fmt.Errorf("the cold run %s ended %s: %v", res.RunID, res.Outcome, res.Reason)
+	}
+	if err := site.Reset(bn.ctx, t.Variant); err != nil {
+		return err
+	}
+	_, _, err = bn.lab.Node.PromoteRun(bn.ctx, res.RunID, bn.task(t, 0).StartURL, t.Params(0))
+	return err
+}
+
+// pair runs one repetition: the cold agent twice (the first only warms the
+// provider cache) and Rote warm once, each on a fresh site.
+func (bn *bench) pair(t *suite.Task, rep int, variant, drift string, mustMiss bool) error {
+	task, site, n := bn.task(t, rep), bn.lab.Site, bn.lab.Node
+	for i := range 2 {
+		if err := site.Reset(bn.ctx, variant); err != nil {
+			return err
+		}
+		res, err := n.Agent().Run(bn.ctx, task, planner.Options{})
+		if err != nil {
+			return err
+		}
+		if i == 1 {
+			r, err := bn.result(t, rep, drift, report.Cold, []string{res.RunID})
+			if err != nil {
+				return err
+			}
+			r.Mode = "agent"
+			bn.results = append(bn.results, *r)
+		}
+	}
+	if err := site.Reset(bn.ctx, variant); err != nil {
+		return err
+	}
+	o, err := n.Controller().Run(bn.ctx, task, nil, planner.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	r, err := bn.result(t, rep, drift, report.Warm, o.Runs())
+	if err != nil {
+		return err
+	}
+	r.Mode = o.Mode()
+	if o.Match != nil && o.Match.Hit {
+		r.Playbook = fmt.Sprintf("%s@%d", o.Match.Playbook.Name, o.Match.Playbook.Version)
+		r.FalseMatch = mustMiss || o.Match.Playbook.Name != t.Name
+	}
+	if o.Match != nil && o.Match.Usage.Logical() > 0 {
+		r.Usage = schema.MergeUsage(r.Usage, []schema.SourceUsage{{Source: schema.SourceMatcher, Calls: 1, Tokens: o.Match.Usage}})
+		r.Totals()
+	}
+	bn.results = append(bn.results, *r)
+	return nil
+}
+
+// result reads runs back from ROTE_RUNS into one result; success is the
+// site's server-side state, given the runs' answer. drift is the variant
+// of a drifting task.
+func (bn *bench) result(t *suite.Task, rep int, drift string, arm report.Arm, runs []string) (*report.Result, error) {
+	r := &report.Result{Task: t.ID, Variant: drift, Rep: rep, Arm: arm, Runs: runs}
+	var done, read string
+	var total int64
+	for _, id := range runs {
+		f, err := bn.lab.Node.Bus().Runs().Fold(bn.ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		r.WallMS += ms(f.Wall())
+		r.ModelMS += ms(f.ModelTime())
+		r.ObservationTokens += f.PlannerObservationTokens
+		if f.Finished != nil {
+			r.Usage = schema.MergeUsage(r.Usage, f.Finished.Usage)
+		}
+		if f.Verify != nil {
+			r.Verified = f.Verify.Passed
+		}
+		for _, c := range f.LLMCalls {
+			total += c.Usage.Logical()
+			r.CumulativeTokens = append(r.CumulativeTokens, total)
+		}
+		done, read = cmp.Or(f.Done(), done), cmp.Or(f.Read(), read)
+	}
+	r.Totals()
+	r.Success = bn.lab.Site.Check(bn.ctx, t, t.Params(rep), cmp.Or(done, read)) == nil
+	return r, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+	"github.com/spf13/cobra"
+)
+
+// args wraps a cobra positional-argument check so that a wrong count is a
+// usage error.
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return usageError("%s: %v", cmd.CommandPath(), err)
+		}
+		return nil
+	}
+}
+
+// oneBeforeDash splits a command line at --: one argument before it, the
+// MCP server's command after it.
+func oneBeforeDash(cmd *cobra.Command, a []string, usage string) ([]string, []string, error) {
+	var server []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		server, a = a[dash:], a[:dash]
+	}
+	if len(a) != 1 {
+		return nil, nil, usageError("%s", usage)
+	}
+	return a, server, nil
+}
+
+// keyValues parses name=value flags; a name may not repeat.
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageError("%s %q: want name=value", flag, kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, usageError("%s %s given twice", flag, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// parseExpects reads command-line assertions; a bad one is a usage error.
+func parseExpects(texts []string) ([]schema.Expect, error) {
+	var out []schema.Expect
+	for _, t := range texts {
+		e, err := schema.ParseExpectText(t)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

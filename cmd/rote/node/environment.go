@@ -1,0 +1,100 @@
+package node
+
+import (
+	"context"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/distiller"
+	"github.com/rote-agent/rote/services/planner"
+)
+
+// Environment is where a playbook is replayed: a browser on a site, or
+// an MCP server started over stdio.
+type Environment struct {
+	Base   string   // the site, for a browser
+	Server []string // the MCP server's command
+	Target string   // the MCP environment's name, as rote record --target gave it
+	Stderr *os.File // the MCP server's stderr; nil discards it
+}
+
+// Describe names the environment for people.
+func (e Environment) Describe() string {
+	if len(e.Server) > 0 {
+		return "the MCP server " + strings.Join(e.Server, " ")
+	}
+	return "a browser on " + e.Base
+}
+
+// Roles are the roles a node needs to replay in e: a browser for a site,
+// and the planner and matcher for slot, judgment and repair steps.
+func (e Environment) Roles() []string {
+	if len(e.Server) > 0 {
+		return []string{Planner, Matcher}
+	}
+	return Tasks
+}
+
+// Opener opens e for replays of p with params: secret values are
+// recorded as digests. A browser environment needs the node's browser
+// roles and a base URL (CodeInvalid without one).
+func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]string) (replay.Opener, error) {
+	if len(e.Server) > 0 {
+		redactor := schema.Redactor{Key: n.cfg.SecretKey, Values: slices.Collect(maps.Values(p.Secrets(params)))}
+		return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
+			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr})
+		}, nil
+	}
+	if e.Base == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "a browser replay needs the site to replay on (--url)")
+	}
+	return n.BrowserOpener(e.Base), nil
+}
+
+// BrowserOpener opens a browser session on the node's bus for each
+// replay, on the site at base.
+func (n *Node) BrowserOpener(base string) replay.Opener {
+	return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
+		return replay.OpenBrowserDispatcher(ctx, n.bus.Browsers(), runID, base)
+	}
+}
+
+// sessionReplayer replays with the node's executor in the browser
+// session the control loop owns and keeps open.
+func (n *Node) sessionReplayer() planner.Replayer {
+	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
+		return n.executor.Replay(ctx, replay.Request{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
+			Progress: r.Progress, Open: func(context.Context, string) (replay.Dispatcher, error) {
+				return replay.BrowserDispatcherOn(r.Session, r.Base)
+			}})
+	}
+}
+
+// Promote shadow-replays candidate c with params in the environment open
+// opens, and stores it only when the replay verifies (distiller.Promote).
+// progress, when set, hears about each step.
+func (n *Node) Promote(ctx context.Context, c *distiller.Candidate, params map[string]string, open replay.Opener, progress func(schema.StepReport)) (*distiller.Promotion, error) {
+	return distiller.Promote(ctx, n.bus.Playbooks(), n.bus.Runs(), c, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
+		return n.executor.Replay(ctx, replay.Request{Playbook: p, Params: params, Mode: schema.ModeShadow, Open: open, Progress: progress})
+	})
+}
+
+// PromoteRun distills run runID and promotes the candidate after a shadow
+// replay in a browser on base with params. The candidate is returned even
+// when the promotion fails, with the shadow replay if there was one.
+func (n *Node) PromoteRun(ctx context.Context, runID, base string, params map[string]string) (*distiller.Candidate, *distiller.Promotion, error) {
+	r, err := n.bus.Runs().Fold(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cand, err := distiller.Distill(r, distiller.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	promo, err := n.Promote(ctx, cand, params, n.BrowserOpener(base), nil)
+	return cand, promo, err
+}

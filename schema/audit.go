@@ -1,0 +1,98 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Audit is a run re-derived from its events, without trusting its
+// summary, and compared with the manifest its run.finished records.
+type Audit struct {
+	RunID      string        `json:"run_id"`
+	Recorded   *Manifest     `json:"recorded,omitempty"` // nil when the run never finished
+	Outcome    Outcome       `json:"derived_outcome"`
+	Usage      []SourceUsage `json:"derived_usage"`
+	Events     int           `json:"events"`
+	Offline    bool          `json:"offline_model"` // a call came from the scripted test model
+	Mismatches []string      `json:"mismatches"`
+	Agrees     bool          `json:"agrees"`
+}
+
+// AuditRun derives r's outcome (success only with a verify that passed;
+// fallback only when a run continues it: children are the runs whose
+// parent r is), its model calls and tokens by source (its llm.call
+// events), and whether its browser events are numbered without a gap,
+// and lists every difference from its manifest.
+func AuditRun(r *RunFold, children []string) *Audit {
+	a := &Audit{RunID: r.RunID, Events: r.Events, Usage: r.Usage(), Offline: r.Offline()}
+	if r.Finished != nil {
+		m := r.Finished.Manifest
+		a.Recorded = &m
+	}
+	mismatch := func(format string, args ...any) { a.Mismatches = append(a.Mismatches, fmt.Sprintf(format, args...)) }
+	switch {
+	case r.Verified():
+		a.Outcome = OutcomeSuccess
+	case len(children) > 0:
+		a.Outcome = OutcomeFallback
+	case a.Recorded != nil && a.Recorded.Outcome != OutcomeSuccess:
+		// Without a passed verify or a continuation the events say only
+		// that it did not succeed; which failure it was is the manifest's.
+		a.Outcome = a.Recorded.Outcome
+	default:
+		a.Outcome = OutcomeFailed
+	}
+	if r.Started == nil {
+		mismatch("no run.started event")
+	}
+	if m := a.Recorded; m == nil {
+		mismatch("no run.finished event: the run never finished (rote runs list shows it as open)")
+	} else {
+		if s := r.Started; s != nil && (m.RunID != s.RunID || m.Mode != s.Mode || m.Parent != s.Parent) {
+			mismatch("run.finished names run %s (%s, parent %q), run.started %s (%s, parent %q)", m.RunID, m.Mode, m.Parent, s.RunID, s.Mode, s.Parent)
+		}
+		if m.Outcome != a.Outcome {
+			mismatch("outcome: recorded %s, derived %s", m.Outcome, a.Outcome)
+		}
+		if m.Outcome == OutcomeFallback && len(children) == 0 {
+			mismatch("outcome fallback, but no run continues it")
+		}
+		if !slices.Equal(m.Usage, a.Usage) {
+			mismatch("usage: recorded %s, derived from %d llm.call event(s) %s", UsageText(m.Usage), len(r.LLMCalls), UsageText(a.Usage))
+		}
+	}
+	for _, gap := range r.browserSeqGaps() {
+		mismatch("browser events numbered %d then %d: an event is missing or out of order", gap[0], gap[1])
+	}
+	a.Agrees = len(a.Mismatches) == 0
+	return a
+}
+
+// browserSeqGaps are the places where the run's browser events (actions
+// and observations share one numbering), in the order they were
+// recorded, skip, repeat or go back a number.
+func (r *RunFold) browserSeqGaps() [][2]uint64 {
+	seqs := r.browserSeqs
+	var gaps [][2]uint64
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] != seqs[i-1]+1 {
+			gaps = append(gaps, [2]uint64{seqs[i-1], seqs[i]})
+		}
+	}
+	return gaps
+}
+
+// UsageText says per source how many calls and tokens usage holds, or
+// "none".
+func UsageText(usage []SourceUsage) string {
+	if len(usage) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, s := range usage {
+		parts = append(parts, fmt.Sprintf("%s %d call(s) %d tokens (uncached %d, cache read %d, cache write %d, output %d)",
+			s.Source, s.Calls, s.Tokens.Logical(), s.Tokens.Uncached, s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Tokens.Output))
+	}
+	return strings.Join(parts, "; ")
+}

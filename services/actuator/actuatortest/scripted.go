@@ -1,0 +1,104 @@
+package actuatortest
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// Outcome is what one dispatched step does: leaves World, or fails with
+// Err (a *schema.Error such as CodeNotFound).
+type Outcome struct {
+	World schema.World
+	Err   error
+}
+
+// Call is one step a Scripted dispatcher was asked to run.
+type Call struct {
+	StepID string
+	Tool   string
+	Args   map[string]any
+	Target *schema.Target
+}
+
+// Scripted is an in-memory replay.Dispatcher whose environment is a
+// script: each step id answers with its outcomes in order, the last one
+// again once they run out; a step without a script succeeds and leaves
+// the world as it was. It records every call, for tests of the executor
+// that need a failure at an exact step and attempt.
+type Scripted struct {
+	// FP is the environment's fingerprint.
+	FP string
+	// Steps are the outcomes of each step id's calls, in order.
+	Steps map[string][]Outcome
+	// Resolves, when set, is the control every action says it resolved
+	// its target to (replay.Resolver).
+	Resolves *schema.Target
+
+	mu     sync.Mutex
+	calls  []Call
+	used   map[string]int
+	world  schema.World
+	closed bool
+}
+
+// Fingerprint returns FP.
+func (s *Scripted) Fingerprint(context.Context) (string, error) { return s.FP, nil }
+
+// Dispatch answers with the next outcome of stepID's script.
+func (s *Scripted) Dispatch(_ context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return schema.World{}, schema.Errorf(schema.CodeNoSession, "the scripted dispatcher is closed")
+	}
+	s.calls = append(s.calls, Call{StepID: stepID, Tool: tool, Args: maps.Clone(args), Target: target})
+	script := s.Steps[stepID]
+	if len(script) == 0 {
+		return s.world, nil
+	}
+	if s.used == nil {
+		s.used = map[string]int{}
+	}
+	o := script[min(s.used[stepID], len(script)-1)]
+	s.used[stepID]++
+	if o.Err != nil {
+		return schema.World{}, o.Err
+	}
+	s.world = o.World
+	return o.World, nil
+}
+
+// World returns what the last successful step left.
+func (s *Scripted) World(context.Context) (schema.World, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.world, nil
+}
+
+// Resolved is Resolves.
+func (s *Scripted) Resolved() *schema.Target { return s.Resolves }
+
+// Close ends the session; later steps fail with CodeNoSession.
+func (s *Scripted) Close(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// Calls returns every call so far, in order.
+func (s *Scripted) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Closed reports whether the executor closed the dispatcher.
+func (s *Scripted) Closed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}

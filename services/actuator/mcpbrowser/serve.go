@@ -1,0 +1,46 @@
+package mcpbrowser
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// Serve serves one MCP session on in and out as a run of its own: the
+// run starts when the session does, its browser session is claimed from
+// browsers on the first tool call, and it finishes when the client goes
+// away, unverified (nothing proved its effect) unless the agent gave up
+// (failed). version is the server's, as initialize reports it.
+func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, task schema.TaskSpec, version string, in io.Reader, out io.Writer) error {
+	runID := bus.NewID()
+	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: task}
+	started := time.Now()
+	if _, err := runs.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: started}, RunSpec: spec}); err != nil {
+		return err
+	}
+	tools := New(browsers, runID)
+	serveErr := tools.Server(version).Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	closeCtx := context.WithoutCancel(ctx)
+	tools.Close(closeCtx)
+	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: time.Now(), Outcome: schema.OutcomeUnverified,
+		Reason: &schema.Error{Code: schema.CodeUnverified, Message: "the session ended without a verify gate"}}
+	if v := tools.Verdict(); v != nil && v.Kind == schema.ActFail {
+		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: "the agent gave up: " + v.Reason}
+	}
+	if _, err := runs.Publish(closeCtx, &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: manifest.Finished}, Manifest: manifest}); err != nil {
+		return err
+	}
+	if serveErr != nil && ctx.Err() == nil && serveErr != io.EOF {
+		return fmt.Errorf("mcp browser: %w", serveErr)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,45 @@
+package replay
+
+import (
+	"context"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// Dispatcher performs the tool calls of deterministic steps on one live
+// environment, and tells what the environment looks like after each. The
+// executor replays playbooks through it; the browser (BrowserDispatcher)
+// and any MCP server (MCPDispatcher) are its two backends, checked by one
+// conformance suite.
+type Dispatcher interface {
+	// Fingerprint returns the live environment's fingerprint, to compare
+	// with the one a playbook is bound to.
+	Fingerprint(ctx context.Context) (string, error)
+	// Dispatch calls tool with args (target says which page control, for
+	// the browser) and returns the world it leaves, settled. A call the
+	// environment refused or that failed is a *schema.Error.
+	Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error)
+	// World returns the world now, without acting: for verify, and for
+	// the text a slot or judgment prompt sees.
+	World(ctx context.Context) (schema.World, error)
+	// Close releases the environment's session.
+	Close(ctx context.Context) error
+}
+
+// An Actor is a Dispatcher that can also dispatch without returning the
+// world: the executor uses it for a step that asserts nothing, saving an
+// observation. A Dispatcher whose world comes with the call for free (an
+// MCP tool's result) need not be one.
+type Actor interface {
+	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error
+}
+
+// A Resolver is a Dispatcher that can say which control its last action
+// resolved its target to, with that control's contract: the executor
+// guards a repaired step with it.
+type Resolver interface {
+	Resolved() *schema.Target
+}
+
+// Opener opens a Dispatcher whose events belong to run runID.
+type Opener func(ctx context.Context, runID string) (Dispatcher, error)

@@ -1,0 +1,182 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+)
+
+// MCPConfig says which MCP server to drive and where its calls are
+// recorded.
+type MCPConfig struct {
+	Command  []string        // the server: program and arguments, over stdio
+	Target   string          // the environment's name, as given to rote record --target
+	Runs     *bus.RunLog     // where the calls are recorded
+	RunID    string          // the run they belong to
+	Redactor schema.Redactor // secrets in arguments are recorded as digests
+	Stderr   *os.File        // the server's stderr; nil discards it
+}
+
+// MCPDispatcher runs steps as tool calls to an MCP server over stdio: a
+// step's tool is a tool name and its args are the call's arguments. Each
+// call is recorded as trajectory.tool_call.v1 in the run.
+type MCPDispatcher struct {
+	cfg     MCPConfig
+	session *mcp.ClientSession
+	env     schema.Environment
+
+	mu   sync.Mutex
+	seq  uint64
+	last schema.World
+}
+
+// OpenMCPDispatcher starts the server, initializes a session and lists
+// its tools. The environment (and so the fingerprint) is computed as the
+// recorder computes it from the same session: tools with their schemas,
+// the server's name, its version and the protocol version, and Target.
+func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, error) {
+	if len(cfg.Command) == 0 {
+		return nil, schema.Errorf(schema.CodeInvalid, "no MCP server command")
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	if cfg.Stderr != nil {
+		cmd.Stderr = cfg.Stderr
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-replay", Version: "0.1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, schema.Errorf(schema.CodeUnavailable, "MCP server %q: %v", cfg.Command[0], err)
+	}
+	d := &MCPDispatcher{cfg: cfg, session: cs}
+	if err := d.inventory(ctx); err != nil {
+		cs.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *MCPDispatcher) inventory(ctx context.Context) error {
+	var tools []schema.ToolSpec
+	var cursor string
+	for {
+		res, err := d.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return schema.Errorf(schema.CodeUnavailable, "tools/list: %v", err)
+		}
+		for _, t := range res.Tools {
+			spec := schema.ToolSpec{Name: t.Name, Description: t.Description}
+			if t.InputSchema != nil {
+				spec.InputSchema, _ = json.Marshal(t.InputSchema)
+			}
+			if t.OutputSchema != nil {
+				spec.OutputSchema, _ = json.Marshal(t.OutputSchema)
+			}
+			tools = append(tools, spec)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	init := d.session.InitializeResult()
+	var name, version, protocol string
+	if init != nil {
+		protocol = init.ProtocolVersion
+		if init.ServerInfo != nil {
+			name, version = init.ServerInfo.Name, init.ServerInfo.Version
+		}
+	}
+	d.env = schema.Environment{
+		Tools:    tools,
+		Identity: schema.Identity{Server: name, Target: d.cfg.Target},
+		Surfaces: map[string]string{"server_version": version, "protocol": protocol},
+	}
+	return nil
+}
+
+// Fingerprint is the fingerprint of the server's environment.
+func (d *MCPDispatcher) Fingerprint(context.Context) (string, error) {
+	return schema.Fingerprint(d.env)
+}
+
+// Dispatch calls a tool. The world it returns has the call's result as
+// Output and its text content as Text. A tool the server does not list
+// is CodeNotFound; a result with isError is CodeToolError.
+func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, _ *schema.Target) (schema.World, error) {
+	if !slices.ContainsFunc(d.env.Tools, func(t schema.ToolSpec) bool { return t.Name == tool }) {
+		var names []string
+		for _, t := range d.env.Tools {
+			names = append(names, t.Name)
+		}
+		return schema.World{}, schema.Errorf(schema.CodeNotFound, "unknown tool %q (the server lists %s)", tool, strings.Join(names, ", "))
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	rawArgs, err := json.Marshal(args)
+	if err != nil {
+		return schema.World{}, schema.Errorf(schema.CodeInvalid, "arguments of %s: %v", tool, err)
+	}
+	start := time.Now()
+	res, callErr := d.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	took := time.Since(start)
+	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took}
+	if redacted, _, err := d.cfg.Redactor.RedactArguments(rawArgs, d.inputSchema(tool)); err == nil {
+		call.Arguments, call.ArgumentsDigest, call.ArgumentsSize = redacted, schema.Digest(redacted), len(redacted)
+	}
+	var world schema.World
+	var failure error
+	if callErr != nil {
+		call.Error = &schema.CallError{Kind: schema.CallErrorRPC, Message: callErr.Error()}
+		failure = schema.Errorf(schema.CodeToolError, "%s: %v", tool, callErr)
+	} else {
+		raw, _ := json.Marshal(res)
+		call.Result, call.ResultDigest, call.ResultSize = raw, schema.Digest(raw), len(raw)
+		world = schema.ToolResultWorld(raw)
+		if res.IsError {
+			call.Error = &schema.CallError{Kind: schema.CallErrorTool, Message: world.Text}
+			failure = schema.Errorf(schema.CodeToolError, "%s: %s", tool, world.Text)
+		}
+	}
+	d.mu.Lock()
+	d.seq++
+	call.Seq, call.ID = d.seq, fmt.Sprintf("%s-m%d", d.cfg.RunID, d.seq)
+	if failure == nil {
+		d.last = world
+	}
+	d.mu.Unlock()
+	if d.cfg.Runs != nil && d.cfg.RunID != "" {
+		if err := d.cfg.Runs.PublishSpilled(ctx, call); err != nil {
+			return schema.World{}, fmt.Errorf("record %s: %w", tool, err)
+		}
+	}
+	return world, failure
+}
+
+func (d *MCPDispatcher) inputSchema(tool string) []byte {
+	for _, t := range d.env.Tools {
+		if t.Name == tool {
+			return t.InputSchema
+		}
+	}
+	return nil
+}
+
+// World is the world the last successful call left.
+func (d *MCPDispatcher) World(context.Context) (schema.World, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last, nil
+}
+
+// Close ends the session, which stops the server.
+func (d *MCPDispatcher) Close(context.Context) error { return d.session.Close() }
