@@ -97,22 +97,60 @@ func (s *BrowserSession) Close(ctx context.Context) error {
 	return s.call(ctx, schema.EndpointClose, &schema.CloseSessionRequest{RunID: s.RunID}, &rep)
 }
 
+// aliveEvery is how often a call waiting on the actuator holding a
+// session asks whether that instance still runs.
+const aliveEvery = 2 * time.Second
+
 // call sends a request to the instance holding the session. That
 // instance no longer answering (gone from NATS, or silent for
 // SessionCallTimeout) is a *schema.Error with CodeNoSession: the session
-// is lost with it, and the run may be tried again elsewhere.
+// is lost with it, and the run may be tried again elsewhere. While it
+// waits, the call asks the instance's alive endpoint every aliveEvery: an
+// instance that died in the middle of the request (its process killed)
+// has no responder there, and the call ends at once instead of waiting
+// out SessionCallTimeout.
 func (s *BrowserSession) call(ctx context.Context, endpoint string, req, rep any) error {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if _, ok := ctx.Deadline(); !ok {
 		cctx, cancel = context.WithTimeout(ctx, SessionCallTimeout)
 	}
 	defer cancel()
+	cctx, gone := context.WithCancelCause(cctx)
+	defer gone(nil)
+	go s.watch(cctx, gone)
 	err := s.rpc.Call(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
 	switch {
 	case errors.Is(err, ErrNoService):
 		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session is gone: %v", s.Instance, s.RunID, err)
+	case err != nil && errors.Is(context.Cause(cctx), errInstanceGone):
+		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session went away during %s", s.Instance, s.RunID, endpoint)
 	case err != nil && ctx.Err() == nil && cctx.Err() != nil:
 		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session did not answer %s within %s", s.Instance, s.RunID, endpoint, SessionCallTimeout)
 	}
 	return err
+}
+
+// errInstanceGone ends a call whose actuator no longer runs.
+var errInstanceGone = errors.New("bus: the actuator instance is gone")
+
+// watch asks the session's instance whether it runs, every aliveEvery
+// until ctx ends, and ends ctx with errInstanceGone when nobody answers.
+func (s *BrowserSession) watch(ctx context.Context, gone context.CancelCauseFunc) {
+	tick := time.NewTicker(aliveEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, aliveEvery)
+		var rep struct{}
+		err := s.rpc.Call(pctx, schema.ActuatorSubject(s.Instance, schema.EndpointAlive), &struct{}{}, &rep)
+		cancel()
+		if errors.Is(err, ErrNoService) {
+			gone(errInstanceGone)
+			return
+		}
+	}
 }

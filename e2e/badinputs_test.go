@@ -15,14 +15,10 @@ import (
 
 // fixtureOpener replays against our go-sdk fixture MCP server,
 // recording on b.
-func fixtureOpener(t testing.TB, b *bus.Bus) replay.Opener {
+func fixtureOpener(b *bus.Bus) replay.Opener {
 	cmd, env := recordertest.Command()
 	return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
-		for _, kv := range env {
-			k, v, _ := strings.Cut(kv, "=")
-			t.Setenv(k, v)
-		}
-		return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: cmd, Runs: b.Runs(), RunID: runID})
+		return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: cmd, Env: env, Runs: b.Runs(), RunID: runID})
 	}
 }
 
@@ -52,8 +48,9 @@ func decodeOrFail(t *testing.T, doc string) *schema.Playbook {
 // TestBadInputsGiveTypedErrors is the table of bad replays and the typed
 // error each gives, before the run (refusals) or in its result.
 func TestBadInputsGiveTypedErrors(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil)
-	ex, open := n.Executor(), fixtureOpener(t, n.Bus())
+	ex, open := n.Executor(), fixtureOpener(n.Bus())
 	good := decodeOrFail(t, echoPlaybook)
 	with := func(edit func(p *schema.Playbook)) *schema.Playbook {
 		p := decodeOrFail(t, echoPlaybook)

@@ -90,7 +90,7 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := start(b, nil)
-	ex, open := n.Executor(), fixtureOpener(b, n.Bus())
+	ex, open := n.Executor(), fixtureOpener(n.Bus())
 
 	var bare time.Duration
 	var replayed time.Duration

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -11,55 +10,13 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
-
-// roteBinary is built once by TestMain.
-var roteBinary string
-
-func TestMain(m *testing.M) {
-	recordertest.ServeIfAsked() // the test binary doubles as our fixture MCP server
-	dir, err := os.MkdirTemp("", "rote-e2e-")
-	if err != nil {
-		panic(err)
-	}
-	roteBinary = filepath.Join(dir, "rote")
-	build := exec.Command("go", "build", "-o", roteBinary, "github.com/rote-agent/rote/cmd/rote")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("build rote: " + err.Error())
-	}
-	browser, err := chromium.Launch(context.Background(), "")
-	if err != nil {
-		panic("the end-to-end suites need /usr/bin/chromium (scripts/setup installs it): " + err.Error())
-	}
-	sharedBrowser = browser.WS()
-	code := m.Run()
-	browser.Kill()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// rote runs the built binary in dir and returns its exit code and output.
-func rote(t *testing.T, dir string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(roteBinary, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), string(out)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(out)
-}
 
 // TestBinaryDefaults runs the real binary on embedded defaults: it keeps
 // its store in ./.rote of the working directory.
 func TestBinaryDefaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if code, out := rote(t, dir, "runs", "list"); code != 0 || strings.TrimSpace(out) != "no runs" {
 		t.Fatalf("runs list on a fresh store: exit %d\n%s", code, out)
@@ -85,6 +42,7 @@ func TestBinaryDefaults(t *testing.T) {
 // and asks it, over NATS from this one, for a judgment: it answers with
 // the offline model (and says so), and records the call in the run.
 func TestServePlannerRole(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(roteBinary, "serve", "--role", "planner")
 	cmd.Dir = t.TempDir()
 	stderr, err := cmd.StderrPipe()

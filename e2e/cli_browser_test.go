@@ -18,6 +18,7 @@ import (
 
 // TestObserveCommand runs `rote observe URL --json` and `rote observe URL`.
 func TestObserveCommand(t *testing.T) {
+	t.Parallel()
 	web := newSite(t, map[string]string{"/": actionsPage})
 	code, out := rote(t, t.TempDir(), "observe", web.URL+"/", "--json")
 	if code != 0 {
@@ -49,6 +50,7 @@ func TestObserveCommand(t *testing.T) {
 
 // TestFixtureServeCommand runs `rote fixture serve` and signs in.
 func TestFixtureServeCommand(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(roteBinary, "fixture", "serve", "--addr", "127.0.0.1:0", "--variant", "cosmetic")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -77,6 +79,7 @@ func TestFixtureServeCommand(t *testing.T) {
 // TestReplayCommand replays a playbook file with the binary: exit 0 on a
 // verified success, 1 when a drifted portal makes it fall back.
 func TestReplayCommand(t *testing.T) {
+	t.Parallel()
 	base, site := portalSite(t, "")
 	examples, err := filepath.Abs("../examples/portal")
 	if err != nil {
@@ -106,6 +109,7 @@ func TestReplayCommand(t *testing.T) {
 // portal's state agree; with --playbook it replays, repairing drift with
 // one scoped call; bad command lines are usage errors.
 func TestRunCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out := rote(t, dir, "run", "--suite-task", "B4", "--rep", "6")
 	for _, want := range []string{"model: scripted model (offline)", "planner ", " tok ", "verify PASS", "site state agrees (the fixture portal, B4)", "model calls ", "cache-adjusted", "outcome: success"} {
@@ -145,6 +149,7 @@ func TestRunCommand(t *testing.T) {
 // with no model call. A near miss (another task on the same site) does not
 // match.
 func TestLearnCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, site := portalSite(t, "")
 	code, out := rote(t, dir, "run", "--suite-task", "B3", "--url", base, "--json")
@@ -187,6 +192,7 @@ func TestLearnCommands(t *testing.T) {
 // portal's state (six verified, one refused), the offline model named,
 // and exit 0.
 func TestDemoCommand(t *testing.T) {
+	t.Parallel()
 	code, out := rote(t, t.TempDir(), "demo")
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, out)
@@ -218,6 +224,8 @@ func TestDemoCommand(t *testing.T) {
 // latency gate compares wall times, which with a model that takes no time
 // it does not pass.)
 func TestBenchSmoke(t *testing.T) {
+	long(t, "the portal bench")
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "bench")
 	code, text := rote(t, dir, "bench", "--reps", "2", "--model-latency", "none", "--out", out)

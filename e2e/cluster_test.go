@@ -97,6 +97,8 @@ func clusterURL(nodes []*natsNode) string {
 // agrees with every one of its runs, and every acknowledged event of the
 // writer is found afterwards: acknowledged = found.
 func TestClusterNodeLossLosesNothing(t *testing.T) {
+	long(t, "a 3-node NATS cluster losing its leader under a bench")
+	t.Parallel()
 	nodes := natsCluster(t)
 	url := clusterURL(nodes)
 	b, err := bus.Open(testContext(t), bus.Config{URL: url, Replicas: 3, Name: "e2e-writer"})

@@ -206,6 +206,9 @@ func finished(t *testing.T, b *bus.Bus, id string, within time.Duration) *schema
 // container, the vendor is registered once, and audit agrees with every
 // run.
 func TestContainersDoATask(t *testing.T) {
+	long(t, "building images and running a container per role")
+	// Not parallel: testcontainers reads its settings from the process's
+	// environment, which the deployment sets.
 	d := newDeployment(t)
 	env := map[string]string{"ROTE_SECRET_PASSWORD": portal.Password, "ROTE_SECRET_KEY": "00112233445566778899aabbccddeeff", "ROTE_SCRIPTED_LATENCY": "first=500ms"}
 	d.role("matcher", "rote:dev", "matcher", nil, nil)

@@ -15,6 +15,7 @@ import (
 // backends, the browser actuator and an MCP server (rote mcp browser),
 // which must not share a fingerprint.
 func TestDispatcherConformance(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{"/": actuatortest.Page})
 	browserFP := actuatortest.TestDispatcher(t, web.URL+"/", actuatortest.Backend{
@@ -64,6 +65,7 @@ func TestDispatcherConformance(t *testing.T) {
 // TestReplayOverMCP replays the MCP flavour of B1 against `rote mcp
 // browser`: each step a tool call, recorded in the replay's run.
 func TestReplayOverMCP(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil)
 	b := n.Bus()
 	base, site := portalSite(t, "")

@@ -47,6 +47,7 @@ func vendorFlow(t *testing.T, b *bus.BrowserSession) []schema.Action {
 // portal's own state is the judge: no variant may register, import or
 // offboard anything it should not.
 func TestVendorFlowUnderDrift(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	baseURL, basePortal := portalSite(t, "")
 	flow := vendorFlow(t, loggedIn(t, b, baseURL))

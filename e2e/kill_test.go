@@ -23,6 +23,7 @@ import (
 // acknowledged call must still be there, in order, with nothing torn, and
 // the next `rote record` must mark the run aborted.
 func TestKill9LosesNoAcknowledgedEvent(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dir := t.TempDir()

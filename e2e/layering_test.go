@@ -58,6 +58,7 @@ func workspaceImports(t *testing.T) map[string][]string {
 // package imports its own layer or one above it, and no service imports
 // another service.
 func TestDependenciesPointDown(t *testing.T) {
+	t.Parallel()
 	imports := workspaceImports(t)
 	for _, want := range []string{"schema", "bus", "chromium", "services/recorder", "services/actuator/replay", "cmd/rote", "cmd/rote/node"} {
 		if _, ok := imports[modulePrefix+want]; !ok {
@@ -87,6 +88,7 @@ func TestDependenciesPointDown(t *testing.T) {
 // standard package that touches files, processes, the network or time
 // sources beyond the values callers pass in.
 func TestSchemaDoesNoIO(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"os", "os/exec", "os/signal", "net", "net/http", "io/fs", "io/ioutil", "path/filepath", "syscall", "math/rand", "math/rand/v2", "crypto/rand", "log", "embed"}
 	imports := workspaceImports(t)
 	found := false

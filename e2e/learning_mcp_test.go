@@ -46,6 +46,7 @@ func (r *recording) connect(t *testing.T, ctx context.Context) *mcp.ClientSessio
 // portal sees every sign-in, and the verify gate the new query's results,
 // with no model call.
 func TestLearnFromRecordedMCPSession(t *testing.T) {
+	t.Parallel()
 	base, site := portalSite(t, "")
 	dir := t.TempDir()
 	server := playwrightCommand(t)
@@ -103,6 +104,7 @@ func TestLearnFromRecordedMCPSession(t *testing.T) {
 // afterwards against its last result, a failing assertion is recorded as
 // such, and a passing one makes the run distillable.
 func TestVerifyRecordedRunAfterwards(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, env := recordertest.Command()
 	rec := startRecording(t, dir, env, []string{"--task", "greet", "--text", "say hello", "--param", "greeting=hello"}, cmd...)

@@ -1,37 +1,41 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
 )
 
-// TestLearnFromColdRuns: for five suite tasks, a cold agent run is
-// distilled with no edit, shadow-replayed and promoted to version 1, and
-// the stored playbook then replays the same task class with new
-// parameter values and verifies, with the portal's state agreeing. The
+// TestLearnFromColdRuns: for every suite task, a cold agent run plans
+// each step with the offline model in real Chromium and verifies, with the
+// portal's own state agreeing and every model call recorded with its
+// source and usage; the run is distilled with no edit, shadow-replayed
+// and promoted to version 1, and the stored playbook then replays the
+// same task class with new parameter values and verifies. The
 // deterministic replays call no model; the triage playbook's judgment,
 // which the distiller made of the agent's choice, makes exactly one call.
 func TestLearnFromColdRuns(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
 	b, agent := n.Bus(), n.Agent()
-	for _, id := range []string{"B1", "B2", "B3", "B4", "B6"} {
+	for _, task := range suite.Tasks() {
+		id := task.ID
 		t.Run(id, func(t *testing.T) {
-			task, err := suite.Lookup(id)
+			base, site := portalSite(t, task.Variant)
+			cold, err := agent.Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			base, site := portalSite(t, task.Variant)
-			cold, err := agent.Run(testContext(t), suiteTask(task, 0, base), planner.Options{})
-			if err != nil || cold.Outcome != schema.OutcomeSuccess {
-				t.Fatalf("cold run: %v %+v", err, cold)
-			}
+			checkColdRun(t, b, task, cold, site)
 			run, err := b.Runs().Fold(testContext(t), cold.RunID)
 			if err != nil {
 				t.Fatal(err)
@@ -88,5 +92,41 @@ func TestLearnFromColdRuns(t *testing.T) {
 			}
 			t.Logf("%s: cold %d model calls, %d tokens; warm %d call(s); %d steps, %d pruned", id, cold.Usage[0].Calls, cold.Usage[0].Tokens.Logical(), calls, len(p.Steps), len(cand.Pruned))
 		})
+	}
+}
+
+// checkColdRun: a cold agent run verified, the portal agrees, it says the
+// offline model answered, no secret is in its log, and each of its model
+// calls is recorded, tagged planner, with usage and a cache key.
+func checkColdRun(t *testing.T, b *bus.Bus, task *suite.Task, res *planner.Result, site *portal.Portal) {
+	t.Helper()
+	var steps []string
+	for _, s := range res.Steps {
+		steps = append(steps, string(s.Action.Kind)+" "+s.Result)
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("cold run %s: %v after %s", res.Outcome, res.Reason, strings.Join(steps, "; "))
+	}
+	if err := task.Check(site.State(), task.Params(0), res.Answer); err != nil {
+		t.Fatalf("the portal disagrees with the cold run: %v (steps: %s)", err, strings.Join(steps, "; "))
+	}
+	if !res.Offline {
+		t.Error("the run does not say the offline model answered")
+	}
+	noSecretRecorded(t, b, res.RunID, portal.Password)
+	calls, fin := runLog(t, b, res.RunID)
+	if fin == nil || fin.Outcome != schema.OutcomeSuccess || fin.Mode != schema.ModeAgent {
+		t.Fatalf("run log ends %+v", fin)
+	}
+	if len(calls) != len(res.Steps)-1 || len(calls) < 3 {
+		t.Fatalf("%d model calls recorded for %d steps", len(calls), len(res.Steps))
+	}
+	for _, c := range calls {
+		if c.Source != schema.SourcePlanner || c.Usage.Logical() == 0 || c.CacheKey == "" {
+			t.Fatalf("model call %+v", c)
+		}
+	}
+	if slices.ContainsFunc(res.Steps[1:], func(s planner.StepLog) bool { return s.Tokens.Logical() == 0 }) {
+		t.Fatal("a decided step has no tokens")
 	}
 }

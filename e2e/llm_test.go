@@ -47,6 +47,7 @@ func longPrompt(tail string) []openai.ChatCompletionMessage {
 // 128-token steps, per cache key), and every call is recorded as an
 // llm.call.v1 marked offline.
 func TestLLMOverHTTP(t *testing.T) {
+	t.Parallel()
 	b := bustest.Start(t)
 	llm, _ := offlineLLM(t, b, echoOracle())
 	ctx := testContext(t)
@@ -87,6 +88,7 @@ func TestLLMOverHTTP(t *testing.T) {
 // TestLLMBacksOff: rate limits and server errors are retried with bounded
 // backoff; when they outlast the attempts the call fails, typed.
 func TestLLMBacksOff(t *testing.T) {
+	t.Parallel()
 	b := bustest.Start(t)
 	llm, srv := offlineLLM(t, b, echoOracle())
 	srv.FailNext(http.StatusTooManyRequests, http.StatusServiceUnavailable)
@@ -107,6 +109,7 @@ func TestLLMBacksOff(t *testing.T) {
 // TestLLMMissingUsageIsAnError: a response without token usage is an
 // error, never a zero count, and nothing is recorded for it.
 func TestLLMMissingUsageIsAnError(t *testing.T) {
+	t.Parallel()
 	b := bustest.Start(t)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -45,6 +45,7 @@ func match(t testing.TB, b *bus.Bus, fp, task string, params map[string]string) 
 // bounded model call, tagged matcher, and binds only to a value the text
 // holds.
 func TestMatcher(t *testing.T) {
+	t.Parallel()
 	matchers := start(t, nil, node.Matcher)
 	b := matchers.Bus()
 	fpA, fpB := strings.Repeat("a", 64), strings.Repeat("b", 64)

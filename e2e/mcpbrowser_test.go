@@ -17,6 +17,7 @@ import (
 // go-sdk MCP client, through `rote record`: our browser as an MCP server,
 // recorded like any other.
 func TestMCPBrowserThroughTheRecorder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	dir := t.TempDir()

@@ -140,6 +140,7 @@ const actionsPage = actuatortest.Page
 // against a real page and checks the server received what a user would
 // have sent.
 func TestActionsInChromium(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{"/": actionsPage})
 	s := session(t, b, web.URL+"/")
@@ -180,6 +181,7 @@ func TestActionsInChromium(t *testing.T) {
 // TestAmbiguityAndObstructionFailClosed: two identical buttons are never
 // guessed between, and a covered button is never clicked through.
 func TestAmbiguityAndObstructionFailClosed(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{"/": actionsPage})
 	s := session(t, b, web.URL+"/")
@@ -195,6 +197,7 @@ func TestAmbiguityAndObstructionFailClosed(t *testing.T) {
 // TestContractChangeRefusesDispatch records a field's contract, then
 // meets the field as a textarea, and a submit that now posts elsewhere.
 func TestContractChangeRefusesDispatch(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{
 		"/v1": `<main><form method="post" action="/vendors"><label for="s">Street</label><input id="s" name="street"><button>Register</button></form></main>`,
@@ -227,6 +230,7 @@ func TestContractChangeRefusesDispatch(t *testing.T) {
 // TestSettlednessWaits: an observation waits for a slow XHR and for a
 // burst of DOM inserts before it looks.
 func TestSettlednessWaits(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{
 		"/xhr": `<main><h1>Loading</h1><p id="out">pending</p><script>
@@ -254,6 +258,7 @@ func TestSettlednessWaits(t *testing.T) {
 // TestCrashedBrowserIsReplaced crashes the browser under a session: the
 // session reports a typed error and the next run gets a new browser.
 func TestCrashedBrowserIsReplaced(t *testing.T) {
+	t.Parallel()
 	// A browser of its own: the package's shared one must live on.
 	b := startWith(t, bustest.Start(t), node.Config{Roles: node.Browser}, nil).Bus()
 	web := newSite(t, map[string]string{"/": actionsPage})
@@ -283,6 +288,7 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 
 // TestBrowserEventsAreRecorded: observations and actions land in the run.
 func TestBrowserEventsAreRecorded(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{"/": actionsPage})
 	s := session(t, b, web.URL+"/")

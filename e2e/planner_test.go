@@ -65,6 +65,7 @@ func noSecretRecorded(t testing.TB, b *bus.Bus, runID, secret string) {
 // message off the page, and the portal files the message where its text
 // says, for every seeded message.
 func TestTriageReplayAsksThePlanner(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
 	b := n.Bus()
 	p := examplePlaybook(t, "triage-message")
@@ -99,6 +100,7 @@ func TestTriageReplayAsksThePlanner(t *testing.T) {
 // options fails the replay outright (no fallback, no improvised branch),
 // before anything is filed.
 func TestJudgmentOutOfSetFails(t *testing.T) {
+	t.Parallel()
 	n := start(t, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
 		return scripted.Answer{Content: "Urgent"}, nil
 	}), node.Perception, node.Actuator, node.Planner)
@@ -109,55 +111,6 @@ func TestJudgmentOutOfSetFails(t *testing.T) {
 	}
 	if st := site.State(); len(st.Triage) != 0 {
 		t.Fatalf("filed on an out-of-set judgment: %v", st.Triage)
-	}
-}
-
-// TestColdSuiteRuns runs every suite task cold: the agent plans each step
-// with the offline model in real Chromium, the verify gate passes, the
-// portal's own state agrees, and every model call is recorded with its
-// source and usage.
-func TestColdSuiteRuns(t *testing.T) {
-	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
-	b, agent := n.Bus(), n.Agent()
-	for _, task := range suite.Tasks() {
-		t.Run(task.ID, func(t *testing.T) {
-			base, site := portalSite(t, task.Variant)
-			params := task.Params(1)
-			res, err := agent.Run(testContext(t), lab.Task(task, params, base), planner.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var steps []string
-			for _, s := range res.Steps {
-				steps = append(steps, string(s.Action.Kind)+" "+s.Result)
-			}
-			if res.Outcome != schema.OutcomeSuccess {
-				t.Fatalf("outcome %s: %v after %s", res.Outcome, res.Reason, strings.Join(steps, "; "))
-			}
-			if err := task.Check(site.State(), params, res.Answer); err != nil {
-				t.Fatalf("the portal disagrees: %v (steps: %s)", err, strings.Join(steps, "; "))
-			}
-			if !res.Offline {
-				t.Error("the run does not say the offline model answered")
-			}
-			noSecretRecorded(t, b, res.RunID, portal.Password)
-			calls, fin := runLog(t, b, res.RunID)
-			if fin == nil || fin.Outcome != schema.OutcomeSuccess || fin.Mode != schema.ModeAgent {
-				t.Fatalf("run log ends %+v", fin)
-			}
-			if len(calls) != len(res.Steps)-1 || len(calls) < 3 {
-				t.Fatalf("%d model calls recorded for %d steps", len(calls), len(res.Steps))
-			}
-			for _, c := range calls {
-				if c.Source != schema.SourcePlanner || c.Usage.Logical() == 0 || c.CacheKey == "" {
-					t.Fatalf("model call %+v", c)
-				}
-			}
-			if slices.ContainsFunc(res.Steps[1:], func(s planner.StepLog) bool { return s.Tokens.Logical() == 0 }) {
-				t.Fatal("a decided step has no tokens")
-			}
-			t.Logf("%s: %d steps, %d model calls, first call %d tokens, total %d", task.ID, len(res.Steps), len(calls), calls[0].Usage.Logical(), res.Usage[0].Tokens.Logical())
-		})
 	}
 }
 
@@ -173,6 +126,7 @@ func suiteTask(task *suite.Task, rep int, base string) planner.Task {
 // holds, the replay verifies, and the repair is saved as version 2, which
 // then replays with zero model calls.
 func TestScopedRepairSavesANewVersion(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Tasks...)
 	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B5")
@@ -249,6 +203,7 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 // verifies; nothing is saved as a new version, since the dialog is not
 // part of the task.
 func TestCoveredControlIsCleared(t *testing.T) {
+	t.Parallel()
 	c := start(t, nil, node.Tasks...).Controller()
 	task, err := suite.Lookup("B2")
 	if err != nil {
@@ -294,6 +249,7 @@ func TestCoveredControlIsCleared(t *testing.T) {
 // contract. The review form posting elsewhere is never repaired: the
 // replay refuses the submit and falls back.
 func TestChangedFieldIsRepaired(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Tasks...)
 	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B2")
@@ -366,6 +322,7 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 // is, completes the form and verifies, registering the vendor exactly
 // once.
 func TestFallbackCarriesOn(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Tasks...)
 	b, c := n.Bus(), n.Controller()
 	task, err := suite.Lookup("B2")
@@ -430,6 +387,7 @@ var volatile = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|127\.0\
 // the same cache key; neither run id, no time and no address is in them;
 // and later calls of a run read their prefix from the prompt cache.
 func TestPrefixHoldsNothingVolatile(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{next: suite.Oracle()}
 	n := start(t, rec, node.Perception, node.Actuator, node.Planner)
 	b, agent := n.Bus(), n.Agent()
@@ -478,6 +436,7 @@ func TestPrefixHoldsNothingVolatile(t *testing.T) {
 // most one diff; from one step to the next on the same page the context
 // grows by the new ledger line and the diff, never by the page again.
 func TestContextGrowsByTheLedgerLine(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{next: suite.Oracle()}
 	n := start(t, rec, node.Perception, node.Actuator, node.Planner)
 	task, _ := suite.Lookup("B2")
@@ -528,6 +487,7 @@ func TestContextGrowsByTheLedgerLine(t *testing.T) {
 // gets one retry, with the reason; a second invalid answer fails the run,
 // typed, and both calls are recorded with their usage.
 func TestInvalidActionTwiceFails(t *testing.T) {
+	t.Parallel()
 	n := start(t, scripted.OracleFunc(func(scripted.Request) (scripted.Answer, error) {
 		return scripted.Answer{Call: &scripted.Call{Name: "teleport", Arguments: `{}`}}, nil
 	}), node.Perception, node.Actuator, node.Planner)

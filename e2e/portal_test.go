@@ -56,6 +56,7 @@ var portalPages = []string{"/dashboard", "/records", "/vendors/new", "/catalog?q
 // client-side remount leave every id of every page as it was; a renamed
 // label changes exactly the id of its field.
 func TestIDsAcrossPortalVariants(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	baseURL, _ := portalSite(t, "")
 	base := loggedIn(t, b, baseURL)

@@ -223,6 +223,7 @@ func playwrightServer(t *testing.T) mcpServer {
 // server. The server is wrapped in tee, so the test sees the bytes on both
 // sides of the proxy in the same run.
 func TestRecordInFrontOfRealServers(t *testing.T) {
+	t.Parallel()
 	for _, srv := range []mcpServer{playwrightServer(t), fixtureServer()} {
 		t.Run(srv.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

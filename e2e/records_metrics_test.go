@@ -13,15 +13,20 @@ import (
 // TestRecordsPageMetrics measures perception on the portal's 120-row
 // records list (100 rows per page): the size of the full render, how
 // small diffs are after typical actions, and that ids do not vary over 15
-// loads of the page.
+// loads of the page (5 under -short).
 func TestRecordsPageMetrics(t *testing.T) {
+	t.Parallel()
 	b := planes(t)
 	base, _ := portalSite(t, "")
 	s := loggedIn(t, b, base)
 
 	var first []string
 	var stats schema.ObservationStats
-	for rep := 0; rep < 15; rep++ {
+	loads := 15
+	if testing.Short() {
+		loads = 5
+	}
+	for rep := 0; rep < loads; rep++ {
 		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/records"})
 		obs, err := s.Observe(testContext(t), "", false, 0)
 		if err != nil {
@@ -39,8 +44,8 @@ func TestRecordsPageMetrics(t *testing.T) {
 			t.Fatalf("load %d: ids differ from the first load", rep+1)
 		}
 	}
-	t.Logf("records page: %d DOM elements, %d distilled nodes (%d actionable), %d characters, %d tokens (o200k) in the full render; ids identical over 15 loads",
-		stats.DOMElements, stats.Nodes, stats.Actionable, stats.Chars, stats.Tokens)
+	t.Logf("records page: %d DOM elements, %d distilled nodes (%d actionable), %d characters, %d tokens (o200k) in the full render; ids identical over %d loads",
+		stats.DOMElements, stats.Nodes, stats.Actionable, stats.Chars, stats.Tokens, loads)
 
 	// A full observation to diff against, then typical actions.
 	if _, err := s.Observe(testContext(t), "", false, 0); err != nil {

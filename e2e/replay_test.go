@@ -55,6 +55,7 @@ func browserReplay(t testing.TB, n *node.Node, p *schema.Playbook, base string, 
 // Chromium: every step deterministic, no model call, verify passed, and
 // the portal's own state agrees.
 func TestReplayPortalPlaybooks(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Browser...)
 	b := n.Bus()
 	cases := []struct {
@@ -122,6 +123,7 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 // that completed. The portal's state is the judge: nothing registered,
 // imported or offboarded that should not be.
 func TestReplayUnderDrift(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Browser...)
 	p := examplePlaybook(t, "register-vendor")
 	cases := []struct {
@@ -141,6 +143,9 @@ func TestReplayUnderDrift(t *testing.T) {
 		{"offboarding", "open-form", schema.ErrExpectFailed}, // the form says "Offboard a vendor": stopped before any field
 	}
 	for _, c := range cases {
+		if testing.Short() && c.stopsAt == "" && c.variant != "cosmetic" {
+			continue // -short: one variant the replay survives is enough; TestVendorFlowUnderDrift drives them all
+		}
 		t.Run(c.variant, func(t *testing.T) {
 			base, site := portalSite(t, c.variant)
 			res := browserReplay(t, n, p, base, login(vendorParams))
@@ -172,6 +177,7 @@ func TestReplayUnderDrift(t *testing.T) {
 // step needs the planner, which no service answers yet, so the replay
 // falls back there, after the deterministic steps, having filed nothing.
 func TestTriageWaitsForThePlanner(t *testing.T) {
+	t.Parallel()
 	n := start(t, nil, node.Browser...)
 	base, site := portalSite(t, "")
 	res := browserReplay(t, n, examplePlaybook(t, "triage-message"), base, login(map[string]string{"subject": "Locked out after three attempts"}))

@@ -121,6 +121,7 @@ func metric(t *testing.T, p *roleProcess, sample string) float64 {
 // counters add up to what was published, and rote audit agrees with each
 // run's manifest.
 func TestServeRolesOverExternalNATS(t *testing.T) {
+	t.Parallel()
 	natsAddr := freeAddr(t)
 	url := "nats://" + natsAddr
 	// The planners share the deployment's key and the task secret's value.
@@ -240,6 +241,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 // delivery runs as <task>-2 on the other actuator and verifies: the
 // task is done once, and rote audit agrees with both runs.
 func TestActuatorLossIsRetried(t *testing.T) {
+	t.Parallel()
 	natsAddr := freeAddr(t)
 	url := "nats://" + natsAddr
 	serveRole(t, "matcher", nil, "--listen", natsAddr, "--data", t.TempDir())

@@ -17,6 +17,8 @@ import (
 // and SQL against WordPress's database agrees every time. The perception
 // table measures the 100-row posts list; the plots are written.
 func TestWordPressBench(t *testing.T) {
+	long(t, "the WordPress bench")
+	t.Parallel()
 	if _, err := wordpress.Open(testContext(t)); err != nil {
 		t.Fatalf("%v (scripts/setup installs it)", err)
 	}

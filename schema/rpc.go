@@ -46,6 +46,10 @@ const (
 	EndpointObserve = "observe"
 	EndpointClose   = "close"
 	EndpointAdopt   = "adopt"
+	// EndpointAlive answers at once while the instance runs: a caller
+	// waiting on a long call asks it to tell a slow actuator from a dead
+	// one.
+	EndpointAlive = "alive"
 )
 
 // AdoptSessionRequest hands run From's session, page and cookies as they

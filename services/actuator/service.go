@@ -103,6 +103,7 @@ func (s *Service) Run(ctx context.Context) error {
 		bus.AddEndpoint(ctx, svc, "observe", schema.ActuatorSubject(inst, schema.EndpointObserve), false, s.observe),
 		bus.AddEndpoint(ctx, svc, "close", schema.ActuatorSubject(inst, schema.EndpointClose), false, s.closeSession),
 		bus.AddEndpoint(ctx, svc, "adopt", schema.ActuatorSubject(inst, schema.EndpointAdopt), false, s.adopt),
+		bus.AddEndpoint(ctx, svc, "alive", schema.ActuatorSubject(inst, schema.EndpointAlive), false, alive),
 	} {
 		if e != nil {
 			return fmt.Errorf("actuator: %w", e)
@@ -113,6 +114,9 @@ func (s *Service) Run(ctx context.Context) error {
 	<-ctx.Done()
 	return nil
 }
+
+// alive answers a caller that wants to know this instance still runs.
+func alive(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil }
 
 // open pins a run to this instance with a fresh browser context. Opening
 // a run that already has a session here returns that session.

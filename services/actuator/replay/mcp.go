@@ -25,6 +25,7 @@ type MCPConfig struct {
 	RunID    string          // the run they belong to
 	Redactor schema.Redactor // secrets in arguments are recorded as digests
 	Stderr   *os.File        // the server's stderr; nil discards it
+	Env      []string        // KEY=VALUE added to this process's environment for the server
 }
 
 // MCPDispatcher runs steps as tool calls to an MCP server over stdio: a
@@ -49,6 +50,9 @@ func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, erro
 		return nil, schema.Errorf(schema.CodeInvalid, "no MCP server command")
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	if len(cfg.Env) > 0 {
+		cmd.Env = append(os.Environ(), cfg.Env...)
+	}
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	}

@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rote-agent/rote/chromium"
+	"github.com/rote-agent/rote/services/recorder/recordertest"
+)
+
+// roteBinary is built once by TestMain.
+var roteBinary string
+
+func TestMain(m *testing.M) {
+	recordertest.ServeIfAsked() // the test binary doubles as our fixture MCP server
+	// These tests wait on browsers, servers and settle windows far more
+	// than they compute: unless -parallel says otherwise, four run at
+	// once, whatever the number of cores.
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		flag.Set("test.parallel", "4")
+	}
+	parallel, _ := strconv.Atoi(flag.Lookup("test.parallel").Value.String())
+	dir, err := os.MkdirTemp("", "rote-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	roteBinary = filepath.Join(dir, "rote")
+	build := exec.Command("go", "build", "-o", roteBinary, "github.com/rote-agent/rote/cmd/rote")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build rote: " + err.Error())
+	}
+	var browsers []*chromium.Process
+	for range max(parallel, 1) {
+		p, err := chromium.Launch(context.Background(), "")
+		if err != nil {
+			panic("the end-to-end suites need /usr/bin/chromium (scripts/setup installs it): " + err.Error())
+		}
+		browsers, sharedBrowsers = append(browsers, p), append(sharedBrowsers, p.WS())
+	}
+	code := m.Run()
+	for _, p := range browsers {
+		p.Kill()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// rote runs the built binary in dir and returns its exit code and output.
+func rote(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(roteBinary, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// long skips a test that takes minutes (a benchmark, a cluster, images,
+// WordPress) under -short: the quick loop runs everything else.
+func long(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s runs only in the full suite", what)
+	}
+}
