@@ -225,7 +225,8 @@ func TestDemoCommand(t *testing.T) {
 // it does not pass.)
 func TestBenchSmoke(t *testing.T) {
 	long(t, "the portal bench")
-	t.Parallel()
+	// Not parallel: it measures, and must not share the machine with
+	// other tests.
 	dir := t.TempDir()
 	out := filepath.Join(dir, "bench")
 	code, text := rote(t, dir, "bench", "--reps", "2", "--model-latency", "none", "--out", out)

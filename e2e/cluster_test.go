@@ -98,7 +98,8 @@ func clusterURL(nodes []*natsNode) string {
 // writer is found afterwards: acknowledged = found.
 func TestClusterNodeLossLosesNothing(t *testing.T) {
 	long(t, "a 3-node NATS cluster losing its leader under a bench")
-	t.Parallel()
+	// Not parallel: it measures, and must not share the machine with
+	// other tests.
 	nodes := natsCluster(t)
 	url := clusterURL(nodes)
 	b, err := bus.Open(testContext(t), bus.Config{URL: url, Replicas: 3, Name: "e2e-writer"})

@@ -18,6 +18,9 @@ func TestDispatcherConformance(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{"/": actuatortest.Page})
+	navigate := func(url string) (string, map[string]any, *schema.Target) {
+		return "navigate", map[string]any{"url": url}, nil
+	}
 	browserFP := actuatortest.TestDispatcher(t, web.URL+"/", actuatortest.Backend{
 		Name: "browser",
 		Open: func(t *testing.T, runID string) replay.Dispatcher {
@@ -27,9 +30,7 @@ func TestDispatcherConformance(t *testing.T) {
 			}
 			return d
 		},
-		Navigate: func(url string) (string, map[string]any, *schema.Target) {
-			return "navigate", map[string]any{"url": url}, nil
-		},
+		Navigate: navigate,
 		Control: func(tool, role, name string, args map[string]any) (string, map[string]any, *schema.Target) {
 			return tool, args, &schema.Target{Role: role, Name: name}
 		},
@@ -45,9 +46,7 @@ func TestDispatcherConformance(t *testing.T) {
 			}
 			return d
 		},
-		Navigate: func(url string) (string, map[string]any, *schema.Target) {
-			return "navigate", map[string]any{"url": url}, nil
-		},
+		Navigate: navigate,
 		Control: func(tool, role, name string, args map[string]any) (string, map[string]any, *schema.Target) {
 			all := map[string]any{"role": role, "name": name}
 			for k, v := range args {

@@ -114,6 +114,26 @@ func TestJudgmentOutOfSetFails(t *testing.T) {
 	}
 }
 
+// storeVendorPlaybook stores the example register-vendor playbook, edited
+// by edit when given, bound to the portal at base, and returns it with
+// its stored version.
+func storeVendorPlaybook(t *testing.T, b *bus.Bus, base string, edit func(*schema.Playbook)) (*schema.Playbook, uint64) {
+	t.Helper()
+	p := examplePlaybook(t, "register-vendor")
+	if edit != nil {
+		edit(p)
+	}
+	var err error
+	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := b.Playbooks().Put(testContext(t), p, "import", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, e.Stored.Version
+}
+
 // suiteTask is the planner task of a suite task's repetition rep on the
 // portal at base.
 func suiteTask(task *suite.Task, rep int, base string) planner.Task {
@@ -134,15 +154,8 @@ func TestScopedRepairSavesANewVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, site := portalSite(t, task.Variant)
-	p := examplePlaybook(t, "register-vendor")
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
-		t.Fatal(err)
-	}
-	v1, err := b.Playbooks().Put(testContext(t), p, "import", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := c.Run(testContext(t), suiteTask(task, 0, base), &planner.Chosen{Playbook: p, Version: v1.Stored.Version}, planner.Options{}, nil)
+	p, v1 := storeVendorPlaybook(t, b, base, nil)
+	out, err := c.Run(testContext(t), suiteTask(task, 0, base), &planner.Chosen{Playbook: p, Version: v1}, planner.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,19 +269,13 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := examplePlaybook(t, "register-vendor")
-	for i := range p.Steps {
-		p.Steps[i].OnFail = schema.OnFail{Policy: schema.FailRepair}
-	}
 	base, site := portalSite(t, "textarea")
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
-		t.Fatal(err)
-	}
-	v1, err := b.Playbooks().Put(testContext(t), p, "import", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := c.Run(testContext(t), suiteTask(task, 2, base), &planner.Chosen{Playbook: p, Version: v1.Stored.Version}, planner.Options{}, nil)
+	p, v1 := storeVendorPlaybook(t, b, base, func(p *schema.Playbook) {
+		for i := range p.Steps {
+			p.Steps[i].OnFail = schema.OnFail{Policy: schema.FailRepair}
+		}
+	})
+	out, err := c.Run(testContext(t), suiteTask(task, 2, base), &planner.Chosen{Playbook: p, Version: v1}, planner.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ import (
 // table measures the 100-row posts list; the plots are written.
 func TestWordPressBench(t *testing.T) {
 	long(t, "the WordPress bench")
-	t.Parallel()
+	// Not parallel: it measures, and must not share the machine with
+	// other tests.
 	if _, err := wordpress.Open(testContext(t)); err != nil {
 		t.Fatalf("%v (scripts/setup installs it)", err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -97,6 +99,26 @@ func (a *App) startNode(ctx context.Context, roles ...string) (*node.Node, error
 		return nil, err
 	}
 	return n, nil
+}
+
+// replayNode runs the node a replay in env needs (a browser for a site;
+// the planner and matcher for model-backed steps) and opens env for
+// playbook p with params; the caller closes the node. A browser
+// environment without a site is a usage error.
+func (a *App) replayNode(ctx context.Context, env node.Environment, p *schema.Playbook, params map[string]string) (*node.Node, replay.Opener, error) {
+	if len(env.Server) == 0 && env.Base == "" {
+		return nil, nil, usageError("a browser replay needs --url, the site to replay on")
+	}
+	n, err := a.startNode(ctx, env.Roles()...)
+	if err != nil {
+		return nil, nil, err
+	}
+	open, err := n.Opener(env, p, params)
+	if err != nil {
+		n.Close()
+		return nil, nil, err
+	}
+	return n, open, nil
 }
 
 // Close releases the bus, if one was opened.

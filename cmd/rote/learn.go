@@ -141,18 +141,11 @@ candidate runs against that MCP server.`,
 				}
 			}
 			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
-			if len(server) == 0 && base == "" {
-				return usageError("a browser shadow replay needs --url, the site to replay on")
-			}
-			n, err := app.startNode(ctx, env.Roles()...)
+			n, open, err := app.replayNode(ctx, env, c.Playbook, values)
 			if err != nil {
 				return err
 			}
 			defer n.Close()
-			open, err := n.Opener(env, c.Playbook, values)
-			if err != nil {
-				return err
-			}
 			fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
 			promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
 			if err != nil {

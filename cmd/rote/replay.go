@@ -57,18 +57,11 @@ is looked up in the store.`,
 				fmt.Fprintf(app.Stderr, "rote replay: warning: %s is not bound to an environment; replaying it as given\n", p.Name)
 			}
 			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
-			if len(server) == 0 && base == "" {
-				return usageError("a browser replay needs --url, the site to replay on")
-			}
-			n, err := app.startNode(ctx, env.Roles()...)
+			n, open, err := app.replayNode(ctx, env, p, paramMap)
 			if err != nil {
 				return err
 			}
 			defer n.Close()
-			open, err := n.Opener(env, p, paramMap)
-			if err != nil {
-				return err
-			}
 			request := replay.Request{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
 			if !asJSON {
 				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, env.Describe(), n.Model().Label)
