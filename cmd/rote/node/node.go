@@ -117,15 +117,15 @@ func New(cfg Config, b *bus.Bus) (*Node, error) {
 	return &Node{cfg: cfg, bus: b, log: log, executor: ex}, nil
 }
 
-// Runs reports whether the node runs role.
-func (n *Node) Runs(role string) bool { return slices.Contains(n.cfg.Roles, role) }
+// Has reports whether the node runs role.
+func (n *Node) Has(role string) bool { return slices.Contains(n.cfg.Roles, role) }
 
 // Run opens the model when the node runs a planner, starts every role's
 // services and returns once all of them serve, or with the first error.
 // They run until Close, or until ctx ends.
 func (n *Node) Run(ctx context.Context) error {
 	ctx, n.cancel = context.WithCancel(ctx)
-	if n.Runs(Planner) {
+	if n.Has(Planner) {
 		m, err := openModel(n.cfg.Offline, n.bus.Runs(), n.log)
 		if err != nil {
 			return err
@@ -136,7 +136,7 @@ func (n *Node) Run(ctx context.Context) error {
 	}
 	var list []service
 	for _, role := range Roles {
-		if !n.Runs(role) {
+		if !n.Has(role) {
 			continue
 		}
 		svcs, err := n.build(role)
