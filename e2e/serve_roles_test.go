@@ -160,9 +160,9 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	task := func(taskID, suiteID string) []byte {
+	task := func(taskID, suiteID, target string) []byte {
 		data, err := msgpack.Marshal(map[string]any{"id": "req-" + taskID, "time": time.Now().UTC(), "task_id": taskID,
-			"task": map[string]any{"suite": suiteID, "target": base}})
+			"task": map[string]any{"suite": suiteID, "target": target}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,10 +172,11 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	for i := range 4 {
 		id := fmt.Sprintf("t%d-%d", i, time.Now().UnixNano())
 		ids = append(ids, id)
-		publish(id, task(id, "B1"))
+		publish(id, task(id, "B1", base))
 	}
 	publish("garbage", []byte("not msgpack at all"))
-	publish("nosuch", task("t-nosuch", "B99"))
+	publish("nosuch", task("t-nosuch", "B99", base))
+	publish("file", task("t-file", "B1", "file:///etc/passwd")) // refused on every attempt: rejected once, never retried
 
 	b, err := bus.Open(testContext(t), bus.Config{URL: url, Name: "e2e"})
 	if err != nil {
@@ -213,19 +214,27 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 			t.Fatalf("audit %s: exit %d\n%s", id, code, out)
 		}
 	}
-	if len(starts) != len(ids) || starts["t-nosuch"] != 0 {
+	if len(starts) != len(ids) || starts["t-nosuch"] != 0 || starts["t-file"] != 0 {
 		t.Fatalf("runs started: %v; want one per task and none for the bad messages", starts)
 	}
 	if got := len(site.State().Downloads); got != len(ids) {
 		t.Fatalf("the portal counted %d downloads for %d tasks", got, len(ids))
 	}
-	var succeeded, rejected float64
+	var succeeded, rejected, retried float64
+	said := ""
 	for _, p := range planners {
 		succeeded += metric(t, p, `rote_tasks_total{outcome="success"}`)
 		rejected += metric(t, p, `rote_tasks_total{outcome="rejected"}`)
+		retried += metric(t, p, `rote_tasks_total{outcome="retried"}`)
+		said += p.out.String()
 	}
-	if succeeded != float64(len(ids)) || rejected != 2 {
-		t.Fatalf("planners counted %v successes and %v rejections; want %d and 2", succeeded, rejected, len(ids))
+	if succeeded != float64(len(ids)) || rejected != 3 || retried != 0 {
+		t.Fatalf("planners counted %v successes, %v rejections, %v retries; want %d, 3 and 0", succeeded, rejected, retried, len(ids))
+	}
+	for _, why := range []string{`task=t-nosuch .*suite task \\"B99\\"`, `task=t-file .*file:///etc/passwd`} {
+		if !regexp.MustCompile(`msg="task rejected" .*` + why).MatchString(said) {
+			t.Fatalf("the planners' logs do not say why a task was rejected (%s):\n%s", why, said)
+		}
 	}
 	if v := metric(t, actuator, `rote_nats_connected{role="actuator"}`); v != 1 {
 		t.Fatalf("actuator rote_nats_connected %v", v)

@@ -47,7 +47,7 @@ func AuditRun(r *RunFold, children []string) *Audit {
 		mismatch("no run.started event")
 	}
 	if m := a.Recorded; m == nil {
-		mismatch("no run.finished event: the run never finished (rote runs list shows it as open)")
+		mismatch("no run.finished event: the run never finished (rote runs list shows it as running)")
 	} else {
 		if s := r.Started; s != nil && (m.RunID != s.RunID || m.Mode != s.Mode || m.Parent != s.Parent) {
 			mismatch("run.finished names run %s (%s, parent %q), run.started %s (%s, parent %q)", m.RunID, m.Mode, m.Parent, s.RunID, s.Mode, s.Parent)

@@ -106,8 +106,8 @@ func (a *App) startNode(ctx context.Context, roles ...string) (*node.Node, error
 // playbook p with params; the caller closes the node. A browser
 // environment without a site is a usage error.
 func (a *App) replayNode(ctx context.Context, env node.Environment, p *schema.Playbook, params map[string]string) (*node.Node, replay.Opener, error) {
-	if len(env.Server) == 0 && env.Base == "" {
-		return nil, nil, usageError("a browser replay needs --url, the site to replay on")
+	if err := env.Check(); err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
 	n, err := a.startNode(ctx, env.Roles()...)
 	if err != nil {

@@ -138,6 +138,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
 		{[]string{"serve", "--role", "recorder"}, 2, "rote record -- COMMAND"},
 		{[]string{"demo", "extra"}, 2, "unknown command"},
+		{[]string{"nonsense"}, 2, `unknown command "nonsense"`},
+		{[]string{"serve", "--log-level", "loud"}, 2, `--log-level "loud"`},
 		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},
 	}
 	for _, c := range cases {

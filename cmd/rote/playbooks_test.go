@@ -44,7 +44,7 @@ func TestPlaybooksCommands(t *testing.T) {
 	if code, _, errOut = run(t, "--data", dir, "playbooks", "show", "nope"); code != 1 || !strings.Contains(errOut, "playbook not found") {
 		t.Fatalf("show of a missing playbook: %d %s", code, errOut)
 	}
-	if code, _, errOut = run(t, "--data", dir, "replay", "catalog-top-results"); code != 2 || !strings.Contains(errOut, "needs --url") {
+	if code, _, errOut = run(t, "--data", dir, "replay", "catalog-top-results"); code != 2 || !strings.Contains(errOut, "needs the site to replay on (--url)") {
 		t.Fatalf("browser replay without --url: %d %s", code, errOut)
 	}
 }

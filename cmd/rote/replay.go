@@ -53,10 +53,18 @@ is looked up in the store.`,
 			if err != nil {
 				return err
 			}
+			// A missing site and parameters that do not bind are the
+			// command line's fault: say so before starting a browser.
+			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
+			if err := env.Check(); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if _, err := p.Bind(paramMap); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			if p.Fingerprint == "" {
 				fmt.Fprintf(app.Stderr, "rote replay: warning: %s is not bound to an environment; replaying it as given\n", p.Name)
 			}
-			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
 			n, open, err := app.replayNode(ctx, env, p, paramMap)
 			if err != nil {
 				return err

@@ -40,9 +40,10 @@ The model is ROTE_LLM_BASE_URL / ROTE_LLM_API_KEY / ROTE_MODEL; when unset,
 the offline scripted model, which knows the frozen suite's tasks only, and
 every output says so.
 
---suite-task runs a frozen suite task (B1-B6) with its parameters and its
-verify gate; without --url it serves the fixture portal (in --variant) itself
-and also checks the portal's server-side state.
+--suite-task runs a frozen suite task (B1-B6 on the fixture portal, W1-W4
+on WordPress) with its parameters and its verify gate; without --url it
+serves the site itself (the portal in --variant) and also checks its
+server-side state. A rote built with -tags nobench has no suite tasks.
 
 A run succeeds only when its verify gate passes: give --verify-text for a
 free-form task. It prints each step (source, tokens, ms) and a summary, and
@@ -62,6 +63,11 @@ exits 0 only on a verified success.`,
 	fl.StringVar(&f.variant, "variant", "", "the fixture portal's variant, with --suite-task and no --url")
 	fl.IntVar(&f.rep, "rep", 0, "which repetition's parameters a suite task uses")
 	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
+	if app.suites.run == nil {
+		for _, name := range []string{"suite-task", "variant", "rep"} {
+			fl.MarkHidden(name) // this build has no suite tasks
+		}
+	}
 	return cmd
 }
 

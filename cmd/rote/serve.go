@@ -46,6 +46,22 @@ they work on as attributes.`,
 				return err
 			}
 			app.bus = b
+			// say reports the process's state: a log record with
+			// --log-json, so that stderr is JSON throughout, else a line.
+			say := func(msg string) {
+				if logJSON {
+					app.Log.Info(msg)
+					return
+				}
+				fmt.Fprintln(app.Stderr, "rote serve: "+msg)
+			}
+			if app.NATSURL == "" && b.Server() == nil {
+				// Another rote process owns --data and runs its server.
+				if listen != "" {
+					return usageError("--listen %s: the data directory %s is served by another rote process at %s; stop it or give another --data", listen, app.DataDir, b.ClientURL())
+				}
+				app.Log.Warn("the data directory is served by another rote process: this one stops working when that one stops", "data", app.DataDir, "nats", b.ClientURL())
+			}
 			ncfg, err := app.nodeConfig(roles...)
 			if err != nil {
 				return err
@@ -59,7 +75,7 @@ they work on as attributes.`,
 					return err
 				}
 				ncfg.TaskDone = probe.TaskDone
-				fmt.Fprintf(app.Stderr, "rote serve: health on http://%s/healthz, readiness /readyz, metrics /metrics\n", addr)
+				say(fmt.Sprintf("health on http://%s/healthz, readiness /readyz, metrics /metrics", addr))
 			}
 			n, err := node.New(ncfg, b)
 			if err != nil {
@@ -73,12 +89,12 @@ they work on as attributes.`,
 				if ncfg.Suites == nil {
 					suites = "free-text tasks only: " + errNoSuites
 				}
-				fmt.Fprintf(app.Stderr, "rote serve: the planner's model is %s; it claims tasks on %s: %s\n", m.Label, schema.SubjectTasks, suites)
+				say(fmt.Sprintf("the planner's model is %s; it claims tasks on %s: %s", m.Label, schema.SubjectTasks, suites))
 			}
 			if probe != nil {
 				probe.Ready()
 			}
-			fmt.Fprintf(app.Stderr, "rote serve: running %s on %s\n", strings.Join(roles, ", "), b.ClientURL())
+			say(fmt.Sprintf("running %s on %s", strings.Join(roles, ", "), b.ClientURL()))
 			return n.Wait()
 		},
 	}

@@ -139,7 +139,11 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 		return nil, err
 	}
 	log := a.log.With("run", s.RunID)
-	log.Info("agent run started", "task", t.Text, "parent", opt.Parent)
+	log = log.With("text", t.Text)
+	if opt.Parent != "" {
+		log = log.With("parent", opt.Parent)
+	}
+	log.Info("agent run started")
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
 		ctx: NewContext(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
 	r.ctx.SetBrief(site)
@@ -161,7 +165,11 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	if _, err := a.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}
-	log.Info("agent run finished", "outcome", r.res.Outcome, "reason", r.res.Reason, "steps", len(r.res.Steps), "took", r.res.Duration)
+	done := []any{"outcome", r.res.Outcome, "steps", len(r.res.Steps), "took", r.res.Duration}
+	if r.res.Reason != nil {
+		done = append(done, "reason", r.res.Reason)
+	}
+	log.Info("agent run finished", done...)
 	return r.res, nil
 }
 
@@ -326,7 +334,7 @@ func (r *agentRun) fillSecrets(v string) string {
 // verify checks the verify gate on the page as it is now.
 func (r *agentRun) verify(ctx context.Context) {
 	if len(r.t.Verify) == 0 {
-		r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeUnverified, "the agent says done, but the task has no verify gate: nothing proves it (give --verify-text)"))
+		r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeUnverified, "the agent says done, but the task has no verify gate: nothing proves it (rote run --verify-text, or verify in a task message)"))
 		return
 	}
 	obs, err := r.s.Observe(ctx, "verify", true, 0)

@@ -65,6 +65,11 @@ type TaskDone struct {
 	Outcome schema.Outcome // empty when no run finished
 	Err     error          // why the delivery was handed back or terminated
 	Retried bool
+	// Rejected says the task cannot be done as asked, on any attempt: it
+	// did not decode, could not be prepared, or its run refused it for a
+	// reason another attempt would meet again (an invalid target, a
+	// parameter the playbook does not take).
+	Rejected bool
 }
 
 // NewTaskWorker returns a worker that claims tasks from tasks and does
@@ -125,7 +130,7 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	req, err := decodeTask(msg)
 	if err != nil {
-		done.Err = err
+		done.Err, done.Rejected = err, true
 		_ = msg.Term()
 		w.report(done)
 		return
@@ -137,7 +142,7 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	t, chosen, err := w.cfg.Resolve(ctx, req)
 	if err != nil {
-		done.Err = err
+		done.Err, done.Rejected = err, true
 		_ = msg.Term()
 		w.report(done)
 		return
@@ -151,6 +156,9 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 		// Shutting down: another planner takes it over at once.
 		done.Err, done.Retried = ctx.Err(), true
 		_ = msg.Nak()
+	case err != nil && refused(err):
+		done.Err, done.Rejected = err, true
+		_ = msg.Term()
 	case err != nil:
 		done.Err, done.Retried = err, done.Attempt < TaskDeliveries
 		_ = msg.NakWithDelay(time.Second)
@@ -173,8 +181,10 @@ func (w *TaskWorker) report(d TaskDone) {
 	switch {
 	case d.Retried:
 		w.log.Warn("task handed back for another attempt", append(attrs, "err", d.Err)...)
+	case d.Rejected:
+		w.log.Warn("task rejected", append(attrs, "err", d.Err)...)
 	case d.Outcome == "":
-		w.log.Warn("task ended without an outcome: rejected, or out of attempts", append(attrs, "err", d.Err)...)
+		w.log.Warn("task given up: no run finished in any attempt", append(attrs, "err", d.Err)...)
 	case d.Err != nil:
 		w.log.Info("task done", append(attrs, "outcome", d.Outcome, "reason", d.Err)...)
 	default:
@@ -218,6 +228,18 @@ func keepClaimed(ctx context.Context, msg jetstream.Msg) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-finished }
+}
+
+// refused reports whether a run that could not start was refused for a
+// reason another attempt would meet again: the task or its playbook is
+// wrong, not the moment.
+func refused(err error) bool {
+	for _, e := range []error{schema.ErrInvalid, schema.ErrUnknownParam, schema.ErrMissingParam, schema.ErrParamType, schema.ErrFingerprint, schema.ErrUnbound} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostBrowser reports whether a run failed because the browser or the

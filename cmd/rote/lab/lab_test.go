@@ -28,7 +28,7 @@ func TestExpand(t *testing.T) {
 	if err := Expand(req, &bad); !errors.Is(err, schema.ErrUnknownParam) {
 		t.Fatalf("an unknown parameter: %v", err)
 	}
-	if err := Expand(&schema.TaskRequested{Task: schema.TaskSpec{Suite: "B9"}}, &planner.Task{}); !errors.Is(err, schema.ErrInvalid) {
+	if err := Expand(&schema.TaskRequested{Task: schema.TaskSpec{Suite: "B9"}}, &planner.Task{}); !errors.Is(err, schema.ErrNotFound) {
 		t.Fatalf("an unknown suite task: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ func Task(st *suite.Task, params map[string]string, base string) planner.Task {
 func Expand(req *schema.TaskRequested, t *planner.Task) error {
 	st, err := suite.Lookup(req.Task.Suite)
 	if err != nil {
-		return schema.Errorf(schema.CodeInvalid, "%v", err)
+		return err
 	}
 	params := st.Params(0)
 	for k, v := range t.Params {

@@ -30,6 +30,17 @@ func (e Environment) Describe() string {
 	return "a browser on " + e.Base
 }
 
+// ErrNoSite means a browser environment names no site to replay on.
+var ErrNoSite = schema.Errorf(schema.CodeInvalid, "a browser replay needs the site to replay on (--url)")
+
+// Check returns ErrNoSite for a browser environment without a site.
+func (e Environment) Check() error {
+	if len(e.Server) == 0 && e.Base == "" {
+		return ErrNoSite
+	}
+	return nil
+}
+
 // Roles are the roles a node needs to replay in e: a browser for a site,
 // and the planner and matcher for slot, judgment and repair steps.
 func (e Environment) Roles() []string {
@@ -49,8 +60,8 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr})
 		}, nil
 	}
-	if e.Base == "" {
-		return nil, schema.Errorf(schema.CodeInvalid, "a browser replay needs the site to replay on (--url)")
+	if err := e.Check(); err != nil {
+		return nil, err
 	}
 	return n.BrowserOpener(e.Base), nil
 }

@@ -38,7 +38,7 @@ type Probe struct {
 func NewProbe(b *bus.Bus, roleName string) *Probe {
 	o := &Probe{b: b, reg: prometheus.NewRegistry()}
 	o.tasks = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "rote_tasks_total", Help: "Deliveries of rote.tasks this planner finished, by outcome (retried: handed back for another attempt).",
+		Name: "rote_tasks_total", Help: "Deliveries of rote.tasks this planner finished, by outcome (retried: handed back for another attempt; rejected: cannot be done as asked; given_up: no run finished in any attempt).",
 	}, []string{"outcome"})
 	o.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), o.tasks,
 		&busCollector{b: b, role: roleName})
@@ -51,8 +51,10 @@ func (o *Probe) TaskDone(d planner.TaskDone) {
 	switch {
 	case d.Retried:
 		outcome = "retried"
-	case outcome == "":
+	case d.Rejected:
 		outcome = "rejected"
+	case outcome == "":
+		outcome = "given_up"
 	}
 	o.tasks.WithLabelValues(outcome).Inc()
 }
