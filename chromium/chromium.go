@@ -53,6 +53,7 @@ func Launch(ctx context.Context, path string) (*Process, error) {
 		return nil, fmt.Errorf("%w: %v", ErrLaunch, err)
 	}
 	cmd := exec.Command(path, append(flags, "--user-data-dir="+dir, "about:blank")...)
+	cmd.SysProcAttr = procAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		os.RemoveAll(dir)

@@ -1,7 +1,12 @@
 package chromium
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,5 +40,43 @@ func TestLaunchAttachKill(t *testing.T) {
 	}
 	if _, err := Attach("http://127.0.0.1:1/"); err == nil {
 		t.Fatal("attached to an address that is no DevTools WebSocket")
+	}
+}
+
+// TestDiesWithItsLauncher: a browser launched by a process that is
+// killed (SIGKILL: no cleanup runs) does not outlive it.
+func TestDiesWithItsLauncher(t *testing.T) {
+	if os.Getenv("CHROMIUM_TEST_LAUNCHER") == "1" {
+		p, err := Launch(context.Background(), "")
+		if err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(p.WS())
+		time.Sleep(time.Minute) // killed before this ends
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDiesWithItsLauncher$")
+	cmd.Env = append(os.Environ(), "CHROMIUM_TEST_LAUNCHER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser, err := Attach(strings.TrimSpace(ws))
+	if err != nil || !browser.Alive() {
+		t.Fatalf("the launched browser does not answer (%v)", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(10 * time.Second); browser.Alive(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the browser outlived the process that launched it")
+		}
 	}
 }
