@@ -24,7 +24,8 @@ type Config struct {
 	// DataDir holds the embedded server's store; default DefaultDataDir.
 	DataDir string
 	// Listen is the embedded server's client address, host:port. Empty
-	// means 127.0.0.1 on a free port.
+	// means 127.0.0.1 on a free port. A data directory another process
+	// serves cannot be listened on: ErrDataDirBusy.
 	Listen string
 	// Replicas of each stream and bucket; default 1. Only a cluster can
 	// hold more than one.

@@ -327,6 +327,14 @@ func TestSecondProcessAttachesToOwner(t *testing.T) {
 	if guest.ClientURL() != owner.ClientURL() {
 		t.Fatalf("guest at %s, owner at %s", guest.ClientURL(), owner.ClientURL())
 	}
+	// A process that asks to listen would only join the owner's server:
+	// it is refused rather than left listening nowhere.
+	if b, err := bus.Open(c, bus.Config{DataDir: dir, Listen: "127.0.0.1:0"}); !errors.Is(err, bus.ErrDataDirBusy) || !strings.Contains(err.Error(), "cannot listen on 127.0.0.1:0") {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("a second process asking to listen: %v", err)
+	}
 }
 
 func TestUnreachableServer(t *testing.T) {

@@ -48,6 +48,10 @@ func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, nil, fmt.Errorf("bus: lock data directory: %w", err)
 		}
+		if cfg.Listen != "" {
+			// This process would join the owner's server, not listen.
+			return nil, nil, fmt.Errorf("%w: %s is served by another process, so this one cannot listen on %s; stop it or use another data directory", ErrDataDirBusy, dir, cfg.Listen)
+		}
 		conn, err := attach(ctx, dir, cfg.Name, extra...)
 		return conn, nil, err
 	}

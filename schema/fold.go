@@ -95,7 +95,7 @@ func Fold(events []Event) *RunFold {
 	}
 	r.RunID = r.Spec.RunID
 	if r.RunID == "" && len(events) > 0 {
-		r.RunID = runOf(events[0])
+		r.RunID = RunOf(events[0])
 	}
 	bySeq := func(a, b uint64) int { return cmp.Compare(a, b) }
 	slices.SortStableFunc(r.Calls, func(a, b *ToolCall) int { return bySeq(a.Seq, b.Seq) })
@@ -105,9 +105,10 @@ func Fold(events []Event) *RunFold {
 	return r
 }
 
-// runOf is the run an event of a run belongs to: the <run> of its
-// subject, rote.runs.<run>.<kind>.
-func runOf(ev Event) string {
+// RunOf is the run an event of a run belongs to: the <run> of its
+// subject, rote.runs.<run>.<kind>; "" for an event of no run (a task
+// request).
+func RunOf(ev Event) string {
 	rest, ok := strings.CutPrefix(ev.Subject(), subjectRuns+".")
 	if !ok {
 		return ""

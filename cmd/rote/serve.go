@@ -56,10 +56,8 @@ they work on as attributes.`,
 				fmt.Fprintln(app.Stderr, "rote serve: "+msg)
 			}
 			if app.NATSURL == "" && b.Server() == nil {
-				// Another rote process owns --data and runs its server.
-				if listen != "" {
-					return usageError("--listen %s: the data directory %s is served by another rote process at %s; stop it or give another --data", listen, app.DataDir, b.ClientURL())
-				}
+				// Another rote process owns --data and runs its server
+				// (bus.Open refused --listen in that case).
 				app.Log.Warn("the data directory is served by another rote process: this one stops working when that one stops", "data", app.DataDir, "nats", b.ClientURL())
 			}
 			ncfg, err := app.nodeConfig(roles...)

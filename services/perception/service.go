@@ -21,7 +21,8 @@ type Config struct {
 	// Host is the host whose browsers this perception captures (it
 	// serves schema.ObserveSubject(Host)); default bus.Host().
 	Host string
-	// Log hears about failed captures; default slog.Default().
+	// Log hears when the service serves; default slog.Default(). A
+	// failed capture is logged by the bus where it fails.
 	Log *slog.Logger
 }
 
@@ -98,7 +99,6 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	t.Unlock()
 	if err != nil {
 		s.attach.drop(req.Browser)
-		s.log.Warn("capture failed", "run", req.RunID, "step", req.StepID, "err", err)
 		return nil, err
 	}
 	key := req.RunID

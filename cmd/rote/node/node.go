@@ -227,9 +227,6 @@ func (n *Node) Close() error {
 // Bus is the bus the node runs on.
 func (n *Node) Bus() *bus.Bus { return n.bus }
 
-// SecretKey keys the digests the node's runs record secrets as.
-func (n *Node) SecretKey() []byte { return n.cfg.SecretKey }
-
 // Model is the model the node's planner asks; nil when it runs none.
 func (n *Node) Model() *Model { return n.model }
 

@@ -35,7 +35,7 @@ func List(ctx context.Context, runs *bus.RunLog) ([]Summary, error) {
 	var order []string
 	byRun := map[string][]schema.Event{}
 	for _, env := range envs {
-		id := runID(env.Event)
+		id := schema.RunOf(env.Event)
 		if _, seen := byRun[id]; !seen {
 			order = append(order, id)
 		}
@@ -51,15 +51,4 @@ func List(ctx context.Context, runs *bus.RunLog) ([]Summary, error) {
 		out = append(out, Summary{Manifest: m, Steps: counts[schema.RunSubject(id, schema.KindCalls)] + counts[schema.RunSubject(id, schema.KindActions)]})
 	}
 	return out, nil
-}
-
-// runID is the run a run.started or run.finished event is of.
-func runID(ev schema.Event) string {
-	switch e := ev.(type) {
-	case *schema.RunStarted:
-		return e.RunID
-	case *schema.RunFinished:
-		return e.RunID
-	}
-	return ""
 }

@@ -73,10 +73,10 @@ func TestDispatcher(t *testing.T, url string, be Backend) string {
 	if w, err = d.Dispatch(ctx, "name", tool, args, target); err != nil {
 		t.Fatalf("%s: fill: %v", be.Name, err)
 	}
-	if !Shows(w, "Ada") {
+	if !shows(w, "Ada") {
 		t.Fatalf("%s: the world after fill does not show the value: %+v", be.Name, w)
 	}
-	if now, err := d.World(ctx); err != nil || !Shows(now, "Ada") {
+	if now, err := d.World(ctx); err != nil || !shows(now, "Ada") {
 		t.Fatalf("%s: World() does not show the last state (%v)", be.Name, err)
 	}
 
@@ -90,14 +90,14 @@ func TestDispatcher(t *testing.T, url string, be Backend) string {
 	if !errors.As(err, &typed) || !strings.Contains(err.Error(), "ambiguous") {
 		t.Fatalf("%s: an ambiguous click is not a typed refusal: %v", be.Name, err)
 	}
-	if now, err := d.World(ctx); err != nil || !Shows(now, "Ada") {
+	if now, err := d.World(ctx); err != nil || !shows(now, "Ada") {
 		t.Fatalf("%s: a refused step changed the world (%v)", be.Name, err)
 	}
 	return fp
 }
 
-// Shows reports whether a value is visible in a world: as a node's value
+// shows reports whether a value is visible in a world: as a node's value
 // on a page, or in a tool result's text.
-func Shows(w schema.World, value string) bool {
+func shows(w schema.World, value string) bool {
 	return strings.Contains(w.Text, value) || slices.ContainsFunc(w.Nodes, func(n schema.WorldNode) bool { return n.Value == value })
 }
