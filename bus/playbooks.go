@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,8 @@ const Unbound = "unbound"
 // PlaybookStore is ROTE_PLAYBOOKS: playbooks by fingerprint and name,
 // every version kept in the key's history (the newest PlaybookVersions).
 type PlaybookStore struct {
-	kv jetstream.KeyValue
+	kv       jetstream.KeyValue
+	patience patience // how long a write a failover interrupts is retried
 }
 
 // PlaybookEntry is one stored version of a playbook under its key.
@@ -63,38 +65,65 @@ func (s *PlaybookStore) Put(ctx context.Context, p *schema.Playbook, origin, not
 		return nil, err
 	}
 	key := playbookKey(p.Fingerprint, p.Name)
-	for attempt := 0; attempt < 10; attempt++ {
-		stored := schema.StoredPlaybook{Version: 1, Document: doc, Origin: origin, Note: note, Time: time.Now().UTC()}
-		var rev uint64
-		latest, err := s.kv.Get(ctx, key)
+	began := time.Now().UTC()
+	retry := s.patience.backoff()
+	lost := false // a write failed transiently: it may have landed unacknowledged
+	for conflicts := 0; conflicts < 10; {
+		entry, err := s.put(ctx, key, p.Name, doc, origin, note, began, lost)
 		switch {
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-		case err != nil:
-			return nil, fmt.Errorf("bus: read playbook %s: %w", key, err)
-		default:
-			prev, err := decodeStored(latest.Value())
-			if err != nil {
-				return nil, err
+		case err == nil:
+			return entry, nil
+		case errors.Is(err, jetstream.ErrKeyExists) || strings.Contains(err.Error(), "wrong last sequence"):
+			conflicts++
+		case transient(err):
+			lost = true
+			if err := retry.again(ctx, err); err != nil {
+				return nil, fmt.Errorf("bus: write playbook %s: %w", key, err)
 			}
-			stored.Version, rev = prev.Version+1, latest.Revision()
-		}
-		value, err := msgpack.Marshal(&stored)
-		if err != nil {
-			return nil, err
-		}
-		if rev == 0 {
-			_, err = s.kv.Create(ctx, key, value)
-		} else {
-			_, err = s.kv.Update(ctx, key, value, rev)
-		}
-		if err == nil {
-			return &PlaybookEntry{Fingerprint: fingerprintOf(key), Name: p.Name, Stored: stored}, nil
-		}
-		if !errors.Is(err, jetstream.ErrKeyExists) && !strings.Contains(err.Error(), "wrong last sequence") {
+		default:
 			return nil, fmt.Errorf("bus: write playbook %s: %w", key, err)
 		}
 	}
 	return nil, fmt.Errorf("bus: write playbook %s: too many concurrent writers", key)
+}
+
+// put makes one try at storing doc as the next version under key. After
+// a try whose acknowledgement was lost (lost), a latest version that is
+// this very write (same document, origin and note, written since began)
+// is returned instead of being written twice.
+func (s *PlaybookStore) put(ctx context.Context, key, name string, doc []byte, origin, note string, began time.Time, lost bool) (*PlaybookEntry, error) {
+	ctx, cancel := context.WithTimeout(ctx, attempt)
+	defer cancel()
+	stored := schema.StoredPlaybook{Version: 1, Document: doc, Origin: origin, Note: note, Time: time.Now().UTC()}
+	var rev uint64
+	latest, err := s.kv.Get(ctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case err != nil:
+		return nil, err
+	default:
+		prev, err := decodeStored(latest.Value())
+		if err != nil {
+			return nil, err
+		}
+		if lost && prev.Origin == origin && prev.Note == note && !prev.Time.Before(began) && bytes.Equal(prev.Document, doc) {
+			return &PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: prev}, nil
+		}
+		stored.Version, rev = prev.Version+1, latest.Revision()
+	}
+	value, err := msgpack.Marshal(&stored)
+	if err != nil {
+		return nil, err
+	}
+	if rev == 0 {
+		_, err = s.kv.Create(ctx, key, value)
+	} else {
+		_, err = s.kv.Update(ctx, key, value, rev)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: stored}, nil
 }
 
 func decodeStored(value []byte) (schema.StoredPlaybook, error) {
@@ -115,7 +144,11 @@ func fingerprintOf(key string) string {
 // (the bucket keeps the newest 64). ErrPlaybookNotFound when there is none.
 func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, error) {
 	key := playbookKey(fingerprint, name)
-	hist, err := s.kv.History(ctx, key)
+	var hist []jetstream.KeyValueEntry
+	err := s.patience.retry(ctx, func(ctx context.Context) (err error) {
+		hist, err = s.kv.History(ctx, key)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
 	}
@@ -132,6 +165,9 @@ func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) (
 			return nil, err
 		}
 		out = append(out, PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: stored})
+	}
+	if len(out) == 0 { // deleted or purged
+		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
 	}
 	return out, nil
 }
@@ -157,13 +193,20 @@ func (s *PlaybookStore) Get(ctx context.Context, fingerprint, name string, versi
 // ListPlaybooks returns the latest version of every playbook, sorted by
 // name, then fingerprint.
 func (s *PlaybookStore) List(ctx context.Context) ([]PlaybookEntry, error) {
-	lister, err := s.kv.ListKeys(ctx)
+	var keys []string
+	err := s.patience.retry(ctx, func(ctx context.Context) error {
+		lister, err := s.kv.ListKeys(ctx)
+		if err != nil {
+			return err
+		}
+		keys = keys[:0]
+		for k := range lister.Keys() {
+			keys = append(keys, k)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: list playbooks: %w", err)
-	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
 	}
 	var out []PlaybookEntry
 	for _, k := range keys {
@@ -225,4 +268,61 @@ func (s *PlaybookStore) Rollback(ctx context.Context, fingerprint, name string, 
 		return nil, err
 	}
 	return s.Put(ctx, p, "rollback", fmt.Sprintf("rollback to version %d", to))
+}
+
+// ErrPlaybookExists means a rebind's destination already holds the
+// playbook.
+var ErrPlaybookExists = errors.New("bus: playbook already exists")
+
+// Rebind moves a playbook from one fingerprint to another: every kept
+// version is copied, in order and with its version number, its document
+// rebound to the new fingerprint; a last version with origin "migrate"
+// and note says why; and the old key is purged, so that the name is found
+// under one fingerprint only. ErrPlaybookExists when the new key is taken.
+func (s *PlaybookStore) Rebind(ctx context.Context, from, to, name, note string) (*PlaybookEntry, error) {
+	hist, err := s.History(ctx, from, name)
+	if err != nil {
+		return nil, err
+	}
+	key := playbookKey(to, name)
+	if _, err := s.History(ctx, to, name); err == nil {
+		return nil, fmt.Errorf("%w: %s", ErrPlaybookExists, key)
+	} else if !errors.Is(err, ErrPlaybookNotFound) {
+		return nil, err
+	}
+	var latest *schema.Playbook
+	for _, h := range hist {
+		p, err := h.Decode()
+		if err != nil {
+			return nil, err
+		}
+		p.Fingerprint = to
+		doc, err := schema.EncodePlaybook(p)
+		if err != nil {
+			return nil, err
+		}
+		stored := h.Stored
+		stored.Document = doc
+		value, err := msgpack.Marshal(&stored)
+		if err != nil {
+			return nil, err
+		}
+		err = s.patience.retry(ctx, func(ctx context.Context) error {
+			_, err := s.kv.Put(ctx, key, value)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bus: rebind playbook %s: %w", key, err)
+		}
+		latest = p
+	}
+	entry, err := s.Put(ctx, latest, "migrate", note)
+	if err != nil {
+		return nil, err
+	}
+	old := playbookKey(from, name)
+	if err := s.patience.retry(ctx, func(ctx context.Context) error { return s.kv.Purge(ctx, old) }); err != nil {
+		return nil, fmt.Errorf("bus: purge playbook %s: %w", old, err)
+	}
+	return entry, nil
 }

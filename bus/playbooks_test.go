@@ -107,3 +107,40 @@ func TestConcurrentPutsLoseNoVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestRebindMovesTheWholeHistory(t *testing.T) {
+	b := bustest.Start(t)
+	c := ctx(t)
+	from, to := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	store := b.Playbooks()
+	for _, intent := range []string{"file the report", "file the monthly report"} {
+		if _, err := store.Put(c, playbook(t, from, intent), "import", intent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := store.Rebind(c, from, to, "file-report", "rebound")
+	if err != nil || e.Fingerprint != to || e.Stored.Version != 3 || e.Stored.Origin != "migrate" {
+		t.Fatalf("rebind: %+v %v", e, err)
+	}
+	hist, err := store.History(c, to, "file-report")
+	if err != nil || len(hist) != 3 || hist[0].Stored.Note != "file the report" || hist[1].Stored.Version != 2 {
+		t.Fatalf("history under the new fingerprint: %+v %v", hist, err)
+	}
+	for _, h := range hist {
+		if p, _ := h.Decode(); p.Fingerprint != to {
+			t.Fatalf("version %d still names fingerprint %s", h.Stored.Version, p.Fingerprint)
+		}
+	}
+	if _, err := store.Get(c, from, "file-report", 0); !errors.Is(err, bus.ErrPlaybookNotFound) {
+		t.Fatalf("the old key after a rebind: %v", err)
+	}
+	if f, err := store.Find(c, "file-report"); err != nil || f.Fingerprint != to {
+		t.Fatalf("find after a rebind: %+v %v", f, err)
+	}
+	if _, err := store.Put(c, playbook(t, from, "again"), "import", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Rebind(c, from, to, "file-report", "again"); !errors.Is(err, bus.ErrPlaybookExists) {
+		t.Fatalf("a rebind onto a taken key: %v", err)
+	}
+}

@@ -90,7 +90,7 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience) erro
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log}
 	b.runs = &RunLog{publisher: pub, blobs: obj}
 	b.tasks = &TaskQueue{publisher: pub}
-	b.playbooks = &PlaybookStore{kv: kv}
+	b.playbooks = &PlaybookStore{kv: kv, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
 	b.browsers = &Browsers{rpc: b.rpc}
 	return nil
