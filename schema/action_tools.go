@@ -102,5 +102,5 @@ const BrowserProtocol = "rote-browser/1"
 // BrowserEnvironment is the environment of the browser on origin: its
 // tools and their schemas, the origin, the action protocol.
 func BrowserEnvironment(origin string) Environment {
-	return Environment{Tools: BrowserTools(), Identity: Identity{Origin: origin}, Surfaces: map[string]string{"protocol": BrowserProtocol}}
+	return Environment{Tools: BrowserTools(), Identity: Identity{Origin: origin}, Surfaces: map[string]string{surfaceProtocol: BrowserProtocol}}
 }

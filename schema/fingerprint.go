@@ -34,6 +34,65 @@ type Environment struct {
 	Surfaces map[string]string `msgpack:"surfaces,omitempty" json:"surfaces,omitempty"` // versions: server, app, protocol
 }
 
+// MCPProtocolVersions are the MCP protocol versions a client may
+// negotiate, oldest first. Fingerprints no longer include the one a
+// recording client negotiated; LegacyFingerprints recognises playbooks
+// bound before that.
+var MCPProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// surfaceProtocol is the surface that once held the negotiated MCP
+// protocol version (and still holds the browser's action protocol).
+const surfaceProtocol = "protocol"
+
+// MCPEnvironment is the environment of an MCP server: its name and
+// version as it reports them, its tools with their schemas, and target,
+// the user's name for what it points at. The protocol version a client
+// negotiated is not part of it: the same server answers every client.
+func MCPEnvironment(server, version, target string, tools []ToolSpec) Environment {
+	return Environment{Tools: tools, Identity: Identity{Server: server, Target: target}, Surfaces: map[string]string{"server_version": version}}
+}
+
+// Stable returns env without what one client negotiated: an MCP server's
+// environment recorded before MCPEnvironment left out the protocol
+// version carries it among its surfaces. A browser's environment (one with
+// an origin) is returned as it is: its protocol is Rote's action protocol.
+func (env Environment) Stable() Environment {
+	if _, ok := env.Surfaces[surfaceProtocol]; !ok || env.Identity.Origin != "" {
+		return env
+	}
+	out := env
+	out.Surfaces = make(map[string]string, len(env.Surfaces))
+	for k, v := range env.Surfaces {
+		if k != surfaceProtocol {
+			out.Surfaces[k] = v
+		}
+	}
+	return out
+}
+
+// LegacyFingerprints are the fingerprints an MCP server's environment had
+// when they included the negotiated protocol version: one per version in
+// MCPProtocolVersions, and one for a session that negotiated none. None
+// for a browser environment.
+func LegacyFingerprints(env Environment) []string {
+	env = env.Stable()
+	if env.Identity.Origin != "" {
+		return nil
+	}
+	var out []string
+	for _, v := range append(slices.Clone(MCPProtocolVersions), "") {
+		legacy := env
+		legacy.Surfaces = map[string]string{surfaceProtocol: v}
+		for k, x := range env.Surfaces {
+			legacy.Surfaces[k] = x
+		}
+		if fp, err := Fingerprint(legacy); err == nil {
+			out = append(out, fp)
+		}
+	}
+	return out
+}
+
 // Fingerprint returns the SHA-256, as 64 hex digits, of a canonical
 // serialization of env: tools sorted by name, each reduced to the hash of
 // its canonical schemas; the identity; the surface versions with sorted

@@ -101,3 +101,29 @@ func TestCanonicalJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPFingerprintIgnoresTheNegotiatedProtocol: the same server gives one
+// fingerprint whichever protocol version a client negotiated, and the
+// fingerprints recorded when the version was part of it are recognised.
+func TestMCPFingerprintIgnoresTheNegotiatedProtocol(t *testing.T) {
+	mcpEnv := schema.MCPEnvironment("portal-tools", "1.2.0", "portal", []schema.ToolSpec{click, navigate})
+	now := fp(t, mcpEnv)
+	legacy := schema.LegacyFingerprints(mcpEnv)
+	if len(legacy) != len(schema.MCPProtocolVersions)+1 {
+		t.Fatalf("%d legacy fingerprints for %d versions", len(legacy), len(schema.MCPProtocolVersions))
+	}
+	for i, v := range schema.MCPProtocolVersions {
+		old := mcpEnv
+		old.Surfaces = map[string]string{"server_version": "1.2.0", "protocol": v}
+		if got := fp(t, old); got != legacy[i] || got == now {
+			t.Errorf("protocol %s: recorded %s, legacy %s, now %s", v, got, legacy[i], now)
+		}
+		if got := fp(t, old.Stable()); got != now {
+			t.Errorf("protocol %s: the stable environment has fingerprint %s, want %s", v, got, now)
+		}
+	}
+	browser := schema.BrowserEnvironment("http://127.0.0.1:8080")
+	if fp(t, browser.Stable()) != fp(t, browser) || schema.LegacyFingerprints(browser) != nil {
+		t.Fatal("the browser's action protocol is part of its fingerprint")
+	}
+}

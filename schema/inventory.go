@@ -1,16 +1,17 @@
 package schema
 
 // Inventory records what a tool server offers, as the recorder saw it in
-// the session: the server's identity and protocol from initialize, and its
-// tools from tools/list (captured again after
-// notifications/tools/list_changed). The run's fingerprint is the
-// fingerprint of its last inventory.
+// the session: the server's identity from initialize, and its tools from
+// tools/list (captured again after notifications/tools/list_changed). The
+// run's fingerprint is the fingerprint of its last inventory. Protocol is
+// the version the client negotiated: shown, never fingerprinted.
 type Inventory struct {
 	Meta        `msgpack:",inline"`
 	RunID       string      `msgpack:"run_id" json:"run_id"`
 	Seq         uint64      `msgpack:"seq" json:"seq"`
 	Environment Environment `msgpack:"environment" json:"environment"`
 	Fingerprint string      `msgpack:"fingerprint" json:"fingerprint"`
+	Protocol    string      `msgpack:"protocol,omitempty" json:"protocol,omitempty"`
 }
 
 // EventType returns TypeInventory.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -26,7 +27,7 @@ stored as unbound: it can be replayed by name, and the matcher never chooses it.
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPlaybooksListCommand(app), newPlaybooksShowCommand(app), newPlaybooksHistoryCommand(app),
-		newPlaybooksImportCommand(app), newPlaybooksRollbackCommand(app))
+		newPlaybooksImportCommand(app), newPlaybooksRollbackCommand(app), newPlaybooksMigrateCommand(app))
 	return cmd
 }
 
@@ -262,4 +263,48 @@ func newPlaybooksRollbackCommand(app *App) *cobra.Command {
 	cmd.Flags().Uint64Var(&to, "to", 0, "the version to bring back")
 	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint, when the name exists under several")
 	return cmd
+}
+
+func newPlaybooksMigrateCommand(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Rebind playbooks learned while fingerprints included the MCP protocol version",
+		Long: `Fingerprints of MCP servers no longer include the protocol version the
+recording client negotiated. A playbook promoted before that is still replayed
+(with a warning), but the matcher does not find it for the new fingerprint.
+migrate moves each such playbook, with its whole history, to the fingerprint
+its server has now, as the inventories in the run log record it.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			b, err := app.Bus(ctx)
+			if err != nil {
+				return err
+			}
+			rebind, err := runlog.Rebindings(ctx, b.Runs())
+			if err != nil {
+				return err
+			}
+			all, err := b.Playbooks().List(ctx)
+			if err != nil {
+				return err
+			}
+			moved := 0
+			for _, e := range all {
+				to, ok := rebind[e.Fingerprint]
+				if !ok {
+					continue
+				}
+				note := "rebound from fingerprint " + schema.ShortFingerprint(e.Fingerprint) + ", which included the negotiated MCP protocol version"
+				n, err := b.Playbooks().Rebind(ctx, e.Fingerprint, to, e.Name, note)
+				if err != nil {
+					return err
+				}
+				moved++
+				fmt.Fprintf(app.Stdout, "%s: %s -> %s (version %d)\n", e.Name, schema.ShortFingerprint(e.Fingerprint), schema.ShortFingerprint(to), n.Stored.Version)
+			}
+			fmt.Fprintf(app.Stdout, "%d playbook(s) rebound\n", moved)
+			return nil
+		},
+	}
 }

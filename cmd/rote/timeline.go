@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -78,7 +79,7 @@ func describeEvent(ev schema.Event) string {
 	case *schema.Inventory:
 		id := e.Environment.Identity
 		return fmt.Sprintf("#%d server %s %s, protocol %s, %d tools, fingerprint %s", e.Seq, id.Server,
-			e.Environment.Surfaces["server_version"], e.Environment.Surfaces["protocol"], len(e.Environment.Tools), schema.ShortFingerprint(e.Fingerprint))
+			e.Environment.Surfaces["server_version"], cmp.Or(e.Protocol, e.Environment.Surfaces["protocol"]), len(e.Environment.Tools), schema.ShortFingerprint(e.Fingerprint))
 	case *schema.Unparsed:
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:

@@ -30,6 +30,18 @@ type Options struct {
 	Name string
 }
 
+// fingerprint is the environment a run's playbook binds to: that of its
+// last inventory, without the protocol version the recording client
+// negotiated (runs recorded before it was left out carry it).
+func fingerprint(r *schema.RunFold) string {
+	if n := len(r.Inventories); n > 0 {
+		if fp, err := schema.Fingerprint(r.Inventories[n-1].Environment.Stable()); err == nil {
+			return fp
+		}
+	}
+	return r.Spec.Fingerprint
+}
+
 // Distill compiles a verified run into a playbook candidate. It refuses,
 // with a *schema.Error, a run that is not a verified success
 // (CodeUnverified), a value that varies with the task but is no
@@ -46,7 +58,7 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	if name == "" {
 		name = slug(b.intent(), 48)
 	}
-	c := &Candidate{SourceRun: r.Spec.RunID, Playbook: &schema.Playbook{Name: name, Intent: b.intent(), Fingerprint: r.Spec.Fingerprint, Params: b.declared()}}
+	c := &Candidate{SourceRun: r.Spec.RunID, Playbook: &schema.Playbook{Name: name, Intent: b.intent(), Fingerprint: fingerprint(r), Params: b.declared()}}
 	d := &distillation{r: r, b: b, c: c, ids: map[string]int{}}
 	var err error
 	switch {

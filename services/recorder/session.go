@@ -206,11 +206,7 @@ type implementer struct {
 // inventory emits an Inventory when the tool surface differs from the
 // last one emitted.
 func (s *Session) inventory(at time.Time) {
-	env := schema.Environment{
-		Tools:    s.tools,
-		Identity: schema.Identity{Server: s.server.name, Target: s.target},
-		Surfaces: map[string]string{"server_version": s.server.version, "protocol": s.server.protocol},
-	}
+	env := schema.MCPEnvironment(s.server.name, s.server.version, s.target, s.tools)
 	fp, err := schema.Fingerprint(env)
 	if err != nil {
 		s.emit(&schema.Unparsed{Meta: schema.Meta{Time: at}, Direction: schema.ToClient,
@@ -221,7 +217,7 @@ func (s *Session) inventory(at time.Time) {
 		return
 	}
 	s.fingerprint = fp
-	s.emit(&schema.Inventory{Meta: schema.Meta{Time: at}, Environment: env, Fingerprint: fp})
+	s.emit(&schema.Inventory{Meta: schema.Meta{Time: at}, Environment: env, Fingerprint: fp, Protocol: s.server.protocol})
 }
 
 // finish emits the ToolCall for c, answered with payload at time at.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -105,8 +106,12 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 		return nil, err
 	}
 	if p.Fingerprint != "" && p.Fingerprint != live {
-		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is bound to environment %s, but this one is %s: the tools, their schemas, the target or its versions differ",
-			p.Name, schema.ShortFingerprint(p.Fingerprint), schema.ShortFingerprint(live))
+		if !legacyOf(d, p.Fingerprint) {
+			return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is bound to environment %s, but this one is %s: the tools, their schemas, the target or its versions differ",
+				p.Name, schema.ShortFingerprint(p.Fingerprint), schema.ShortFingerprint(live))
+		}
+		e.log.Warn("playbook bound to a fingerprint that included the MCP protocol version: rote playbooks migrate rebinds it",
+			"playbook", p.Name, "bound", schema.ShortFingerprint(p.Fingerprint), "now", schema.ShortFingerprint(live))
 	}
 	x := &replay{e: e, r: r, d: d, bindings: bindings, runID: runID, log: e.log.With("run", runID, "playbook", p.Name, "version", r.Version),
 		res: &schema.ReplayResult{RunID: runID, Playbook: schema.PlaybookRef{Name: p.Name, Version: r.Version}, Completed: []string{}}}
@@ -186,4 +191,11 @@ func (x *replay) run(ctx context.Context, order []*schema.Step) {
 		x.res.Completed = append(x.res.Completed, step.ID)
 	}
 	x.verify(ctx)
+}
+
+// legacyOf reports whether fingerprint is one the live environment of d
+// had when fingerprints included the negotiated MCP protocol version.
+func legacyOf(d Dispatcher, fingerprint string) bool {
+	l, ok := d.(interface{ LegacyFingerprints() []string })
+	return ok && slices.Contains(l.LegacyFingerprints(), fingerprint)
 }

@@ -43,8 +43,9 @@ type MCPDispatcher struct {
 
 // OpenMCPDispatcher starts the server, initializes a session and lists
 // its tools. The environment (and so the fingerprint) is computed as the
-// recorder computes it from the same session: tools with their schemas,
-// the server's name, its version and the protocol version, and Target.
+// recorder computes it from the same session (schema.MCPEnvironment):
+// tools with their schemas, the server's name and version, and Target;
+// not the protocol version this client negotiated.
 func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, error) {
 	if len(cfg.Command) == 0 {
 		return nil, schema.Errorf(schema.CodeInvalid, "no MCP server command")
@@ -91,19 +92,11 @@ func (d *MCPDispatcher) inventory(ctx context.Context) error {
 			break
 		}
 	}
-	init := d.session.InitializeResult()
-	var name, version, protocol string
-	if init != nil {
-		protocol = init.ProtocolVersion
-		if init.ServerInfo != nil {
-			name, version = init.ServerInfo.Name, init.ServerInfo.Version
-		}
+	var name, version string
+	if init := d.session.InitializeResult(); init != nil && init.ServerInfo != nil {
+		name, version = init.ServerInfo.Name, init.ServerInfo.Version
 	}
-	d.env = schema.Environment{
-		Tools:    tools,
-		Identity: schema.Identity{Server: name, Target: d.cfg.Target},
-		Surfaces: map[string]string{"server_version": version, "protocol": protocol},
-	}
+	d.env = schema.MCPEnvironment(name, version, d.cfg.Target, tools)
 	return nil
 }
 
@@ -111,6 +104,10 @@ func (d *MCPDispatcher) inventory(ctx context.Context) error {
 func (d *MCPDispatcher) Fingerprint(context.Context) (string, error) {
 	return schema.Fingerprint(d.env)
 }
+
+// LegacyFingerprints are the fingerprints this environment had when they
+// included the negotiated protocol version.
+func (d *MCPDispatcher) LegacyFingerprints() []string { return schema.LegacyFingerprints(d.env) }
 
 // Dispatch calls a tool. The world it returns has the call's result as
 // Output and its text content as Text. A tool the server does not list
