@@ -52,8 +52,17 @@ func TestMain(m *testing.M) {
 // rote runs the built binary in dir and returns its exit code and output.
 func rote(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
+	return roteEnv(t, dir, nil, args...)
+}
+
+// roteEnv is rote with env added to the binary's environment.
+func roteEnv(t *testing.T, dir string, env []string, args ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(roteBinary, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), string(out)

@@ -24,6 +24,7 @@ const (
 	CodeTooLarge          Code = "too_large"          // a page too large to observe, even compacted
 	CodeNotFound          Code = "not_found"          // no element (or option) matches a target
 	CodeAmbiguous         Code = "ambiguous"          // several elements match a target: refuse to guess
+	CodeBindingNotFound   Code = "binding_not_found"  // a step output's locator found nothing in the result
 	CodeContractChanged   Code = "contract_changed"   // the target sends elsewhere than recorded (form action or method, href)
 	CodeControlChanged    Code = "control_changed"    // the target is another kind of control (tag, input type), sending where it did
 	CodeObscured          Code = "obscured"           // another element covers the target
@@ -77,6 +78,7 @@ var (
 	ErrTooLarge          = &Error{Code: CodeTooLarge}
 	ErrNotFound          = &Error{Code: CodeNotFound}
 	ErrAmbiguous         = &Error{Code: CodeAmbiguous}
+	ErrBindingNotFound   = &Error{Code: CodeBindingNotFound}
 	ErrContractChanged   = &Error{Code: CodeContractChanged}
 	ErrControlChanged    = &Error{Code: CodeControlChanged}
 	ErrObscured          = &Error{Code: CodeObscured}

@@ -185,7 +185,7 @@ func (e Expect) Refs() ([]Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	more, err := refsIn(v)
+	more, err := RefsIn(v)
 	return append(refs, more...), err
 }
 

@@ -89,6 +89,20 @@ func unquotePathKey(s string) (string, error) {
 	return strconv.Unquote(s)
 }
 
+// prefix writes the path's first n segments, for messages.
+func (p JSONPath) prefix(n int) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, s := range p.segs[:n] {
+		if s.isIdx {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		} else {
+			b.WriteString("." + s.key)
+		}
+	}
+	return b.String()
+}
+
 // String returns the path as written.
 func (p JSONPath) String() string { return p.src }
 

@@ -174,7 +174,9 @@ type Step struct {
 	Target *Target        `yaml:"target,omitempty"` // the page control a browser action acts on
 	Args   map[string]any `yaml:"args,omitempty"`   // tool arguments; strings may hold templates
 	Expect []Expect       `yaml:"expect,omitempty"`
-	OnFail OnFail         `yaml:"on_fail,omitempty"`
+	// Outputs are values the step's result hands to later steps.
+	Outputs map[string]Output `yaml:"outputs,omitempty"`
+	OnFail  OnFail            `yaml:"on_fail,omitempty"`
 	// Prompt, Options and MaxTokens belong to slot and judgment steps.
 	Prompt    string   `yaml:"prompt,omitempty"`
 	Options   []string `yaml:"options,omitempty"`
@@ -211,7 +213,7 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 			return Bindings{}, Errorf(CodeUnknownParam, "playbook %s has no parameter %q (declared: %s)", p.Name, name, strings.Join(sortedKeys(p.Params), ", "))
 		}
 	}
-	b := Bindings{Params: map[string]any{}, Steps: map[string]string{}}
+	b := Bindings{Params: map[string]any{}, Steps: map[string]string{}, Outputs: map[string]any{}}
 	for _, name := range sortedKeys(p.Params) {
 		decl := p.Params[name]
 		v, ok := raw[name]

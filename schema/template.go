@@ -10,16 +10,21 @@ import (
 	"unicode/utf8"
 )
 
-// Ref is one template reference: `{{name}}` names a parameter and
-// `{{steps.ID}}` the value a slot or judgment step produced.
+// Ref is one template reference: `{{name}}` names a parameter,
+// `{{steps.ID}}` the value a slot or judgment step produced, and
+// `{{steps.ID.NAME}}` an output of step ID's result.
 type Ref struct {
-	Param string
-	Step  string
+	Param  string
+	Step   string
+	Output string
 }
 
 // String returns the reference as it is written inside the braces.
 func (r Ref) String() string {
-	if r.Step != "" {
+	switch {
+	case r.Output != "":
+		return "steps." + r.Step + "." + r.Output
+	case r.Step != "":
 		return "steps." + r.Step
 	}
 	return r.Param
@@ -28,7 +33,7 @@ func (r Ref) String() string {
 var (
 	refPattern      = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 	paramRefPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	stepRefPattern  = regexp.MustCompile(`^steps\.([a-z0-9][a-z0-9_-]*)$`)
+	stepRefPattern  = regexp.MustCompile(`^steps\.([a-z0-9][a-z0-9_-]*)(?:\.([a-z_][a-z0-9_]*))?$`)
 )
 
 // ParseRefs returns the references in s in order of appearance. A brace
@@ -40,11 +45,12 @@ func ParseRefs(s string) ([]Ref, error) {
 		inner := m[1]
 		switch {
 		case stepRefPattern.MatchString(inner):
-			refs = append(refs, Ref{Step: stepRefPattern.FindStringSubmatch(inner)[1]})
+			m := stepRefPattern.FindStringSubmatch(inner)
+			refs = append(refs, Ref{Step: m[1], Output: m[2]})
 		case paramRefPattern.MatchString(inner):
 			refs = append(refs, Ref{Param: inner})
 		default:
-			return nil, Errorf(CodeInvalid, "template %q: {{%s}} is neither a parameter name nor steps.<id>", s, inner)
+			return nil, Errorf(CodeInvalid, "template %q: {{%s}} is neither a parameter name, steps.<id> nor steps.<id>.<output>", s, inner)
 		}
 	}
 	rest := refPattern.ReplaceAllString(s, "")
@@ -54,9 +60,9 @@ func ParseRefs(s string) ([]Ref, error) {
 	return refs, nil
 }
 
-// refsIn returns the references in every string inside v, a value made of
+// RefsIn returns the references in every string inside v, a value made of
 // maps, slices and scalars as YAML or JSON decoding produces.
-func refsIn(v any) ([]Ref, error) {
+func RefsIn(v any) ([]Ref, error) {
 	var refs []Ref
 	var walk func(any) error
 	walk = func(v any) error {
@@ -85,11 +91,18 @@ func refsIn(v any) ([]Ref, error) {
 
 // Bindings are the values templates render from.
 type Bindings struct {
-	Params map[string]any    // typed parameter values: string, float64 or bool
-	Steps  map[string]string // outputs of slot and judgment steps, by step id
+	Params  map[string]any    // typed parameter values: string, float64 or bool
+	Steps   map[string]string // outputs of slot and judgment steps, by step id
+	Outputs map[string]any    // outputs of step results, by "<id>.<name>"
 }
 
 func (b Bindings) lookup(r Ref) (any, error) {
+	if r.Output != "" {
+		if v, ok := b.Outputs[r.Step+"."+r.Output]; ok {
+			return v, nil
+		}
+		return nil, Errorf(CodeUnbound, "{{%s}} has no value: the step has not produced it", r)
+	}
 	if r.Step != "" {
 		if v, ok := b.Steps[r.Step]; ok {
 			return v, nil

@@ -46,6 +46,11 @@ type ToolCall struct {
 	BlobRef      string        `msgpack:"blob_ref,omitempty" json:"blob_ref,omitempty"`
 	Duration     time.Duration `msgpack:"duration" json:"duration"`
 	Error        *CallError    `msgpack:"error,omitempty" json:"error,omitempty"`
+	// StepID is the playbook step a replay made the call for.
+	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty"`
+	// Bound are the step outputs a replay found in earlier results and
+	// put into the arguments: reference (steps.<id>.<name>) to value.
+	Bound map[string]string `msgpack:"bound,omitempty" json:"bound,omitempty"`
 }
 
 // EventType returns TypeToolCall.

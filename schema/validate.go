@@ -211,15 +211,26 @@ func (p *Playbook) validateSteps(ps *problems) {
 		if graphOK {
 			ancestors = p.ancestors(s.ID)
 		}
-		p.checkRefs(ps, path+".args", ancestors, func() ([]Ref, error) { return refsIn(s.Args) })
+		p.checkRefs(ps, path+".args", ancestors, func() ([]Ref, error) { return RefsIn(s.Args) })
 		p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) })
 		if s.Target != nil {
 			p.checkRefs(ps, path+".target", ancestors, func() ([]Ref, error) {
-				return refsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near})
+				return RefsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near})
 			})
 		}
 		for k, e := range s.Expect {
 			p.checkRefs(ps, fmt.Sprintf("%s.expect[%d]", path, k), ancestors, func() ([]Ref, error) { return e.Refs() })
+		}
+		for _, name := range sortedKeys(s.Outputs) {
+			o, opath := s.Outputs[name], path+".outputs."+name
+			if !outputNamePattern.MatchString(name) {
+				ps.add(opath, "output name %q: want a lowercase letter or _ then lowercase letters, digits or _", name)
+			}
+			if s.Kind != StepDeterministic {
+				ps.add(opath, "only a deterministic step's result has outputs")
+			}
+			ps.addErr(opath, o.validate())
+			p.checkRefs(ps, opath+".line", map[string]bool{}, func() ([]Ref, error) { return ParseRefs(o.Line) })
 		}
 	}
 }
@@ -289,7 +300,13 @@ func (p *Playbook) checkRefs(ps *problems, path string, ancestors map[string]boo
 		src := p.Step(r.Step)
 		switch {
 		case src == nil:
-			ps.add(path, "{{steps.%s}}: no such step", r.Step)
+			ps.add(path, "{{%s}}: no such step", r)
+		case r.Output != "":
+			if _, ok := src.Outputs[r.Output]; !ok {
+				ps.add(path, "{{%s}}: step %s declares no output %q", r, r.Step, r.Output)
+			} else if ancestors != nil && !ancestors[r.Step] {
+				ps.add(path, "{{%s}} is used but step %s is not among this step's needs", r, r.Step)
+			}
 		case src.Kind == StepDeterministic:
 			ps.add(path, "{{steps.%s}}: only slot and judgment steps produce values", r.Step)
 		case ancestors != nil && !ancestors[r.Step]:

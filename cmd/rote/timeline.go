@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +76,9 @@ func describeEvent(ev schema.Event) string {
 		}
 		if e.Error != nil {
 			s += " error " + e.Error.String()
+		}
+		for _, ref := range slices.Sorted(maps.Keys(e.Bound)) {
+			s += fmt.Sprintf(", {{%s}} = %q", ref, e.Bound[ref])
 		}
 		return s
 	case *schema.Inventory:

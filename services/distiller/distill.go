@@ -89,6 +89,7 @@ type distillation struct {
 	ids    map[string]int
 	last   string            // the id of the last step, which the next needs
 	chosen map[string]string // a judged value -> its judgment step's id
+	flows  []flowValue       // produced values -> the outputs that yield them
 }
 
 func (d *distillation) prune(what, why string) {
@@ -127,6 +128,12 @@ func (d *distillation) templateText(s string) string {
 	s = d.b.within(s)
 	for v, id := range d.chosen {
 		s = strings.ReplaceAll(s, v, "{{steps."+id+"}}")
+	}
+	for _, f := range d.flows {
+		at := tokenAt(s, f.value)
+		for i := len(at) - 1; i >= 0; i-- {
+			s = s[:at[i]] + "{{" + f.ref + "}}" + s[at[i]+len(f.value):]
+		}
 	}
 	return s
 }

@@ -37,6 +37,7 @@ func (d *distillation) mcp() error {
 		}
 		live = append(live, call{c, args})
 	}
+	var producers []producer
 	for i, lc := range live {
 		what := fmt.Sprintf("#%d %s", lc.c.Seq, lc.c.Tool)
 		var later []map[string]any
@@ -53,8 +54,15 @@ func (d *distillation) mcp() error {
 		if err != nil {
 			return err
 		}
-		d.add(schema.Step{ID: slug(lc.c.Tool, 40), Kind: schema.StepDeterministic, Tool: lc.c.Tool, Args: args.(map[string]any),
+		flowed, err := d.flow(what, args.(map[string]any), producers)
+		if err != nil {
+			return err
+		}
+		d.add(schema.Step{ID: slug(lc.c.Tool, 40), Kind: schema.StepDeterministic, Tool: lc.c.Tool, Args: flowed,
 			OnFail: schema.OnFail{Policy: schema.FailRetry, Retries: 1}})
+		if lc.c.BlobRef == "" {
+			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, world: schema.ToolResultWorld(lc.c.Result)})
+		}
 	}
 	return nil
 }

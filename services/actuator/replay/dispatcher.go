@@ -43,3 +43,10 @@ type Resolver interface {
 
 // Opener opens a Dispatcher whose events belong to run runID.
 type Opener func(ctx context.Context, runID string) (Dispatcher, error)
+
+// A BindingRecorder is a Dispatcher that records, with the next call it
+// dispatches, which step outputs were bound into its arguments and to
+// what: the executor tells it before dispatching.
+type BindingRecorder interface {
+	RecordBindings(bound map[string]string)
+}

@@ -36,9 +36,10 @@ type MCPDispatcher struct {
 	session *mcp.ClientSession
 	env     schema.Environment
 
-	mu   sync.Mutex
-	seq  uint64
-	last schema.World
+	mu    sync.Mutex
+	seq   uint64
+	last  schema.World
+	bound map[string]string // for the next call's record
 }
 
 // OpenMCPDispatcher starts the server, initializes a session and lists
@@ -130,7 +131,11 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	start := time.Now()
 	res, callErr := d.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	took := time.Since(start)
-	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took}
+	d.mu.Lock()
+	bound := d.bound
+	d.bound = nil
+	d.mu.Unlock()
+	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took, StepID: stepID, Bound: bound}
 	if redacted, _, err := d.cfg.Redactor.RedactArguments(rawArgs, d.inputSchema(tool)); err == nil {
 		call.Arguments, call.ArgumentsDigest, call.ArgumentsSize = redacted, schema.Digest(redacted), len(redacted)
 	}
@@ -170,6 +175,13 @@ func (d *MCPDispatcher) inputSchema(tool string) []byte {
 		}
 	}
 	return nil
+}
+
+// RecordBindings records bound with the next call.
+func (d *MCPDispatcher) RecordBindings(bound map[string]string) {
+	d.mu.Lock()
+	d.bound = bound
+	d.mu.Unlock()
 }
 
 // World is the world the last successful call left.

@@ -59,7 +59,10 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 // control that sends elsewhere is not, nor a click on a control of
 // another kind: replacing the step could change what it does.
 func repairable(s *schema.Step, err error) bool {
+	var b *bindingError
 	switch {
+	case errors.As(err, &b):
+		return false
 	case errors.Is(err, schema.ErrNotFound), errors.Is(err, schema.ErrAmbiguous), errors.Is(err, schema.ErrExpectFailed),
 		errors.Is(err, schema.ErrObscured):
 		return true
@@ -73,9 +76,12 @@ func repairable(s *schema.Step, err error) bool {
 }
 
 // retryable failures may pass on another try once the page settles; the
-// others would fail the same way again.
+// others would fail the same way again. An output not found in a call's
+// result is not retried: the call did its work, and calling again could
+// do it twice (create a second record).
 func retryable(err error) bool {
-	return !hard(err) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrControlChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
+	var b *bindingError
+	return !hard(err) && !errors.As(err, &b) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrControlChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
 		!errors.Is(err, schema.ErrFingerprint)
 }
 
@@ -90,11 +96,17 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 	if err != nil {
 		return err
 	}
-	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && s.Tool != string(schema.ActExtract) {
+	if r, ok := x.d.(BindingRecorder); ok {
+		r.RecordBindings(x.boundIn(s))
+	}
+	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && len(s.Outputs) == 0 && s.Tool != string(schema.ActExtract) {
 		return a.Act(ctx, s.ID, s.Tool, argMap, target)
 	}
 	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
 	if err != nil {
+		return err
+	}
+	if err := x.locateOutputs(s, w); err != nil {
 		return err
 	}
 	if s.Tool == string(schema.ActExtract) && w.Page {

@@ -61,6 +61,8 @@ func Command() ([]string, []string) {
 //	slow  {ms, text}          waits ms milliseconds, then returns text
 //	fail  {}                  returns a result with isError set
 //	login {user, password}    returns "welcome <user>"
+//
+// and the record tools of records.go.
 func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rote-fixture", Version: "1.0.0"}, nil)
 	text := func(s string) *mcp.CallToolResult {
@@ -97,5 +99,6 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	})
 	add("login", `{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string","format":"password"}},"required":["user","password"]}`,
 		func(a map[string]any) *mcp.CallToolResult { return text(fmt.Sprintf("welcome %v", a["user"])) })
+	addRecordTools(s)
 	return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 }

@@ -1,0 +1,168 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Output is a value a step's result hands to later steps, written
+// `{{steps.<id>.<name>}}` where they use it. It is found at replay in the
+// new result by its locator, never copied from the recording: a record id
+// a create call returned, or the handle a snapshot gave a form field.
+// Exactly one match binds; none is CodeBindingNotFound and several are
+// CodeAmbiguous, before any later call is sent.
+type Output struct {
+	// JSON is a path into the result's structured content, or into its
+	// text when that text is JSON. A path through a list must use index 0
+	// and the list must hold exactly one item: a value is never picked out
+	// of several by position.
+	JSON string `yaml:"json,omitempty" json:"json,omitempty"`
+	// Line locates the value in the result's text: on the one line that,
+	// leading white space aside, begins with Line, the value follows it,
+	// made of Token's characters. Line may hold parameter references.
+	Line  string `yaml:"line,omitempty" json:"line,omitempty"`
+	Token string `yaml:"token,omitempty" json:"token,omitempty"` // a character class such as [a-z0-9-]
+}
+
+// outputNamePattern is what may follow steps.<id>. in a reference.
+var outputNamePattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// tokenPattern is the token classes Output.Token may be: a bracketed set
+// of letters, digits and a few separators.
+var tokenPattern = regexp.MustCompile(`^\[[A-Za-z0-9_.:/+=-]+\]$`)
+
+// validate reports what is wrong with o.
+func (o Output) validate() error {
+	switch {
+	case o.JSON != "" && o.Line != "":
+		return Errorf(CodeInvalid, "an output is located by json or by line, not both")
+	case o.JSON != "":
+		if o.Token != "" {
+			return Errorf(CodeInvalid, "token belongs to a line locator")
+		}
+		p, err := ParseJSONPath(o.JSON)
+		if err != nil {
+			return err
+		}
+		for _, s := range p.segs {
+			if s.isIdx && s.index != 0 {
+				return Errorf(CodeInvalid, "json path %s picks item %d of a list: an output may only take the one item of a one-item list ([0])", o.JSON, s.index)
+			}
+		}
+	case strings.TrimSpace(o.Line) == "":
+		return Errorf(CodeInvalid, "an output needs a json path or a line locator")
+	case !tokenPattern.MatchString(o.Token):
+		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
+	}
+	if _, err := ParseRefs(o.Line); err != nil {
+		return err
+	}
+	return nil
+}
+
+// String describes the locator for people.
+func (o Output) String() string {
+	if o.JSON != "" {
+		return "json " + o.JSON
+	}
+	return fmt.Sprintf("line %q then %s+", o.Line, o.Token)
+}
+
+// Locate finds o's value in w, the world a step's call left (its Output
+// the call's result, its Text the result's text content). b renders
+// parameter references in a line locator.
+func (o Output) Locate(w World, b Bindings) (any, error) {
+	if o.JSON != "" {
+		return o.locateJSON(w)
+	}
+	line, err := RenderString(o.Line, b)
+	if err != nil {
+		return nil, err
+	}
+	token := regexp.MustCompile("^" + o.Token + "+") // validate checked the class
+	var found []string
+	for _, l := range strings.Split(w.Text, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(l, " \t"), line)
+		if !ok {
+			continue
+		}
+		if v := token.FindString(rest); v != "" {
+			found = append(found, v)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
+	case 1:
+		return found[0], nil
+	}
+	return nil, Errorf(CodeAmbiguous, "%d lines of the result begin with %q (values %s): refusing to guess", len(found), line, strings.Join(found, ", "))
+}
+
+func (o Output) locateJSON(w World) (any, error) {
+	doc, ok := ResultDocument(w.Output)
+	if !ok {
+		return nil, Errorf(CodeBindingNotFound, "the result has no structured content or JSON text to find %s in", o.JSON)
+	}
+	p, err := ParseJSONPath(o.JSON)
+	if err != nil {
+		return nil, err
+	}
+	v := doc
+	for i, s := range p.segs {
+		switch node := v.(type) {
+		case map[string]any:
+			child, ok := node[s.key]
+			if s.isIdx || !ok {
+				return nil, Errorf(CodeBindingNotFound, "the result has nothing at %s", p.prefix(i+1))
+			}
+			v = child
+		case []any:
+			if !s.isIdx || len(node) == 0 {
+				return nil, Errorf(CodeBindingNotFound, "the result has nothing at %s", p.prefix(i+1))
+			}
+			if len(node) > 1 {
+				return nil, Errorf(CodeAmbiguous, "%s holds %d items where the recording had one: refusing to pick one by position", p.prefix(i), len(node))
+			}
+			v = node[0]
+		default:
+			return nil, Errorf(CodeBindingNotFound, "the result has nothing at %s", p.prefix(i+1))
+		}
+	}
+	switch v.(type) {
+	case string, float64, bool:
+		return v, nil
+	}
+	return nil, Errorf(CodeBindingNotFound, "%s is not a string, number or bool", o.JSON)
+}
+
+// ResultDocument is the JSON document of an MCP tool result that outputs
+// and checks look into: its structuredContent, or else its text content
+// when that parses as a JSON object or array.
+func ResultDocument(result RawJSON) (any, bool) {
+	var r struct {
+		Structured any `json:"structuredContent"`
+		Content    []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return nil, false
+	}
+	if r.Structured != nil {
+		return r.Structured, true
+	}
+	if len(r.Content) == 1 && r.Content[0].Type == "text" {
+		text := strings.TrimSpace(r.Content[0].Text)
+		if strings.HasPrefix(text, "{") || strings.HasPrefix(text, "[") {
+			var v any
+			if json.Unmarshal([]byte(text), &v) == nil {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,81 @@
+package replay_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator/actuatortest"
+	"github.com/rote-agent/rote/services/actuator/replay"
+)
+
+const dataflow = `name: label-record
+intent: create a record named {{name}} and label it {{label}}
+params:
+  name: {type: string, required: true}
+  label: {type: string, required: true}
+steps:
+  - id: create
+    kind: deterministic
+    tool: create_record
+    args: {name: "{{name}}"}
+    on_fail: retry(2)
+    outputs:
+      id: {json: $.id}
+  - id: tag
+    kind: deterministic
+    needs: [create]
+    tool: label_record
+    args: {id: "{{steps.create.id}}", label: "{{label}}"}
+verify:
+  - text_visible: labelled
+`
+
+func created(structured string) actuatortest.Outcome {
+	return ok(schema.ToolResultWorld([]byte(`{"content":[{"type":"text","text":"created"}],"structuredContent":` + structured + `}`)))
+}
+
+// TestOutputsBindTheNewObject: the id the create call returns at replay
+// is what the label call receives; an id the result does not hold, or
+// holds twice, stops the replay before the label call is sent, without
+// calling create again.
+func TestOutputsBindTheNewObject(t *testing.T) {
+	b := bustest.Start(t)
+	labelled := ok(schema.World{Text: "labelled"})
+	for _, c := range []struct {
+		name   string
+		create actuatortest.Outcome
+		code   schema.Code
+	}{
+		{"a new id", created(`{"id":"r-18"}`), ""},
+		{"no id in the result", created(`{"name":"Globex"}`), schema.CodeBindingNotFound},
+		{"a list where the id was", created(`{"id":[{"id":"r-18"},{"id":"r-19"}]}`), schema.CodeBindingNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := schema.DecodePlaybook([]byte(dataflow))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Fingerprint = fp
+			d := &actuatortest.Scripted{FP: fp, Steps: map[string][]actuatortest.Outcome{"create": {c.create}, "tag": {labelled}}}
+			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Params: map[string]string{"name": "Globex", "label": "urgent"}, Open: opener(d)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := d.Calls()
+			if c.code == "" {
+				if res.Outcome != schema.OutcomeSuccess || len(calls) != 2 || calls[1].Args["id"] != "r-18" {
+					t.Fatalf("%s %+v, calls %+v", res.Outcome, res.Reason, calls)
+				}
+				return
+			}
+			if res.Outcome != schema.OutcomeFallback || res.FailedStep != "create" || !errors.Is(res.Reason, &schema.Error{Code: c.code}) {
+				t.Fatalf("%s at %s: %+v", res.Outcome, res.FailedStep, res.Reason)
+			}
+			if len(calls) != 1 {
+				t.Fatalf("%d calls after an output was not found, want the one create: %+v", len(calls), calls)
+			}
+		})
+	}
+}

@@ -1,0 +1,319 @@
+package distiller
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// A produced value is one a step's recorded result returned, which a
+// later call passes on: the record id create_record returned, the ref a
+// snapshot gave a form field. Replayed as a literal it would act on the
+// recorded object; the distiller turns it into an output of the step
+// that produced it, located in the new result at replay.
+
+// producer is an emitted MCP step whose result later steps may use.
+type producer struct {
+	index int // into the playbook's steps
+	what  string
+	world schema.World
+}
+
+// handlePattern is a value that may be a handle a result issued: letters,
+// digits, - and _ only, with at least one digit (r-17, e12, f2e36, 4711).
+// Words and URLs are never taken for one.
+var handlePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{2,}$`)
+
+var digit = regexp.MustCompile(`[0-9]`)
+
+func isHandle(s string) bool { return handlePattern.MatchString(s) && digit.MatchString(s) }
+
+// idKey is an argument key whose number value may be an id.
+var idKey = regexp.MustCompile(`(?i)(^|_)(id|ref|key|handle|uuid)$|[a-z]Id$`)
+
+// handleToken finds the handle-like runs inside a longer string.
+var handleToken = regexp.MustCompile(`[A-Za-z0-9_-]+`)
+
+// flow binds the produced values in args (already templated for
+// parameters) to outputs of earlier steps, declaring those outputs.
+func (d *distillation) flow(what string, args map[string]any, producers []producer) (map[string]any, error) {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		t, err := d.flowValue(what, k, v, producers)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = t
+	}
+	return out, nil
+}
+
+func (d *distillation) flowValue(what, key string, v any, producers []producer) (any, error) {
+	switch x := v.(type) {
+	case string:
+		if strings.Contains(x, "{{") || strings.HasPrefix(x, "secret:") {
+			return x, nil
+		}
+		if isHandle(x) {
+			ref, err := d.produced(what, x, producers)
+			if err != nil || ref == "" {
+				return x, err
+			}
+			return "{{" + ref + "}}", nil
+		}
+		if strings.Contains(x, "://") {
+			return x, nil // a URL: its digits are ports and paths, not handles
+		}
+		var firstErr error
+		t := handleToken.ReplaceAllStringFunc(x, func(tok string) string {
+			if !isHandle(tok) || !strings.ContainsAny(strings.ToLower(tok), "abcdefghijklmnopqrstuvwxyz") {
+				return tok
+			}
+			ref, err := d.produced(what, tok, producers)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if ref == "" {
+				return tok
+			}
+			return "{{" + ref + "}}"
+		})
+		return t, firstErr
+	case float64:
+		if !idKey.MatchString(key) || x != math.Trunc(x) {
+			return x, nil
+		}
+		ref, err := d.producedNumber(what, x, producers)
+		if err != nil || ref == "" {
+			return x, err
+		}
+		return "{{" + ref + "}}", nil
+	case map[string]any:
+		return d.flow(what, x, producers)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			t, err := d.flowValue(what, key, e, producers)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// produced returns the reference (steps.<id>.<name>) to an output that
+// yields v, declaring it on the latest step whose result holds v, or ""
+// when no earlier result holds it (a constant). A value that a result
+// holds but no locator finds there exactly once cannot be bound safely:
+// an *schema.Error refuses the distillation.
+func (d *distillation) produced(what, v string, producers []producer) (string, error) {
+	for i := len(producers) - 1; i >= 0; i-- {
+		p := producers[i]
+		if o, ok := d.jsonOutput(p.world, v); ok {
+			return d.declare(what, p, o, v), nil
+		}
+		if !containsToken(p.world.Text, v) {
+			continue
+		}
+		o, err := d.lineOutput(p.world, v)
+		if err != nil {
+			return "", schema.Errorf(schema.AsError(err).Code, "%s passes %q, which %s returned, but it cannot be found there again safely: %s", what, v, p.what, schema.AsError(err).Message)
+		}
+		return d.declare(what, p, o, v), nil
+	}
+	return "", nil
+}
+
+// producedNumber is produced for a number: only a structured field holds
+// one recognisably.
+func (d *distillation) producedNumber(what string, v float64, producers []producer) (string, error) {
+	for i := len(producers) - 1; i >= 0; i-- {
+		if o, ok := d.jsonOutput(producers[i].world, v); ok {
+			return d.declare(what, producers[i], o, fmt.Sprint(v)), nil
+		}
+	}
+	return "", nil
+}
+
+// jsonOutput finds v among the leaves of a result's JSON document, on the
+// shortest path that reaches it (through one-item lists only).
+func (d *distillation) jsonOutput(w schema.World, v any) (schema.Output, bool) {
+	doc, ok := schema.ResultDocument(w.Output)
+	if !ok {
+		return schema.Output{}, false
+	}
+	var paths []string
+	var walk func(node any, path string)
+	walk = func(node any, path string) {
+		switch n := node.(type) {
+		case map[string]any:
+			for k, c := range n {
+				if !outputKey.MatchString(k) {
+					continue
+				}
+				walk(c, path+"."+k)
+			}
+		case []any:
+			if len(n) == 1 {
+				walk(n[0], path+"[0]")
+			}
+		default:
+			if n == v {
+				paths = append(paths, path)
+			}
+		}
+	}
+	walk(doc, "$")
+	if len(paths) == 0 {
+		return schema.Output{}, false
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		if len(paths[i]) != len(paths[j]) {
+			return len(paths[i]) < len(paths[j])
+		}
+		return paths[i] < paths[j]
+	})
+	o := schema.Output{JSON: paths[0]}
+	got, err := o.Locate(w, schema.Bindings{})
+	return o, err == nil && got == v
+}
+
+// outputKey is a JSON key a path may name with .key.
+var outputKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// lineOutput locates v in a result's text by what precedes it on its
+// line: the first line whose locator finds v and nothing else.
+func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, error) {
+	params := schema.Bindings{Params: map[string]any{}}
+	for k, x := range d.b.values {
+		params.Params[k] = x
+	}
+	token := tokenClass(v)
+	var lastErr error = schema.Errorf(schema.CodeBindingNotFound, "no line holds it after some text that could find it")
+	for _, line := range strings.Split(w.Text, "\n") {
+		trimmed := strings.TrimLeft(line, " \t")
+		for _, at := range tokenAt(trimmed, v) {
+			if at == 0 {
+				continue
+			}
+			o := schema.Output{Line: d.b.within(trimmed[:at]), Token: token}
+			got, err := o.Locate(w, params)
+			if err == nil && got == v {
+				return o, nil
+			}
+			if err != nil {
+				lastErr = err
+			}
+		}
+	}
+	return schema.Output{}, lastErr
+}
+
+// declare adds o as an output of p's step, unless the step already has
+// one with the same locator, and returns its reference.
+func (d *distillation) declare(what string, p producer, o schema.Output, v string) string {
+	s := &d.c.Playbook.Steps[p.index]
+	for name, have := range s.Outputs {
+		if have == o {
+			ref := "steps." + s.ID + "." + name
+			d.note("%s passes %q from %s's result: bound to {{%s}}", what, v, p.what, ref)
+			return ref
+		}
+	}
+	if s.Outputs == nil {
+		s.Outputs = map[string]schema.Output{}
+	}
+	base := outputName(o)
+	name := base
+	for n := 2; ; n++ {
+		if _, taken := s.Outputs[name]; !taken {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	s.Outputs[name] = o
+	ref := "steps." + s.ID + "." + name
+	d.flows = append(d.flows, flowValue{value: v, ref: ref})
+	d.note("%s passes %q from %s's result: bound to {{%s}}, found at replay by %s", what, v, p.what, ref, o)
+	return ref
+}
+
+// flowValue is one produced value and the reference that replaced it.
+type flowValue struct{ value, ref string }
+
+var quotedName = regexp.MustCompile(`"([^"]+)"`)
+
+// outputName names an output after what locates it: the last key of a
+// JSON path, the quoted name on a snapshot line, else "value".
+func outputName(o schema.Output) string {
+	var name string
+	if o.JSON != "" {
+		i := strings.LastIndex(o.JSON, ".")
+		name = strings.TrimSuffix(o.JSON[i+1:], "[0]")
+	} else if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
+		name = m[len(m)-1][1]
+	}
+	name = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "_"), "_")
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		name = "value"
+	}
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "_")
+	}
+	return name
+}
+
+// tokenClass is the character class of v's characters: a-z, A-Z, 0-9,
+// and each of - and _ it holds.
+func tokenClass(v string) string {
+	var b strings.Builder
+	b.WriteString("[")
+	if strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz") {
+		b.WriteString("a-z")
+	}
+	if strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		b.WriteString("A-Z")
+	}
+	if strings.ContainsAny(v, "0123456789") {
+		b.WriteString("0-9")
+	}
+	if strings.Contains(v, "_") {
+		b.WriteString("_")
+	}
+	if strings.Contains(v, "-") {
+		b.WriteString("-")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// tokenAt returns the offsets where v stands in s as a whole token: no
+// letter, digit, - or _ touches it.
+func tokenAt(s, v string) []int {
+	var out []int
+	for i := 0; ; {
+		j := strings.Index(s[i:], v)
+		if j < 0 {
+			return out
+		}
+		at := i + j
+		end := at + len(v)
+		if (at == 0 || !isTokenByte(s[at-1])) && (end == len(s) || !isTokenByte(s[end])) {
+			out = append(out, at)
+		}
+		i = at + 1
+	}
+}
+
+func containsToken(s, v string) bool { return len(tokenAt(s, v)) > 0 }
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}

@@ -1,0 +1,79 @@
+package distiller
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// mcpRun is a verified MCP session of calls (tool, arguments, result).
+func mcpRun(params map[string]string, text string, calls ...[3]string) *schema.RunFold {
+	r := &schema.RunFold{
+		Spec:     schema.RunSpec{RunID: "run-2", Mode: schema.ModeAgent, Fingerprint: fp, Task: schema.TaskSpec{Name: "label-record", Text: text, Params: params}},
+		Finished: &schema.RunFinished{Manifest: schema.Manifest{Outcome: schema.OutcomeSuccess}},
+		Verify:   &schema.VerifyChecked{Passed: true, Checks: []schema.Check{{Expect: schema.Expect{Op: schema.OpTextVisible, Arg: "labelled"}, Passed: true}}},
+	}
+	for i, c := range calls {
+		r.Calls = append(r.Calls, &schema.ToolCall{Seq: uint64(i + 1), Tool: c[0], Arguments: schema.RawJSON(c[1]), Result: schema.RawJSON(c[2])})
+	}
+	return r
+}
+
+func textResult(s string) string {
+	b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}})
+	return string(b)
+}
+
+// TestDistillBindsProducedValues: an id a create call returned, and refs
+// a snapshot gave, become outputs of the step that produced them, found
+// again at replay; the task's values stay parameters and constants stay.
+func TestDistillBindsProducedValues(t *testing.T) {
+	snapshot := "### Page\n- Page URL: http://127.0.0.1:8080/vendors/new\n```yaml\n- main [ref=e27]:\n  - textbox \"Company name\" [ref=e36]\n  - textbox \"Tax ID\" [ref=e39]\n  - button \"Next\" [ref=e48] [cursor=pointer]\n```"
+	r := mcpRun(map[string]string{"name": "Acme", "label": "urgent"}, "Create a record named Acme and label it urgent",
+		[3]string{"create_record", `{"name":"Acme"}`, `{"content":[{"type":"text","text":"created"}],"structuredContent":{"id":"r-17","name":"Acme","count":3}}`},
+		[3]string{"label_record", `{"id":"r-17","label":"urgent","note":"see r-17 now","limit":3}`, textResult("labelled r-17")},
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_type", `{"element":"Company name","target":"e36","text":"Acme"}`, textResult("typed")},
+		[3]string{"browser_click", `{"element":"Next","target":"e48"}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := schema.EncodePlaybook(c.Playbook)
+	steps := c.Playbook.Steps
+	if o := steps[0].Outputs["id"]; o.JSON != "$.id" {
+		t.Fatalf("create_record's output: %+v\n%s", steps[0].Outputs, doc)
+	}
+	args := steps[1].Args
+	if args["id"] != "{{steps.create-record.id}}" || args["note"] != "see {{steps.create-record.id}} now" || args["label"] != "{{label}}" || args["limit"] != float64(3) {
+		t.Fatalf("label_record's arguments: %v\n%s", args, doc)
+	}
+	snap := steps[2].Outputs
+	if snap["company_name"].Line != `- textbox "Company name" [ref=` || snap["next"].Line != `- button "Next" [ref=` || snap["next"].Token != "[a-z0-9]" {
+		t.Fatalf("the snapshot's outputs: %+v\n%s", snap, doc)
+	}
+	if steps[3].Args["target"] != "{{steps.browser-snapshot.company_name}}" || steps[4].Args["target"] != "{{steps.browser-snapshot.next}}" {
+		t.Fatalf("refs not bound to the snapshot: %v %v\n%s", steps[3].Args, steps[4].Args, doc)
+	}
+	if _, err := schema.DecodePlaybook(doc); err != nil {
+		t.Fatalf("the playbook does not decode: %v\n%s", err, doc)
+	}
+}
+
+// TestDistillRefusesAValueItCannotFindAgain: a ref that two identical
+// snapshot lines carry cannot be told apart at replay.
+func TestDistillRefusesAValueItCannotFindAgain(t *testing.T) {
+	snapshot := "- form \"Billing\":\n  - textbox \"Name\" [ref=e3]\n- form \"Shipping\":\n  - textbox \"Name\" [ref=e7]\n"
+	r := mcpRun(map[string]string{"name": "Acme"}, "Type Acme as the shipping name",
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_type", `{"target":"e7","text":"Acme"}`, textResult("labelled")},
+	)
+	_, err := Distill(r, Options{})
+	if !errors.Is(err, schema.ErrAmbiguous) || !strings.Contains(err.Error(), `"e7"`) {
+		t.Fatalf("distill: %v", err)
+	}
+}
