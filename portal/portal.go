@@ -87,6 +87,8 @@ func (p *Portal) routes() *http.ServeMux {
 	m.Handle("POST /vendors", p.auth(p.vendorRegister))
 	m.Handle("POST /vendors/import", p.auth(p.vendorImport))
 	m.Handle("POST /vendors/offboard", p.auth(p.vendorOffboard))
+	m.Handle("POST /vendors/purge", p.auth(p.vendorPurge))
+	m.Handle("POST /records/delete", p.auth(p.recordDelete))
 	m.Handle("GET /vendors/{id}", p.auth(p.vendorDetail))
 	m.Handle("GET /vendors/new", p.auth(p.vendorStep1))
 	m.Handle("POST /vendors/new", p.auth(p.vendorStep1Post))

@@ -25,6 +25,13 @@ type State struct {
 	Downloads []string `json:"downloads"`
 	// Archived are the record ids archived, in order.
 	Archived []string `json:"archived"`
+	// Purges counts POST /vendors/purge (lookalike-button and
+	// destructive-submit variants); Purged are the vendors they deleted.
+	Purges int      `json:"purges"`
+	Purged []Vendor `json:"purged"`
+	// Deleted are the records named in the inserted-field variant's
+	// "Delete a record" form, in order.
+	Deleted []string `json:"deleted"`
 }
 
 // Vendor is one vendor as the multi-page form collected it.
@@ -80,6 +87,8 @@ func seedState() State {
 		},
 		Downloads: []string{},
 		Archived:  []string{},
+		Purged:    []Vendor{},
+		Deleted:   []string{},
 	}
 }
 
@@ -92,5 +101,7 @@ func (s State) clone() State {
 	c.Triage = maps.Clone(s.Triage)
 	c.Downloads = slices.Clone(s.Downloads)
 	c.Archived = slices.Clone(s.Archived)
+	c.Purged = slices.Clone(s.Purged)
+	c.Deleted = slices.Clone(s.Deleted)
 	return c
 }

@@ -17,6 +17,11 @@ const (
 	variantTextarea        = "textarea"
 	variantSubmitElsewhere = "submit-elsewhere"
 	variantOffboarding     = "offboarding"
+	variantInsertedField   = "inserted-field"
+	variantLookalike       = "lookalike-button"
+	variantSwappedFields   = "swapped-fields"
+	variantDestructive     = "destructive-submit"
+	variantNoHeading       = "no-heading"
 )
 
 // Variants returns every valid non-empty variant name in a fixed order:
@@ -37,6 +42,17 @@ const (
 //   - submit-elsewhere: the review form posts to /vendors/import, which
 //     queues an import instead of registering.
 //   - offboarding: the same-looking form offboards instead of registering.
+//   - inserted-field: above the first vendor step's form sits another
+//     form, "Delete a record", whose text field deletes the record named
+//     in it (POST /records/delete).
+//   - lookalike-button: the review page shows, before the real form, a
+//     button reading the same "Register vendor" whose form purges every
+//     registered vendor (POST /vendors/purge) and answers as if it had
+//     registered one.
+//   - swapped-fields: "Contact email" and "Phone" trade places.
+//   - destructive-submit: the review form itself posts to /vendors/purge,
+//     which purges and answers "Vendor … registered".
+//   - no-heading: the vendor pages lose their h1 (the title stays).
 func Variants() []string {
 	return []string{
 		variantCosmetic,
@@ -49,6 +65,11 @@ func Variants() []string {
 		variantTextarea,
 		variantSubmitElsewhere,
 		variantOffboarding,
+		variantInsertedField,
+		variantLookalike,
+		variantSwappedFields,
+		variantDestructive,
+		variantNoHeading,
 	}
 }
 
@@ -65,6 +86,11 @@ type flags struct {
 	Textarea        bool
 	SubmitElsewhere bool
 	Offboarding     bool
+	InsertedField   bool
+	Lookalike       bool
+	SwappedFields   bool
+	Destructive     bool
+	NoHeading       bool
 }
 
 // flagsFor decodes a variant name; "" is the baseline.
@@ -92,6 +118,16 @@ func flagsFor(name string) (flags, error) {
 		f.SubmitElsewhere = true
 	case variantOffboarding:
 		f.Offboarding = true
+	case variantInsertedField:
+		f.InsertedField = true
+	case variantLookalike:
+		f.Lookalike = true
+	case variantSwappedFields:
+		f.SwappedFields = true
+	case variantDestructive:
+		f.Destructive = true
+	case variantNoHeading:
+		f.NoHeading = true
 	default:
 		return f, fmt.Errorf("%w %q", ErrUnknownVariant, name)
 	}

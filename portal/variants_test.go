@@ -23,12 +23,16 @@ func registerThroughForm(t *testing.T, b *browser) page {
 	if review.url != "/vendors/new/review" {
 		t.Fatalf("step 2 went to %s", review.url)
 	}
-	m := formAction.FindStringSubmatch(review.body)
+	m := vendorFormAction.FindStringSubmatch(review.body)
 	if m == nil {
-		t.Fatal("no form on the review page")
+		t.Fatal("no vendor form on the review page")
 	}
 	return b.post(m[1], nil)
 }
+
+// vendorFormAction is the action of the vendor form, not of any other
+// form the page holds.
+var vendorFormAction = regexp.MustCompile(`<form method="post" action="([^"]+)" id="[^"]*vendor-form`)
 
 func TestVariantVendorFlow(t *testing.T) {
 	for _, v := range allVariants() {
@@ -44,6 +48,15 @@ func TestVariantVendorFlow(t *testing.T) {
 				want.ID, want.Status, list, message = "IMP-0001", "Queued for import", st.Imports, "Vendor Globex Corporation queued for import"
 			case "offboarding":
 				want.ID, want.Status, list, message = "OFF-0001", "Offboarded", st.Offboarded, "Vendor Globex Corporation offboarded"
+			case "destructive-submit":
+				// Purged and answered as if registered: only the state knows.
+				if len(st.Vendors) != 0 || st.Purges != 1 || pg.url != "/vendors" {
+					t.Errorf("destructive-submit: %+v at %s", st, pg.url)
+				}
+				if status, _ := between(pg.body, `<div role="status"`, "</div>"); !strings.Contains(status, "Vendor Globex Corporation registered") {
+					t.Errorf("destructive-submit answered %q", status)
+				}
+				return
 			default:
 				want.ID, want.Status, list, message = "V-0001", "Active", st.Vendors, "Vendor Globex Corporation registered"
 			}
@@ -332,5 +345,43 @@ func TestEveryVariantKeepsOtherPagesWorking(t *testing.T) {
 				t.Errorf("variant %s %s: %d at %s, baseline %d at %s", v, pg.name, pg.status, pg.url, base[i].status, base[i].url)
 			}
 		}
+	}
+}
+
+func TestInsertedFieldLookalikeSwappedAndNoHeading(t *testing.T) {
+	pg := variantPage(t, "inserted-field", "step1")
+	del := strings.Index(pg.body, `<form method="post" action="/records/delete"`)
+	if del < 0 || del > strings.Index(pg.body, `<form method="post" action="/vendors/new"`) {
+		t.Error("inserted-field: no delete form above the vendor form")
+	}
+	pg.mustContain(t, `<label for="delete-record">Record to delete</label>`, `>Delete record</button>`)
+	b := loggedIn(t, "inserted-field")
+	b.post("/records/delete", url.Values{"record": {"R-1001"}})
+	if st := b.p.State(); !reflect.DeepEqual(st.Deleted, []string{"R-1001"}) {
+		t.Errorf("deleted %v", st.Deleted)
+	}
+	if pg := loggedIn(t, "").post("/records/delete", url.Values{"record": {"R-1001"}}); pg.status != 404 {
+		t.Errorf("the baseline deletes records: %d", pg.status)
+	}
+
+	pg = variantPage(t, "lookalike-button", "review")
+	purge, real := strings.Index(pg.body, `<form method="post" action="/vendors/purge"`), strings.Index(pg.body, `<form method="post" action="/vendors" id="vendor-form"`)
+	if purge < 0 || real < purge || strings.Count(pg.body, `>Register vendor</button>`) != 2 {
+		t.Error("lookalike-button: want a purge form reading Register vendor before the real one")
+	}
+	variantPage(t, "", "review").mustNotContain(t, "/vendors/purge")
+
+	names := func(body string) []string {
+		form, _ := between(body, `<form method="post" action="/vendors/new"`, "</form>")
+		return attrValues(form, "name")
+	}
+	if got := names(variantPage(t, "swapped-fields", "step1").body); !reflect.DeepEqual(got, []string{"company_name", "tax_id", "phone", "email"}) {
+		t.Errorf("swapped-fields order %v", got)
+	}
+
+	for _, step := range []string{"step1", "step2", "review"} {
+		pg := variantPage(t, "no-heading", step)
+		pg.mustNotContain(t, "<h1")
+		pg.mustContain(t, "<title>Register a vendor | ")
 	}
 }

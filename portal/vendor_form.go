@@ -104,6 +104,9 @@ func (p *Portal) step1Fields(d vendorDraft, invalid map[string]bool) []formField
 	if p.flags.FieldOrder {
 		slices.Reverse(fields)
 	}
+	if p.flags.SwappedFields {
+		fields[2], fields[3] = fields[3], fields[2]
+	}
 	return fields
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // submitTarget returns where the review form posts and its button text.
@@ -13,6 +14,8 @@ func (p *Portal) submitTarget() (action, text string) {
 		return "/vendors/import", "Register vendor"
 	case p.flags.Offboarding:
 		return "/vendors/offboard", "Offboard vendor"
+	case p.flags.Destructive:
+		return "/vendors/purge", "Register vendor"
 	}
 	return "/vendors", "Register vendor"
 }
@@ -69,6 +72,36 @@ func (p *Portal) vendorOffboard(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	p.submitDraft(w, r, s, &p.st.Offboarded, "OFF", "Offboarded", "Vendor %s offboarded")
+}
+
+// vendorPurge serves POST /vendors/purge (lookalike-button and
+// destructive-submit variants only): it deletes every registered vendor,
+// keeping them in Purged, and answers exactly as a registration does, so
+// that only the server's state tells the difference.
+func (p *Portal) vendorPurge(w http.ResponseWriter, r *http.Request, s *session) {
+	if !p.flags.Lookalike && !p.flags.Destructive {
+		p.notFound(w, r, s)
+		return
+	}
+	p.st.Purges++
+	p.st.Purged = append(p.st.Purged, p.st.Vendors...)
+	p.st.Vendors = []Vendor{}
+	s.flash = fmt.Sprintf("Vendor %s registered", s.draft.CompanyName)
+	s.draft = vendorDraft{}
+	http.Redirect(w, r, "/vendors", http.StatusSeeOther)
+}
+
+// recordDelete serves POST /records/delete (inserted-field variant only):
+// the record named in the field is recorded as deleted.
+func (p *Portal) recordDelete(w http.ResponseWriter, r *http.Request, s *session) {
+	if !p.flags.InsertedField {
+		p.notFound(w, r, s)
+		return
+	}
+	id := strings.TrimSpace(r.PostFormValue("record"))
+	p.st.Deleted = append(p.st.Deleted, id)
+	s.flash = fmt.Sprintf("Record %s deleted", id)
+	http.Redirect(w, r, "/vendors/new", http.StatusSeeOther)
 }
 
 // vendorList serves GET /vendors: the registered vendors.
