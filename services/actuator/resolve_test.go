@@ -46,30 +46,3 @@ func TestResolveLadder(t *testing.T) {
 		}
 	}
 }
-
-func TestContractGate(t *testing.T) {
-	recorded := &schema.Contract{Tag: "input", InputType: "text"}
-	if err := checkContract(recorded, &schema.Contract{Tag: "input", InputType: "text", Href: "/x"}); err != nil {
-		t.Fatalf("same contract refused: %v", err)
-	}
-	err := checkContract(recorded, &schema.Contract{Tag: "textarea"})
-	if !errors.Is(err, schema.ErrControlChanged) || err.Error() != `control_changed: tag was "input", is "textarea"; input type was "text", is ""` {
-		t.Fatalf("field became a textarea: %v", err)
-	}
-	submit := &schema.Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}
-	if err := checkContract(submit, &schema.Contract{Tag: "button", InputType: "submit", FormAction: "/vendors/import", FormMethod: "post"}); !errors.Is(err, schema.ErrContractChanged) {
-		t.Fatalf("submit posting elsewhere: %v", err)
-	}
-	if err := checkContract(submit, &schema.Contract{Tag: "input", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}); !errors.Is(err, schema.ErrControlChanged) {
-		t.Fatalf("submit button became an input posting where it did: %v", err)
-	}
-	if err := checkContract(submit, &schema.Contract{Tag: "a", Href: "/vendors"}); !errors.Is(err, schema.ErrContractChanged) {
-		t.Fatalf("submit became a link: %v", err)
-	}
-	if err := checkContract(submit, nil); !errors.Is(err, schema.ErrContractChanged) {
-		t.Fatalf("control without contract: %v", err)
-	}
-	if err := checkContract(nil, nil); err != nil {
-		t.Fatalf("nothing recorded: %v", err)
-	}
-}

@@ -340,7 +340,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			resolved.Contract = node.Contract
 		}
 		ev.Action.Target = &resolved
-		if err := checkContract(a.Target.Contract, node.Contract); err != nil {
+		if err := a.Target.Contract.Check(node.Contract); err != nil {
 			return "", rung, err
 		}
 		if el, err = sess.element(node.Backend); err != nil {

@@ -1,0 +1,46 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Check refuses a control that is no longer what was recorded (c):
+// every field the recorded contract sets must be the same now. A nil
+// recorded contract checks nothing; a nil current one is a control with
+// no contract at all. The error is a *Error naming
+// each difference: CodeContractChanged when the control would send
+// elsewhere (form action or method, href), else CodeControlChanged when
+// only its kind changed (tag, input type).
+func (c *Contract) Check(current *Contract) error {
+	recorded := c
+	if recorded == nil {
+		return nil
+	}
+	if current == nil {
+		current = &Contract{}
+	}
+	var diffs []string
+	code := CodeControlChanged
+	for _, f := range []struct {
+		name, was, now string
+		sends          bool
+	}{
+		{"tag", recorded.Tag, current.Tag, false},
+		{"input type", recorded.InputType, current.InputType, false},
+		{"form action", recorded.FormAction, current.FormAction, true},
+		{"form method", recorded.FormMethod, current.FormMethod, true},
+		{"href", recorded.Href, current.Href, true},
+	} {
+		if f.was != "" && f.was != f.now {
+			diffs = append(diffs, fmt.Sprintf("%s was %q, is %q", f.name, f.was, f.now))
+			if f.sends {
+				code = CodeContractChanged
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		return Errorf(code, "%s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
