@@ -35,6 +35,10 @@ type ReplayResult struct {
 	// Answer is what the last extract step read: a read task's result.
 	Answer    string `msgpack:"answer,omitempty" json:"answer,omitempty"`
 	PatchNote string `msgpack:"patch_note,omitempty" json:"patch_note,omitempty"`
+	// Contracts are what the controls of steps that record none turned
+	// out to be, by step id: a shadow replay's promotion records them,
+	// so that later replays refuse a control that changed.
+	Contracts map[string]*Contract `msgpack:"contracts,omitempty" json:"contracts,omitempty"`
 }
 
 // StoredPlaybook is one version of a playbook in ROTE_PLAYBOOKS.

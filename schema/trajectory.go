@@ -51,6 +51,9 @@ type ToolCall struct {
 	// Bound are the step outputs a replay found in earlier results and
 	// put into the arguments: reference (steps.<id>.<name>) to value.
 	Bound map[string]string `msgpack:"bound,omitempty" json:"bound,omitempty"`
+	// Probe marks a call a replay made to read the page before acting (a
+	// control's contract), not one of the task's: never distilled.
+	Probe bool `msgpack:"probe,omitempty" json:"probe,omitempty"`
 }
 
 // EventType returns TypeToolCall.

@@ -65,6 +65,9 @@ func describeEvent(ev schema.Event) string {
 		return s
 	case *schema.ToolCall:
 		s := fmt.Sprintf("#%d %s %s", e.Seq, e.Tool, e.Duration.Round(time.Microsecond))
+		if e.Probe {
+			s = fmt.Sprintf("#%d %s (probe of step %s's control) %s", e.Seq, e.Tool, e.StepID, e.Duration.Round(time.Microsecond))
+		}
 		if e.ArgumentsRef != "" {
 			s += fmt.Sprintf(", arguments (%s) in blob store", byteSize(e.ArgumentsSize))
 		}

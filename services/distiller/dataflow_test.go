@@ -59,6 +59,21 @@ func TestDistillBindsProducedValues(t *testing.T) {
 	if steps[3].Args["target"] != "{{steps.browser-snapshot.company_name}}" || steps[4].Args["target"] != "{{steps.browser-snapshot.next}}" {
 		t.Fatalf("refs not bound to the snapshot: %v %v\n%s", steps[3].Args, steps[4].Args, doc)
 	}
+	if len(steps[0].Expect) != 1 || steps[0].Expect[0].Arg != "$.structuredContent.name" || string(steps[0].Expect[0].Value) != `"{{name}}"` {
+		t.Errorf("create_record's check: %v", steps[0].Expect)
+	}
+	if len(steps[2].Expect) != 1 || steps[2].Expect[0].Arg != "Page URL: http://127.0.0.1:8080/vendors/new" {
+		t.Errorf("the snapshot's check: %v", steps[2].Expect)
+	}
+	if tg := steps[3].Target; tg == nil || tg.Role != "textbox" || tg.Name != "Company name" {
+		t.Errorf("browser_type's control: %+v", tg)
+	}
+	if tg := steps[4].Target; tg == nil || tg.Role != "button" || tg.Name != "Next" {
+		t.Errorf("browser_click's control: %+v", tg)
+	}
+	if steps[1].OnFail.Policy != "" || steps[2].OnFail.Policy != schema.FailRetry {
+		t.Errorf("a write is retried or a read is not: %v %v", steps[1].OnFail, steps[2].OnFail)
+	}
 	if _, err := schema.DecodePlaybook(doc); err != nil {
 		t.Fatalf("the playbook does not decode: %v\n%s", err, doc)
 	}

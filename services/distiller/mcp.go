@@ -23,6 +23,9 @@ func (d *distillation) mcp() error {
 	for _, c := range d.r.Calls {
 		what := fmt.Sprintf("#%d %s", c.Seq, c.Tool)
 		switch {
+		case c.Probe:
+			d.prune(what, "a replay's probe of the page, not a step of the task")
+			continue
 		case c.Error != nil:
 			d.prune(what, "failed call: "+string(c.Error.Kind))
 			continue
@@ -38,6 +41,7 @@ func (d *distillation) mcp() error {
 		live = append(live, call{c, args})
 	}
 	var producers []producer
+	roteBrowser := d.server() == RoteBrowserServer
 	for i, lc := range live {
 		what := fmt.Sprintf("#%d %s", lc.c.Seq, lc.c.Tool)
 		var later []map[string]any
@@ -54,12 +58,23 @@ func (d *distillation) mcp() error {
 		if err != nil {
 			return err
 		}
-		flowed, err := d.flow(what, args.(map[string]any), producers)
-		if err != nil {
-			return err
+		var step schema.Step
+		if roteBrowser {
+			step = d.roteBrowserStep(lc.c, args.(map[string]any))
+		} else {
+			flowed, err := d.flow(what, args.(map[string]any), producers)
+			if err != nil {
+				return err
+			}
+			step = schema.Step{Tool: lc.c.Tool, Args: flowed, Target: d.identity(flowed)}
 		}
-		d.add(schema.Step{ID: slug(lc.c.Tool, 40), Kind: schema.StepDeterministic, Tool: lc.c.Tool, Args: flowed,
-			OnFail: schema.OnFail{Policy: schema.FailRetry, Retries: 1}})
+		step.ID, step.Kind, step.Expect = slug(lc.c.Tool, 40), schema.StepDeterministic, d.checks(lc.c)
+		// A read is tried again; a call that changes something is not: it
+		// may have done its work before it failed.
+		if readOnlyTool.MatchString(lc.c.Tool) {
+			step.OnFail = schema.OnFail{Policy: schema.FailRetry, Retries: 1}
+		}
+		d.add(step)
 		if lc.c.BlobRef == "" {
 			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, world: schema.ToolResultWorld(lc.c.Result)})
 		}

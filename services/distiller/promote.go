@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -35,7 +36,11 @@ func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog
 	if res.Outcome != schema.OutcomeSuccess {
 		return &Promotion{Shadow: res}, schema.Errorf(schema.CodeUnverified, "shadow replay %s %s at %q: %v; not promoted", res.RunID, res.Outcome, res.FailedStep, res.Reason)
 	}
-	entry, err := playbooks.Put(ctx, c.Playbook, "promote", "distilled from run "+c.SourceRun+"; shadow replay "+res.RunID)
+	note := "distilled from run " + c.SourceRun + "; shadow replay " + res.RunID
+	if n := learnContracts(c.Playbook, res.Contracts); n > 0 {
+		note += fmt.Sprintf("; the contracts of %d control(s) as the shadow replay read them", n)
+	}
+	entry, err := playbooks.Put(ctx, c.Playbook, "promote", note)
 	if err != nil {
 		return nil, err
 	}
@@ -45,4 +50,24 @@ func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog
 		return nil, err
 	}
 	return &Promotion{Entry: entry, Shadow: res}, nil
+}
+
+// learnContracts records on each step of p that has none the contract
+// its control had in the shadow replay, and returns how many it set.
+// Steps whose distillation knew the contract keep theirs.
+func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract) int {
+	n := 0
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		c, ok := contracts[s.ID]
+		if !ok || s.Target != nil && s.Target.Contract != nil {
+			continue
+		}
+		if s.Target == nil {
+			s.Target = &schema.Target{}
+		}
+		s.Target.Contract = c
+		n++
+	}
+	return n
 }

@@ -36,10 +36,13 @@ type MCPDispatcher struct {
 	session *mcp.ClientSession
 	env     schema.Environment
 
-	mu    sync.Mutex
-	seq   uint64
-	last  schema.World
-	bound map[string]string // for the next call's record
+	hasProbe bool // the server can read a control's contract (mcp_contract.go)
+
+	mu       sync.Mutex
+	seq      uint64
+	last     schema.World
+	bound    map[string]string // for the next call's record
+	resolved *schema.Target    // the control the last call acted on
 }
 
 // OpenMCPDispatcher starts the server, initializes a session and lists
@@ -98,6 +101,7 @@ func (d *MCPDispatcher) inventory(ctx context.Context) error {
 		name, version = init.ServerInfo.Name, init.ServerInfo.Version
 	}
 	d.env = schema.MCPEnvironment(name, version, d.cfg.Target, tools)
+	d.hasProbe = offersProbe(tools)
 	return nil
 }
 
@@ -112,8 +116,11 @@ func (d *MCPDispatcher) LegacyFingerprints() []string { return schema.LegacyFing
 
 // Dispatch calls a tool. The world it returns has the call's result as
 // Output and its text content as Text. A tool the server does not list
-// is CodeNotFound; a result with isError is CodeToolError.
-func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, _ *schema.Target) (schema.World, error) {
+// is CodeNotFound; a result with isError is CodeToolError. On a browser
+// server, a call acting on a control first reads the control's contract
+// and, when target records one, refuses a control that changed
+// (CodeContractChanged, CodeControlChanged) without sending the call.
+func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
 	if !slices.ContainsFunc(d.env.Tools, func(t schema.ToolSpec) bool { return t.Name == tool }) {
 		var names []string
 		for _, t := range d.env.Tools {
@@ -124,6 +131,42 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	if args == nil {
 		args = map[string]any{}
 	}
+	d.mu.Lock()
+	d.resolved = nil
+	d.mu.Unlock()
+	if d.probes(tool, args) {
+		c, err := d.contractOf(ctx, stepID, args)
+		if err != nil {
+			return schema.World{}, err
+		}
+		if target != nil {
+			if err := target.Contract.Check(c); err != nil {
+				return schema.World{}, err
+			}
+		}
+		resolved := &schema.Target{Contract: c}
+		if target != nil {
+			resolved.Role, resolved.Name = target.Role, target.Name
+		}
+		d.mu.Lock()
+		d.resolved = resolved
+		d.mu.Unlock()
+	}
+	return d.call(ctx, stepID, tool, args, false)
+}
+
+// Resolved is the control the last call acted on, with the contract read
+// before it: nil when the call named no control or the server cannot
+// read one.
+func (d *MCPDispatcher) Resolved() *schema.Target {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.resolved
+}
+
+// call makes one tool call and records it; probe marks a call the replay
+// made to read the page, not one of the task's.
+func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[string]any, probe bool) (schema.World, error) {
 	rawArgs, err := json.Marshal(args)
 	if err != nil {
 		return schema.World{}, schema.Errorf(schema.CodeInvalid, "arguments of %s: %v", tool, err)
@@ -131,11 +174,12 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	start := time.Now()
 	res, callErr := d.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	took := time.Since(start)
-	d.mu.Lock()
-	bound := d.bound
-	d.bound = nil
-	d.mu.Unlock()
-	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took, StepID: stepID, Bound: bound}
+	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took, StepID: stepID, Probe: probe}
+	if !probe {
+		d.mu.Lock()
+		call.Bound, d.bound = d.bound, nil
+		d.mu.Unlock()
+	}
 	if redacted, _, err := d.cfg.Redactor.RedactArguments(rawArgs, d.inputSchema(tool)); err == nil {
 		call.Arguments, call.ArgumentsDigest, call.ArgumentsSize = redacted, schema.Digest(redacted), len(redacted)
 	}
@@ -156,7 +200,7 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	d.mu.Lock()
 	d.seq++
 	call.Seq, call.ID = d.seq, fmt.Sprintf("%s-m%d", d.cfg.RunID, d.seq)
-	if failure == nil {
+	if failure == nil && !probe {
 		d.last = world
 	}
 	d.mu.Unlock()

@@ -100,12 +100,17 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 		r.RecordBindings(x.boundIn(s))
 	}
 	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && len(s.Outputs) == 0 && s.Tool != string(schema.ActExtract) {
-		return a.Act(ctx, s.ID, s.Tool, argMap, target)
+		if err := a.Act(ctx, s.ID, s.Tool, argMap, target); err != nil {
+			return err
+		}
+		x.learnContract(s)
+		return nil
 	}
 	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
 	if err != nil {
 		return err
 	}
+	x.learnContract(s)
 	if err := x.locateOutputs(s, w); err != nil {
 		return err
 	}
@@ -121,6 +126,21 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 		}
 	}
 	return nil
+}
+
+// learnContract keeps what the control of s turned out to be, when s
+// records no contract and the dispatcher read one.
+func (x *replay) learnContract(s *schema.Step) {
+	r, ok := x.d.(Resolver)
+	if !ok || s.Target != nil && s.Target.Contract != nil {
+		return
+	}
+	if t := r.Resolved(); t != nil && t.Contract != nil {
+		if x.res.Contracts == nil {
+			x.res.Contracts = map[string]*schema.Contract{}
+		}
+		x.res.Contracts[s.ID] = t.Contract
+	}
 }
 
 func (x *replay) renderTarget(t *schema.Target) (*schema.Target, error) {
