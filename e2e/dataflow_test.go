@@ -76,6 +76,26 @@ func (c *rawClient) request(method string, params map[string]any) json.RawMessag
 	}
 }
 
+// text calls a tool that must succeed and returns its text content.
+func (c *rawClient) text(tool string, args map[string]any) string {
+	c.t.Helper()
+	res := c.request("tools/call", map[string]any{"name": tool, "arguments": args})
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.IsError {
+		c.t.Fatalf("%s %v: %v %.2000s", tool, args, err, res)
+	}
+	var b strings.Builder
+	for _, x := range r.Content {
+		b.WriteString(x.Text)
+	}
+	return b.String()
+}
+
 // call calls a tool and decodes its structured content into v.
 func (c *rawClient) call(tool string, args map[string]any, v any) {
 	c.t.Helper()

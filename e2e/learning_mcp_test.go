@@ -17,7 +17,7 @@ import (
 // snapshotRef finds the ref of a control in a @playwright/mcp snapshot.
 func snapshotRef(t *testing.T, snap, role, name string) string {
 	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(role+` "`+name+`"`) + `[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap)
+	m := regexp.MustCompile(regexp.QuoteMeta(role+` "`+name+`"`) + `[^\n]*\[ref=([a-z0-9]+)\]`).FindStringSubmatch(snap)
 	if m == nil {
 		t.Fatalf("no %s %q in the snapshot:\n%.3000s", role, name, snap)
 	}

@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -82,5 +86,83 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 	actions, _ := b.Runs().Read(ctx, schema.RunSubject(modes[schema.ModeAgent], schema.KindActions))
 	if len(calls) != 5 || len(actions) != 5 {
 		t.Fatalf("recorded %d tool calls and %d browser actions, want 5 and 5", len(calls), len(actions))
+	}
+}
+
+// TestMCPBrowserServesInOrderAndSurvivesBadLines speaks raw JSON-RPC to
+// rote mcp browser: a line that is not JSON is answered with a parse
+// error and the session goes on; calls sent all at once run one after
+// another in the order they were sent; and a server killed mid-session
+// leaves a run the next one marks aborted.
+func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	web := newSite(t, map[string]string{"/": actionsPage})
+	cmd := exec.Command(roteBinary, "--data", dir, "mcp", "browser", "--task", "order")
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	read := func() map[string]any {
+		t.Helper()
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		return m
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	read()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(stdin, "{this is not json\n")
+	if m := read(); m["error"] == nil || m["id"] != nil {
+		t.Fatalf("a malformed line answered %v", m)
+	}
+	call := func(id int, tool string, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)
+	}
+	io.WriteString(stdin, call(1, "navigate", fmt.Sprintf(`{"url":%q}`, web.URL+"/")))
+	nav := read()
+	page := fmt.Sprint(nav["result"])
+	m := regexp.MustCompile(`(\S+) textbox "Name"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("navigate: %v", nav)
+	}
+	// Three calls in one write: fill A, fill B, place the order.
+	io.WriteString(stdin, call(2, "fill", fmt.Sprintf(`{"target":%q,"value":"Ada"}`, m[1]))+call(3, "fill", fmt.Sprintf(`{"target":%q,"value":"Grace"}`, m[1]))+
+		call(4, "click", `{"role":"button","name":"Place order"}`))
+	var ids []float64
+	for range 3 {
+		r := read()
+		ids = append(ids, r["id"].(float64))
+		if res, _ := r["result"].(map[string]any); res == nil || res["isError"] == true {
+			t.Fatalf("call %v: %v", r["id"], r)
+		}
+	}
+	if got := web.lastPost().Get("name"); got != "Grace" || fmt.Sprint(ids) != "[2 3 4]" {
+		t.Fatalf("pipelined calls: answers %v, the order was placed for %q: want 2 3 4 and Grace", ids, got)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	// The next session closes the dead one's run.
+	next := exec.Command(roteBinary, "--data", dir, "mcp", "browser")
+	next.Dir = dir
+	next.Stdin = strings.NewReader("")
+	if b, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("the next session: %v\n%s", err, b)
+	}
+	code, list := rote(t, dir, "--data", dir, "runs", "list")
+	if code != 0 || !strings.Contains(list, "aborted") || strings.Contains(list, "running") {
+		t.Fatalf("runs after a killed session:\n%s", list)
 	}
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"time"
+
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/mcpbrowser"
+	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +44,21 @@ Put rote record in front of it to record the MCP traffic as well.`,
 			}
 			defer n.Close()
 			b := n.Bus()
-			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), schema.TaskSpec{Name: task, Text: text}, buildVersion(), app.Stdin, app.Stdout)
+			// The run is locked while it is served: if this process is
+			// killed, the next rote record or rote mcp browser marks it
+			// aborted instead of leaving it running forever.
+			runID := bus.NewID()
+			lock, err := recorder.LockRun(app.DataDir, runID)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
+			if aborted, err := recorder.Recover(ctx, b.Runs(), app.DataDir, time.Now()); err != nil {
+				app.Log.Warn("could not close the runs of dead sessions", "err", err)
+			} else if len(aborted) > 0 {
+				app.Log.Info("marked the runs of dead sessions aborted", "runs", aborted)
+			}
+			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), runID, schema.TaskSpec{Name: task, Text: text}, buildVersion(), app.Stdin, app.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&task, "task", "", "name of the task the session performs")

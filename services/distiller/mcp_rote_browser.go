@@ -10,8 +10,8 @@ import (
 // RoteBrowserServer is the name `rote mcp browser` gives itself. Its
 // controls have stable ids (not per-snapshot handles), and each action's
 // result says, on its control line, what the control was: a step keeps
-// the id, adds the role and name to fall back on, and the contract the
-// server then enforces.
+// the id, adds the role and name to fall back on, and, for a click or a
+// key press, the contract the server then enforces.
 const RoteBrowserServer = "rote-browser"
 
 // server is the name of the MCP server the run recorded, from its last
@@ -46,11 +46,15 @@ func (d *distillation) roteBrowserStep(c *schema.ToolCall, args map[string]any) 
 	if t == nil {
 		return s
 	}
-	s.Target = &schema.Target{Role: t.Role, Name: d.templateText(t.Name), Contract: t.Contract}
+	s.Target = &schema.Target{Role: t.Role, Name: d.templateText(t.Name)}
 	if _, ok := args["role"]; !ok && t.Role != "" {
 		args["role"], args["name"] = t.Role, d.templateText(t.Name)
 	}
-	if t.Contract != nil {
+	// Only what may send is held to its contract: a click, or a key press
+	// (Enter submits). A value typed or chosen sends nothing, and a field
+	// that became a textarea is no reason to stop.
+	if t.Contract != nil && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActPress)) {
+		s.Target.Contract = t.Contract
 		var contract map[string]any
 		b, _ := json.Marshal(t.Contract)
 		_ = json.Unmarshal(b, &contract)

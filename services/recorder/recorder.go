@@ -124,11 +124,11 @@ func (r *Recorder) ExitCode() int { return r.exitCode }
 // start, or events could not be stored or spooled; the server's own exit
 // status is ExitCode.
 func (r *Recorder) Run(ctx context.Context) error {
-	lock, err := lockRun(r.cfg.DataDir, r.cfg.RunID)
+	lock, err := LockRun(r.cfg.DataDir, r.cfg.RunID)
 	if err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	started := r.cfg.Now()
 
 	openCtx, cancel := context.WithTimeout(ctx, publishTimeout)

@@ -180,7 +180,7 @@ func TestRecordsARealSession(t *testing.T) {
 	if strings.Contains(login, "hunter22") || !strings.Contains(login, `"user":"ann"`) || !strings.Contains(login, "secret:") {
 		t.Errorf("login arguments recorded as %s", login)
 	}
-	if inv == nil || inv.Environment.Identity.Server != "rote-fixture" || len(inv.Environment.Tools) != 5 {
+	if inv == nil || inv.Environment.Identity.Server != "rote-fixture" || len(inv.Environment.Tools) != 7 {
 		t.Fatalf("inventory %+v", inv)
 	}
 	if finished == nil || finished.Fingerprint != inv.Fingerprint || finished.Outcome != schema.OutcomeUnverified {
@@ -478,7 +478,7 @@ func TestRecoverMarksAbandonedRunsAborted(t *testing.T) {
 	ctx := testCtx(t)
 	b := bustest.Start(t)
 	dir := t.TempDir()
-	lock, err := lockRun(dir, "DEAD")
+	lock, err := LockRun(dir, "DEAD")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,11 @@ const (
 	spoolsDir = "spool" // <run>.spool, events waiting for the bus
 )
 
-// runLock marks a run as live: its recorder holds an exclusive flock on
-// <data>/runs/<run>.lock. When the process dies, however it dies, the
-// kernel releases the lock, which is how the next recorder knows the run
-// was abandoned.
-type runLock struct {
+// RunLock marks a run as live: the process recording it (rote record,
+// rote mcp browser) holds an exclusive flock on <data>/runs/<run>.lock.
+// When the process dies, however it dies, the kernel releases the lock,
+// which is how the next Recover knows the run was abandoned.
+type RunLock struct {
 	f    *os.File
 	path string
 }
@@ -32,7 +32,7 @@ type runLock struct {
 // lockRun creates and locks the lock file of a new run. The file is
 // locked under a temporary name and then renamed into place, so no other
 // process ever sees an unlocked lock file of a live run.
-func lockRun(dataDir, runID string) (*runLock, error) {
+func LockRun(dataDir, runID string) (*RunLock, error) {
 	dir := filepath.Join(dataDir, locksDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recorder: run lock: %w", err)
@@ -52,16 +52,16 @@ func lockRun(dataDir, runID string) (*runLock, error) {
 		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("recorder: run lock: %w", err)
 	}
-	return &runLock{f: tmp, path: path}, nil
+	return &RunLock{f: tmp, path: path}, nil
 }
 
 // claimRun locks the existing lock file of a run, or creates one for a
 // run that only left a spool; it fails while the run's recorder lives.
-func claimRun(dataDir, runID string) (*runLock, error) {
+func claimRun(dataDir, runID string) (*RunLock, error) {
 	path := filepath.Join(dataDir, locksDir, runID+".lock")
 	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
-		return lockRun(dataDir, runID)
+		return LockRun(dataDir, runID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("recorder: run lock: %w", err)
@@ -70,11 +70,11 @@ func claimRun(dataDir, runID string) (*runLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("recorder: run %s is still being recorded: %w", runID, err)
 	}
-	return &runLock{f: f, path: path}, nil
+	return &RunLock{f: f, path: path}, nil
 }
 
-// release removes the lock file and unlocks it.
-func (l *runLock) release() {
+// Release removes the lock file and unlocks it.
+func (l *RunLock) Release() {
 	os.Remove(l.path)
 	l.f.Close()
 }
@@ -87,10 +87,10 @@ func (l *runLock) release() {
 func Recover(ctx context.Context, runs *bus.RunLog, dataDir string, now time.Time) ([]string, error) {
 	locks, _ := filepath.Glob(filepath.Join(dataDir, locksDir, "*.lock"))
 	spools, _ := filepath.Glob(filepath.Join(dataDir, spoolsDir, "*.spool"))
-	dead := map[string]*runLock{}
+	dead := map[string]*RunLock{}
 	defer func() {
 		for _, l := range dead {
-			l.release()
+			l.Release()
 		}
 	}()
 	var order []string
@@ -163,7 +163,7 @@ func markAborted(ctx context.Context, runs *bus.RunLog, runID string, now time.T
 		Meta: schema.Meta{ID: runID + "-finished", Time: now},
 		Manifest: schema.Manifest{
 			RunSpec: spec, Outcome: schema.OutcomeAborted, Started: started.Time, Finished: last,
-			Reason: &schema.Error{Code: schema.CodeInternal, Message: "the recorder died before finishing the run; the log holds every event it acknowledged"},
+			Reason: &schema.Error{Code: schema.CodeInternal, Message: "the process recording the run died before finishing it; the log holds every event it acknowledged"},
 		},
 	})
 	return err == nil, err

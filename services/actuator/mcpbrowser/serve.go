@@ -11,20 +11,20 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// Serve serves one MCP session on in and out as a run of its own: the
-// run starts when the session does, its browser session is claimed from
+// Serve serves one MCP session on in and out as run runID: the run
+// starts when the session does, its browser session is claimed from
 // browsers on the first tool call, and it finishes when the client goes
 // away, unverified (nothing proved its effect) unless the agent gave up
 // (failed). version is the server's, as initialize reports it.
-func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, task schema.TaskSpec, version string, in io.Reader, out io.Writer) error {
-	runID := bus.NewID()
+func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, runID string, task schema.TaskSpec, version string, in io.Reader, out io.Writer) error {
 	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: task}
 	started := time.Now()
 	if _, err := runs.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: started}, RunSpec: spec}); err != nil {
 		return err
 	}
 	tools := New(browsers, runID)
-	serveErr := tools.Server(version).Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	gate := newSerial(in, out)
+	serveErr := tools.Server(version).Run(ctx, &mcp.IOTransport{Reader: gate, Writer: gate})
 	closeCtx := context.WithoutCancel(ctx)
 	tools.Close(closeCtx)
 	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: time.Now(), Outcome: schema.OutcomeUnverified,
@@ -40,7 +40,3 @@ func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, task s
 	}
 	return nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -151,7 +151,7 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	}
 	ev, err := s.Act(ctx, "", action)
 	if err != nil {
-		return toolError(err.Error())
+		return refused(schema.AsError(err), err.Error())
 	}
 	summary := describeAction(ev)
 	// done shows the whole page it ends on, so that a session's last
@@ -166,9 +166,17 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 		page = "\n" + pageLines(rep.Observation) + "\n" + rep.Observation.Render
 	}
 	if ev.Error != nil {
-		return toolError(summary + page)
+		return refused(ev.Error, summary+page)
 	}
 	return toolText(summary + page)
+}
+
+// refused is an error result whose structured content carries the typed
+// reason, {"error": {"code", "message"}}, for clients to act on.
+func refused(e *schema.Error, text string) *mcp.CallToolResult {
+	r := toolError(text)
+	r.StructuredContent = map[string]any{"error": e}
+	return r
 }
 
 // splitContract takes the contract argument out of an action's

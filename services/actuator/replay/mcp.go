@@ -194,7 +194,7 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 		world = schema.ToolResultWorld(raw)
 		if res.IsError {
 			call.Error = &schema.CallError{Kind: schema.CallErrorTool, Message: world.Text}
-			failure = schema.Errorf(schema.CodeToolError, "%s: %s", tool, world.Text)
+			failure = schema.Errorf(typedCode(res.StructuredContent), "%s: %s", tool, world.Text)
 		}
 	}
 	d.mu.Lock()
@@ -237,3 +237,26 @@ func (d *MCPDispatcher) World(context.Context) (schema.World, error) {
 
 // Close ends the session, which stops the server.
 func (d *MCPDispatcher) Close(context.Context) error { return d.session.Close() }
+
+// pageCodes are the reasons a browser server may give, in its error
+// result's structured content ({"error": {"code": …}}), for refusing to
+// act: what they say about the page is kept. Any other code, or none, is
+// CodeToolError: a server's word never makes a failure hard or retried
+// where a tool error would not be.
+var pageCodes = []schema.Code{schema.CodeNotFound, schema.CodeAmbiguous, schema.CodeContractChanged, schema.CodeControlChanged, schema.CodeObscured}
+
+func typedCode(structured any) schema.Code {
+	b, err := json.Marshal(structured)
+	if err != nil {
+		return schema.CodeToolError
+	}
+	var s struct {
+		Error struct {
+			Code schema.Code `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &s) != nil || !slices.Contains(pageCodes, s.Error.Code) {
+		return schema.CodeToolError
+	}
+	return s.Error.Code
+}

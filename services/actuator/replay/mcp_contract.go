@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -38,20 +37,27 @@ const contractFunction = `(el) => {
   return c;
 }`
 
-// probes reports whether calls of tool with args act on a control the
-// dispatcher can read the contract of: the server offers browser_evaluate
-// taking a target, and the call names one.
+// probes reports whether a call of tool with args may send something
+// through a control whose contract the dispatcher can read: the server
+// offers browser_evaluate taking a target, and the call clicks one, or
+// types into one and submits. Typing, choosing and hovering send
+// nothing: the control's identity (its bound ref) is what matters there,
+// and a field that became a textarea is no reason to stop.
 func (d *MCPDispatcher) probes(tool string, args map[string]any) bool {
-	if tool == probeTool || !d.hasProbe {
+	if !d.hasProbe {
 		return false
 	}
-	ref, ok := args["target"].(string)
-	return ok && ref != "" && !readOnlyBrowserTool(tool)
-}
-
-// readOnlyBrowserTool is a browser tool that takes a target only to read.
-func readOnlyBrowserTool(tool string) bool {
-	return slices.Contains([]string{"browser_snapshot", "browser_take_screenshot", "browser_evaluate"}, tool)
+	if ref, ok := args["target"].(string); !ok || ref == "" {
+		return false
+	}
+	switch tool {
+	case "browser_click":
+		return true
+	case "browser_type":
+		submit, _ := args["submit"].(bool)
+		return submit
+	}
+	return false
 }
 
 // offersProbe reports whether tools include browser_evaluate with a target.
