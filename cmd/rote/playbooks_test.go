@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
 )
 
 func TestPlaybooksCommands(t *testing.T) {
@@ -46,5 +51,48 @@ func TestPlaybooksCommands(t *testing.T) {
 	}
 	if code, _, errOut = run(t, "--data", dir, "replay", "catalog-top-results"); code != 2 || !strings.Contains(errOut, "needs the site to replay on (--url)") {
 		t.Fatalf("browser replay without --url: %d %s", code, errOut)
+	}
+}
+
+// TestPlaybooksMigrate: a playbook stored under a fingerprint that
+// included the recording client's protocol version moves, with its
+// history, to the fingerprint its server has now, as the run log's
+// inventory records it; one bound the current way stays.
+func TestPlaybooksMigrate(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []schema.ToolSpec{{Name: "echo", InputSchema: schema.RawJSON(`{"type":"object"}`)}}
+	env := schema.MCPEnvironment("fixture", "1.0.0", "t", tools)
+	old := env
+	old.Surfaces = map[string]string{"server_version": "1.0.0", "protocol": "2025-06-18"}
+	oldFP, _ := schema.Fingerprint(old)
+	newFP, _ := schema.Fingerprint(env)
+	if _, err := b.Runs().Publish(ctx, &schema.Inventory{Meta: schema.Meta{ID: "R1-i", Time: time.Now()}, RunID: "R1", Seq: 1, Environment: old, Fingerprint: oldFP}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := schema.DecodePlaybook([]byte("name: greet\nintent: say hello\nfingerprint: " + oldFP + "\nsteps:\n  - {id: a, kind: deterministic, tool: echo, args: {text: hello}}\nverify: [{text_visible: hello}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := b.Playbooks().Put(ctx, p, "promote", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Close()
+	code, out, errOut := run(t, "--data", dir, "playbooks", "migrate")
+	if code != 0 || !strings.Contains(out, "greet: "+schema.ShortFingerprint(oldFP)+" -> "+schema.ShortFingerprint(newFP)+" (version 3)") || !strings.Contains(out, "1 playbook(s) rebound") {
+		t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, "--data", dir, "playbooks", "history", "greet")
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, "migrate") {
+		t.Fatalf("history after migrate:\n%s", out)
+	}
+	if code, out, _ = run(t, "--data", dir, "playbooks", "migrate"); code != 0 || !strings.Contains(out, "0 playbook(s) rebound") {
+		t.Fatalf("a second migrate: exit %d\n%s", code, out)
 	}
 }
