@@ -64,9 +64,14 @@ func (b *backoff) again(ctx context.Context, err error) error {
 }
 
 // transient errors of a publish or a read may clear once the cluster has
-// failed over: no stream leader answered, the try timed out, or the
-// connection was between servers.
+// failed over: no stream leader answered, the try timed out, the
+// connection was between servers, or the server said JetStream is
+// unavailable for now (503: the meta leader is being elected).
 func transient(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && api.Code == 503 {
+		return true
+	}
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrDisconnected)
