@@ -2,6 +2,7 @@ package perception
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -352,44 +353,67 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 }
 
 // contract is what the control is: tag and input type, the target of a
-// link, and for a submit control the action and method of its form.
+// link, and for a control that can send its form the form's action and
+// method as that control would send it. A submit button sends with its
+// own formaction and formmethod; a field sends by implicit submission
+// (Enter), which uses the form's default button, so its contract names
+// where that button sends.
 func (d *distiller) contract(dn *domNode) *schema.Contract {
 	c := &schema.Contract{Tag: dn.tag}
-	typ := strings.ToLower(dn.attrs["type"])
 	switch dn.tag {
-	case "input":
-		if typ == "" {
-			typ = "text"
-		}
-		c.InputType = typ
-	case "button":
-		if typ == "" {
-			typ = "submit"
-		}
-		c.InputType = typ
+	case "input", "button":
+		c.InputType = inputType(dn)
 	case "a":
 		if href, ok := dn.attrs["href"]; ok {
 			c.Href = relativeURL(d.dom.documentURL(dn), href)
 		}
 	}
-	if c.InputType == "submit" || c.InputType == "image" {
-		if f := d.dom.form(dn); f != nil {
-			action := f.attrs["action"]
-			if fa, ok := dn.attrs["formaction"]; ok {
-				action = fa
-			}
-			c.FormAction = relativeURL(d.dom.documentURL(dn), action)
-			method := strings.ToLower(f.attrs["method"])
-			if fm := strings.ToLower(dn.attrs["formmethod"]); fm != "" {
-				method = fm
-			}
-			if method == "" {
-				method = "get"
-			}
-			c.FormMethod = method
+	f := d.dom.form(dn)
+	if f == nil {
+		return c
+	}
+	var by *domNode // the button whose submission sends the form, if any
+	switch {
+	case submits(dn):
+		by = dn
+	case dn.tag == "input" && !slices.Contains([]string{"button", "reset", "hidden"}, c.InputType):
+		by = d.dom.defaultButton(f)
+	default:
+		return c
+	}
+	action, method := f.attrs["action"], strings.ToLower(f.attrs["method"])
+	if by != nil {
+		if fa, ok := by.attrs["formaction"]; ok {
+			action = fa
+		}
+		if fm := strings.ToLower(by.attrs["formmethod"]); fm != "" {
+			method = fm
 		}
 	}
+	if method == "" {
+		method = "get"
+	}
+	c.FormAction, c.FormMethod = relativeURL(d.dom.documentURL(dn), action), method
 	return c
+}
+
+// inputType is an input's or button's type as its attribute says,
+// lowercased: text for an input without one, submit for a button.
+func inputType(dn *domNode) string {
+	typ := strings.ToLower(dn.attrs["type"])
+	if typ != "" {
+		return typ
+	}
+	if dn.tag == "button" {
+		return "submit"
+	}
+	return "text"
+}
+
+// submits reports whether n is a submit button.
+func submits(n *domNode) bool {
+	typ := inputType(n)
+	return n.tag == "button" && typ == "submit" || n.tag == "input" && (typ == "submit" || typ == "image")
 }
 
 // axString returns the string inside an AX value; values arrive as JSON.

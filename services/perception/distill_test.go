@@ -101,6 +101,12 @@ func TestDistillKeepsControlsAndMeaning(t *testing.T) {
 	if tos := find(nodes, "checkbox", "I agree"); len(tos.States) == 0 || tos.States[0] != "checked" {
 		t.Errorf("checkbox states %v", tos.States)
 	}
+	if co.Contract.FormAction != "/vendors" || co.Contract.FormMethod != "post" {
+		t.Errorf("a field sends its form on Enter, its contract must say where: %+v", co.Contract)
+	}
+	if notes := find(nodes, "textbox", "Notes"); notes.Contract.FormAction != "" {
+		t.Errorf("Enter in a textarea does not send the form: %+v", notes.Contract)
+	}
 	reg := find(nodes, "button", "Register")
 	if reg.Contract.FormAction != "/vendors" || reg.Contract.FormMethod != "post" || reg.Contract.InputType != "submit" {
 		t.Errorf("submit contract %+v", reg.Contract)
@@ -200,5 +206,38 @@ func TestDuplicatesGetOrdinals(t *testing.T) {
 	}
 	if len(got) != 3 || got[1] != got[0]+"~2" || got[2] != got[0]+"~3" {
 		t.Fatalf("duplicate ids %v", got)
+	}
+}
+
+// A field sends its form as the form's default button (its first submit
+// button) would: with that button's formaction and formmethod.
+func TestFieldContractNamesWhereEnterSends(t *testing.T) {
+	const page = `<!doctype html><html><body><form action="/vendors" method="post">
+<label for="n">Name</label><input id="n" name="name">
+<button type="button">Preview</button>
+<button formaction="/vendors/purge" formmethod="POST">Save</button>
+<button>Register</button>
+</form>
+<form action="/search"><label for="q">Query</label><input id="q" type="search"></form>
+<label for="lone">Lone</label><input id="lone"></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	for _, c := range []struct {
+		role, name, action, method string
+	}{
+		{"textbox", "Name", "/vendors/purge", "post"},
+		{"button", "Save", "/vendors/purge", "post"},
+		{"button", "Register", "/vendors", "post"},
+		{"button", "Preview", "", ""},
+		{"searchbox", "Query", "/search", "get"},
+		{"textbox", "Lone", "", ""},
+	} {
+		n := find(nodes, c.role, c.name)
+		if n == nil || n.Contract == nil {
+			t.Fatalf("no %s %q with a contract", c.role, c.name)
+		}
+		if n.Contract.FormAction != c.action || n.Contract.FormMethod != c.method {
+			t.Errorf("%s %q contract %+v, want action %q method %q", c.role, c.name, n.Contract, c.action, c.method)
+		}
 	}
 }

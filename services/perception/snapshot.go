@@ -26,6 +26,8 @@ type domIndex struct {
 	snap  *domsnapshot.CaptureSnapshotResult
 	nodes map[int64]*domNode
 	ids   []map[string]int64 // per document: id attribute -> backend id
+
+	defaults map[*domNode]*domNode // form -> its default button, once found
 }
 
 // Computed styles asked of captureSnapshot, in this order.
@@ -180,6 +182,27 @@ func (x *domIndex) form(n *domNode) *domNode {
 		}
 	}
 	return nil
+}
+
+// defaultButton returns the first submit button of form in tree order
+// (the one implicit submission uses), or nil when it has none.
+func (x *domIndex) defaultButton(form *domNode) *domNode {
+	if b, ok := x.defaults[form]; ok {
+		return b
+	}
+	var found *domNode
+	nt := x.snap.Documents[form.doc].Nodes
+	for i := range nt.BackendNodeID {
+		if n := x.nodes[int64(nt.BackendNodeID[i])]; n != nil && submits(n) && x.form(n) == form {
+			found = n
+			break
+		}
+	}
+	if x.defaults == nil {
+		x.defaults = map[*domNode]*domNode{}
+	}
+	x.defaults[form] = found
+	return found
 }
 
 // relativeURL resolves ref against base and, when it stays on base's
