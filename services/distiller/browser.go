@@ -214,18 +214,28 @@ func (d *distillation) target(t *schema.Target) *schema.Target {
 			out.Contract.Href = ""
 		}
 	}
-	if c := out.Contract; c != nil {
-		// An address with digits in it most likely names one record (an
-		// id): another input would meet another address. The tag, input
-		// type and method still guard the control.
-		for _, f := range []*string{&c.FormAction, &c.Href} {
-			if hasDigit(*f) {
-				d.note("the contract of %s %q leaves out %s, which holds an id that varies", t.Role, t.Name, *f)
-				*f = ""
-			}
-		}
+	for _, a := range dropVaryingAddresses(out.Contract) {
+		d.note("the contract of %s %q leaves out %s, which holds an id that varies", t.Role, t.Name, a)
 	}
 	return out
+}
+
+// dropVaryingAddresses clears the addresses of c that have digits in
+// them and returns them: such an address most likely names one record (an
+// id), and another input would meet another address. The tag, input type
+// and method still guard the control.
+func dropVaryingAddresses(c *schema.Contract) []string {
+	if c == nil {
+		return nil
+	}
+	var dropped []string
+	for _, f := range []*string{&c.FormAction, &c.Href} {
+		if hasDigit(*f) {
+			dropped = append(dropped, *f)
+			*f = ""
+		}
+	}
+	return dropped
 }
 
 // evidence returns the assertions the page gave after a: the path it went

@@ -53,20 +53,23 @@ func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog
 }
 
 // learnContracts records on each step of p that has none the contract
-// its control had in the shadow replay, and returns how many it set.
-// Steps whose distillation knew the contract keep theirs.
+// its control had in the shadow replay, less the addresses that name a
+// record (dropVaryingAddresses), and returns how many it set. Steps
+// whose distillation knew the contract keep theirs.
 func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract) int {
 	n := 0
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		c, ok := contracts[s.ID]
-		if !ok || s.Target != nil && s.Target.Contract != nil {
+		read, ok := contracts[s.ID]
+		if !ok || read == nil || s.Target != nil && s.Target.Contract != nil {
 			continue
 		}
+		c := *read
+		dropVaryingAddresses(&c)
 		if s.Target == nil {
 			s.Target = &schema.Target{}
 		}
-		s.Target.Contract = c
+		s.Target.Contract = &c
 		n++
 	}
 	return n

@@ -1,0 +1,40 @@
+package distiller
+
+import (
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+func TestLearnContractsKeepsKnownOnesAndDropsRecordAddresses(t *testing.T) {
+	known := &schema.Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}
+	p := &schema.Playbook{Steps: []schema.Step{
+		{ID: "open", Tool: "browser_click", Target: &schema.Target{Contract: known}},
+		{ID: "row", Tool: "browser_click"},
+		{ID: "send", Tool: "browser_press_key"},
+		{ID: "look", Tool: "browser_snapshot"},
+	}}
+	read := map[string]*schema.Contract{
+		"open": {Tag: "a", Href: "/elsewhere"},
+		"row":  {Tag: "a", Href: "/inbox/M-01"},
+		"send": {Tag: "input", InputType: "text", FormAction: "/vendors", FormMethod: "post"},
+	}
+	if n := learnContracts(p, read); n != 2 {
+		t.Fatalf("learned %d contracts, want 2", n)
+	}
+	if p.Steps[0].Target.Contract != known {
+		t.Errorf("a contract the distillation knew was replaced: %+v", p.Steps[0].Target.Contract)
+	}
+	if c := p.Steps[1].Target.Contract; c == nil || c.Tag != "a" || c.Href != "" {
+		t.Errorf("a link to one record must keep its tag and lose its href: %+v", c)
+	}
+	if read["row"].Href != "/inbox/M-01" {
+		t.Errorf("learning changed the replay's own record of what it read")
+	}
+	if c := p.Steps[2].Target.Contract; c == nil || c.FormAction != "/vendors" {
+		t.Errorf("the focused field's contract was not learned: %+v", c)
+	}
+	if p.Steps[3].Target != nil {
+		t.Errorf("a step whose control was not read got a target: %+v", p.Steps[3].Target)
+	}
+}
