@@ -21,7 +21,12 @@ type Output struct {
 	JSON string `yaml:"json,omitempty" json:"json,omitempty"`
 	// Line locates the value in the result's text: on the one line that,
 	// leading white space aside, begins with Line, the value follows it,
-	// made of Token's characters. Line may hold parameter references.
+	// made of Token's characters and ending there (what follows is no
+	// letter, digit, - or _, nor a . / or : that runs on into one: r-23
+	// is not found in r-23.v2). The marks a control's state adds to its
+	// snapshot line ([checked], [disabled], [expanded], [pressed],
+	// [selected], [active]) are ignored on both sides. Line may hold
+	// parameter references.
 	Line  string `yaml:"line,omitempty" json:"line,omitempty"`
 	Token string `yaml:"token,omitempty" json:"token,omitempty"` // a character class such as [a-z0-9-]
 }
@@ -81,25 +86,40 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	line = stateMarks.ReplaceAllString(line, "")
 	token := regexp.MustCompile("^" + o.Token + "+") // validate checked the class
-	var found []string
+	var found, runOn []string
 	for _, l := range strings.Split(w.Text, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimLeft(l, " \t"), line)
+		rest, ok := strings.CutPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), line)
 		if !ok {
 			continue
 		}
-		if v := token.FindString(rest); v != "" {
+		v := token.FindString(rest)
+		switch {
+		case v == "":
+		case runsOn.MatchString(rest[len(v):]):
+			runOn = append(runOn, Clip(rest, 40))
+		default:
 			found = append(found, v)
 		}
 	}
-	switch len(found) {
-	case 0:
+	switch {
+	case len(found)+len(runOn) > 1:
+		return nil, Errorf(CodeAmbiguous, "%d lines of the result begin with %q (values %s): refusing to guess", len(found)+len(runOn), line, ClipList(append(found, runOn...), 5))
+	case len(runOn) == 1:
+		return nil, Errorf(CodeBindingNotFound, "the value after %q runs on (%q): it is not the kind of value the recording had", line, runOn[0])
+	case len(found) == 0:
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
-	case 1:
-		return found[0], nil
 	}
-	return nil, Errorf(CodeAmbiguous, "%d lines of the result begin with %q (values %s): refusing to guess", len(found), line, strings.Join(found, ", "))
+	return found[0], nil
 }
+
+// stateMarks are the marks a control's state adds to its snapshot line.
+var stateMarks = regexp.MustCompile(` \[(checked|disabled|expanded|pressed|selected|active)(=[a-z]+)?\]`)
+
+// runsOn matches text that continues a token: a letter, digit, - or _,
+// or a . / or : followed by one.
+var runsOn = regexp.MustCompile(`^([A-Za-z0-9_-]|[./:][A-Za-z0-9_-])`)
 
 func (o Output) locateJSON(w World) (any, error) {
 	doc, ok := ResultDocument(w.Output)

@@ -83,19 +83,23 @@ func TestOutputLocate(t *testing.T) {
 		want any
 		code schema.Code
 	}{
-		"structured":           {schema.Output{JSON: "$.id"}, result(`{"id":"r-18"}`, "ok"), "r-18", ""},
-		"json text":            {schema.Output{JSON: "$.record.id"}, result("", `{"record":{"id":42}}`), float64(42), ""},
-		"one-item list":        {schema.Output{JSON: "$.items[0].id"}, result(`{"items":[{"id":"a-1"}]}`, ""), "a-1", ""},
-		"several items":        {schema.Output{JSON: "$.items[0].id"}, result(`{"items":[{"id":"a-1"},{"id":"a-2"}]}`, ""), nil, schema.CodeAmbiguous},
-		"missing field":        {schema.Output{JSON: "$.id"}, result(`{"name":"Acme"}`, ""), nil, schema.CodeBindingNotFound},
-		"not json":             {schema.Output{JSON: "$.id"}, result("", "created r-18"), nil, schema.CodeBindingNotFound},
-		"object, not a value":  {schema.Output{JSON: "$.record"}, result(`{"record":{"id":1}}`, ""), nil, schema.CodeBindingNotFound},
-		"snapshot line":        {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", snapshot), "e13", ""},
-		"a moved line":         {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"Delete record\" [ref=e12]\n- textbox \"Tax ID\" [ref=f3e40]"), "f3e40", ""},
-		"line with a param":    {schema.Output{Line: `Created record for {{name}}: `, Token: "[a-z0-9-]"}, result("", "Created record for Acme: r-19."), "r-19", ""},
-		"line not there":       {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"VAT\" [ref=e13]"), nil, schema.CodeBindingNotFound},
-		"two matching lines":   {schema.Output{Line: `- button "Continue" [ref=`, Token: "[a-z0-9]"}, result("", snapshot+"  - button \"Continue\" [ref=e99]\n"), nil, schema.CodeAmbiguous},
-		"a longer name is not": {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"Tax ID (optional)\" [ref=e5]"), nil, schema.CodeBindingNotFound},
+		"structured":              {schema.Output{JSON: "$.id"}, result(`{"id":"r-18"}`, "ok"), "r-18", ""},
+		"json text":               {schema.Output{JSON: "$.record.id"}, result("", `{"record":{"id":42}}`), float64(42), ""},
+		"one-item list":           {schema.Output{JSON: "$.items[0].id"}, result(`{"items":[{"id":"a-1"}]}`, ""), "a-1", ""},
+		"several items":           {schema.Output{JSON: "$.items[0].id"}, result(`{"items":[{"id":"a-1"},{"id":"a-2"}]}`, ""), nil, schema.CodeAmbiguous},
+		"missing field":           {schema.Output{JSON: "$.id"}, result(`{"name":"Acme"}`, ""), nil, schema.CodeBindingNotFound},
+		"not json":                {schema.Output{JSON: "$.id"}, result("", "created r-18"), nil, schema.CodeBindingNotFound},
+		"object, not a value":     {schema.Output{JSON: "$.record"}, result(`{"record":{"id":1}}`, ""), nil, schema.CodeBindingNotFound},
+		"snapshot line":           {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", snapshot), "e13", ""},
+		"a moved line":            {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"Delete record\" [ref=e12]\n- textbox \"Tax ID\" [ref=f3e40]"), "f3e40", ""},
+		"line with a param":       {schema.Output{Line: `Created record for {{name}}: `, Token: "[a-z0-9-]"}, result("", "Created record for Acme: r-19."), "r-19", ""},
+		"line not there":          {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"VAT\" [ref=e13]"), nil, schema.CodeBindingNotFound},
+		"two matching lines":      {schema.Output{Line: `- button "Continue" [ref=`, Token: "[a-z0-9]"}, result("", snapshot+"  - button \"Continue\" [ref=e99]\n"), nil, schema.CodeAmbiguous},
+		"a value that runs on":    {schema.Output{Line: `Created record for {{name}}: `, Token: "[a-z0-9-]"}, result("", "Created record for Acme: r-23.v2"), nil, schema.CodeBindingNotFound},
+		"a path that runs on":     {schema.Output{Line: `id: `, Token: "[a-z0-9-]"}, result("", "id: r-23/drafts"), nil, schema.CodeBindingNotFound},
+		"a checked box":           {schema.Output{Line: `- checkbox "I agree" [ref=`, Token: "[a-z0-9]"}, result("", `- checkbox "I agree" [checked] [ref=e4]`), "e4", ""},
+		"a box no longer checked": {schema.Output{Line: `- checkbox "I agree" [checked] [ref=`, Token: "[a-z0-9]"}, result("", `- checkbox "I agree" [ref=e4] [cursor=pointer]`), "e4", ""},
+		"a longer name is not":    {schema.Output{Line: `- textbox "Tax ID" [ref=`, Token: "[a-z0-9]"}, result("", "- textbox \"Tax ID (optional)\" [ref=e5]"), nil, schema.CodeBindingNotFound},
 	} {
 		got, err := c.out.Locate(c.w, params)
 		if c.code != "" {
