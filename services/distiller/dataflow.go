@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -32,8 +33,10 @@ var digit = regexp.MustCompile(`[0-9]`)
 
 func isHandle(s string) bool { return handlePattern.MatchString(s) && digit.MatchString(s) }
 
-// idKey is an argument key whose number value may be an id.
-var idKey = regexp.MustCompile(`(?i)(^|_)(id|ref|key|handle|uuid)$|[a-z]Id$`)
+// idKey is a key whose value may be an id: an argument's number, or a
+// result's field whose value a later call passes whatever it looks like
+// (a slug such as north-star has no digit to tell it by).
+var idKey = regexp.MustCompile(`(?i)(^|_)(id|ref|key|handle|uuid|slug|number|num)$|[a-z]Id$`)
 
 // handleToken finds the handle-like runs inside a longer string.
 var handleToken = regexp.MustCompile(`[A-Za-z0-9_-]+`)
@@ -65,15 +68,46 @@ func (d *distillation) flowValue(what, key string, v any, producers []producer) 
 			}
 			return "{{" + ref + "}}", nil
 		}
-		if strings.Contains(x, "://") {
-			return x, nil // a URL: its digits are ports and paths, not handles
+		if o, p, ok := d.producedID(x, producers); ok {
+			return "{{" + d.declare(what, p, o, x) + "}}", nil
+		}
+		// In a URL, only the path, query and fragment may carry a handle
+		// (/records/r-17); scheme, host and port are constants.
+		head, rest := "", x
+		if i := strings.Index(x, "://"); i >= 0 {
+			head, rest = x, ""
+			if j := strings.IndexAny(x[i+3:], "/?#"); j >= 0 {
+				head, rest = x[:i+3+j], x[i+3+j:]
+			}
 		}
 		var firstErr error
-		t := handleToken.ReplaceAllStringFunc(x, func(tok string) string {
-			if !isHandle(tok) || !strings.ContainsAny(strings.ToLower(tok), "abcdefghijklmnopqrstuvwxyz") {
+		t := handleToken.ReplaceAllStringFunc(rest, func(tok string) string {
+			var ref string
+			var err error
+			switch {
+			case head != "" && !isHandle(tok):
+				// A word in a URL is a produced value only as the whole
+				// of an id-like field (a slug).
+				o, p, ok := d.producedID(tok, producers)
+				if !ok {
+					return tok
+				}
+				ref = d.declare(what, p, o, tok)
+			case !isHandle(tok):
+				return tok
+			case strings.ContainsAny(strings.ToLower(tok), "abcdefghijklmnopqrstuvwxyz"):
+				ref, err = d.produced(what, tok, producers)
+			case head != "":
+				// A number in a URL's path is an id only when an
+				// earlier result returned it as one.
+				n, perr := strconv.ParseFloat(tok, 64)
+				if perr != nil || strconv.FormatFloat(n, 'f', -1, 64) != tok {
+					return tok
+				}
+				ref, err = d.producedNumber(what, n, producers, true)
+			default:
 				return tok
 			}
-			ref, err := d.produced(what, tok, producers)
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
@@ -82,12 +116,12 @@ func (d *distillation) flowValue(what, key string, v any, producers []producer) 
 			}
 			return "{{" + ref + "}}"
 		})
-		return t, firstErr
+		return head + t, firstErr
 	case float64:
 		if !idKey.MatchString(key) || x != math.Trunc(x) {
 			return x, nil
 		}
-		ref, err := d.producedNumber(what, x, producers)
+		ref, err := d.producedNumber(what, x, producers, false)
 		if err != nil || ref == "" {
 			return x, err
 		}
@@ -131,11 +165,26 @@ func (d *distillation) produced(what, v string, producers []producer) (string, e
 	return "", nil
 }
 
-// producedNumber is produced for a number: only a structured field holds
-// one recognisably.
-func (d *distillation) producedNumber(what string, v float64, producers []producer) (string, error) {
+// producedID finds v, a value no handle pattern recognises (a slug), as
+// the whole value of an id-like field (idKey) of an earlier result: the
+// latest such result, located by its JSON path.
+func (d *distillation) producedID(v string, producers []producer) (schema.Output, producer, bool) {
+	if strings.TrimSpace(v) == "" || strings.ContainsAny(v, " \n\t") {
+		return schema.Output{}, producer{}, false
+	}
 	for i := len(producers) - 1; i >= 0; i-- {
-		if o, ok := d.jsonOutput(producers[i].world, v); ok {
+		if o, ok := d.jsonOutput(producers[i].world, v); ok && idKey.MatchString(lastKey(o.JSON)) {
+			return o, producers[i], true
+		}
+	}
+	return schema.Output{}, producer{}, false
+}
+
+// producedNumber is produced for a number: only a structured field holds
+// one recognisably; with idField, only an id-like one (idKey).
+func (d *distillation) producedNumber(what string, v float64, producers []producer, idField bool) (string, error) {
+	for i := len(producers) - 1; i >= 0; i-- {
+		if o, ok := d.jsonOutput(producers[i].world, v); ok && (!idField || idKey.MatchString(lastKey(o.JSON))) {
 			return d.declare(what, producers[i], o, fmt.Sprint(v)), nil
 		}
 	}
@@ -250,13 +299,17 @@ type flowValue struct{ value, ref string }
 
 var quotedName = regexp.MustCompile(`"([^"]+)"`)
 
+// lastKey is the last key of a JSON path, without a trailing [0].
+func lastKey(path string) string {
+	return strings.TrimSuffix(path[strings.LastIndex(path, ".")+1:], "[0]")
+}
+
 // outputName names an output after what locates it: the last key of a
 // JSON path, the quoted name on a snapshot line, else "value".
 func outputName(o schema.Output) string {
 	var name string
 	if o.JSON != "" {
-		i := strings.LastIndex(o.JSON, ".")
-		name = strings.TrimSuffix(o.JSON[i+1:], "[0]")
+		name = lastKey(o.JSON)
 	} else if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
 		name = m[len(m)-1][1]
 	}

@@ -92,3 +92,57 @@ func TestDistillRefusesAValueItCannotFindAgain(t *testing.T) {
 		t.Fatalf("distill: %v", err)
 	}
 }
+
+// TestDistillBindsIDsThatLookLikeWords: a slug an id field returned, a
+// number field called number, and a record's id inside a URL's path are
+// produced values too; the URL's host and port stay as they were.
+func TestDistillBindsIDsThatLookLikeWords(t *testing.T) {
+	r := mcpRun(map[string]string{"name": "North Star"}, "Create a project named North Star and open it",
+		[3]string{"create_project", `{"name":"North Star"}`, `{"content":[{"type":"text","text":"created"}],"structuredContent":{"slug":"north-star","number":17,"record":"r-40"}}`},
+		[3]string{"open_issue", `{"project":"north-star","number":17}`, textResult("opened")},
+		[3]string{"fetch", `{"url":"http://127.0.0.1:8080/records/r-40/issues/17?via=north-star"}`, textResult("fetched")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := schema.EncodePlaybook(c.Playbook)
+	steps := c.Playbook.Steps
+	if a := steps[1].Args; a["project"] != "{{steps.create-project.slug}}" || a["number"] != "{{steps.create-project.number}}" {
+		t.Errorf("open_issue's arguments: %v\n%s", a, doc)
+	}
+	want := "http://127.0.0.1:8080/records/{{steps.create-project.record}}/issues/{{steps.create-project.number}}?via={{steps.create-project.slug}}"
+	if got := steps[2].Args["url"]; got != want {
+		t.Errorf("fetch's url:\n got %v\nwant %s\n%s", got, want, doc)
+	}
+	if _, err := schema.DecodePlaybook(doc); err != nil {
+		t.Fatalf("the playbook does not decode: %v\n%s", err, doc)
+	}
+}
+
+// TestDistillLetsAnElementDescriptionQuoteTheTask: a browser server's
+// element argument only describes the control; words of the task in it
+// are no unbound value, while the same words in any other argument are.
+func TestDistillLetsAnElementDescriptionQuoteTheTask(t *testing.T) {
+	snapshot := "- button \"Register vendor\" [ref=e9]\n"
+	calls := [][3]string{
+		{"browser_snapshot", `{}`, textResult(snapshot)},
+		{"browser_click", `{"element":"Register vendor","target":"e9"}`, textResult("labelled")},
+	}
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	r := mcpRun(map[string]string{"name": "Acme"}, "Register vendor Acme", calls...)
+	r.Inventories = append(r.Inventories, inventory)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["element"] != "Register vendor" || a["target"] != "{{steps.browser-snapshot.register_vendor}}" {
+		t.Fatalf("browser_click's arguments: %v", a)
+	}
+	calls[1][1] = `{"note":"Register vendor","target":"e9"}`
+	r = mcpRun(map[string]string{"name": "Acme"}, "Register vendor Acme", calls...)
+	r.Inventories = append(r.Inventories, inventory)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) {
+		t.Fatalf("task words in another argument: %v, want unbound", err)
+	}
+}

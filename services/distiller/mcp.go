@@ -124,8 +124,29 @@ func stringValues(v any) []string {
 	return nil
 }
 
-// templateArgs templates the strings inside a call's arguments.
+// browserServer reports whether the recorded server drives a browser by
+// snapshot refs (it offers browser_snapshot).
+func (d *distillation) browserServer() bool {
+	if n := len(d.r.Inventories); n > 0 {
+		for _, t := range d.r.Inventories[n-1].Environment.Tools {
+			if t.Name == "browser_snapshot" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// templateArgs templates the strings inside a call's arguments. A value
+// that comes from the task but matches no parameter is refused, except
+// in a browser server's element argument: that only describes the
+// control for people (the ref picks it), so saying "the Register
+// button" where the task said "register" binds nothing.
 func (d *distillation) templateArgs(what string, v any) (any, error) {
+	return d.templateArg(what, "", v)
+}
+
+func (d *distillation) templateArg(what, key string, v any) (any, error) {
 	switch x := v.(type) {
 	case string:
 		if t, ok := d.b.whole(x); ok {
@@ -134,14 +155,14 @@ func (d *distillation) templateArgs(what string, v any) (any, error) {
 		if t := d.b.within(x); t != x {
 			return t, nil
 		}
-		if d.b.fromTask(x) {
+		if d.b.fromTask(x) && !(key == "element" && d.browserServer()) {
 			return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
 		}
 		return x, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			t, err := d.templateArgs(what, e)
+			t, err := d.templateArg(what, k, e)
 			if err != nil {
 				return nil, err
 			}
@@ -151,7 +172,7 @@ func (d *distillation) templateArgs(what string, v any) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			t, err := d.templateArgs(what, e)
+			t, err := d.templateArg(what, key, e)
 			if err != nil {
 				return nil, err
 			}
