@@ -91,7 +91,8 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 
 // TestMCPBrowserServesInOrderAndSurvivesBadLines speaks raw JSON-RPC to
 // rote mcp browser: a line that is not JSON is answered with a parse
-// error and the session goes on; calls sent all at once run one after
+// error, a batch or a null id with an invalid-request error, and the
+// session goes on; calls sent all at once run one after
 // another in the order they were sent; and a server killed mid-session
 // leaves a run the next one marks aborted.
 func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
@@ -125,6 +126,17 @@ func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
 	io.WriteString(stdin, "{this is not json\n")
 	if m := read(); m["error"] == nil || m["id"] != nil {
 		t.Fatalf("a malformed line answered %v", m)
+	}
+	// A batch, and a call whose id is null, are invalid requests: each is
+	// answered, and neither ends the session or holds up the next call.
+	io.WriteString(stdin, `[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"snapshot","arguments":{}}}`+"\n")
+	for _, what := range []string{"a batch", "a null id"} {
+		m := read()
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32600) || m["id"] != nil {
+			t.Fatalf("%s answered %v, want an invalid-request error", what, m)
+		}
 	}
 	call := func(id int, tool string, args string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", id, tool, args)

@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/rote-agent/rote/schema"
 )
 
 // MaxLine is the longest line the browser server reads: a longer one is
@@ -51,9 +53,9 @@ func (s *serial) Read(p []byte) (int, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		id, call, bad := classify(line)
+		id, call, code, bad := classify(line)
 		if bad != "" {
-			s.reply(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":%q}}`, "parse error: "+bad))
+			s.reply(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`, code, bad))
 			continue
 		}
 		if call {
@@ -87,24 +89,41 @@ func (s *serial) readLine() ([]byte, error) {
 }
 
 // classify reports a request's id and whether it is a tools/call, or
-// why the line is no JSON-RPC message.
-func classify(line []byte) (id string, call bool, bad string) {
+// why the line is no JSON-RPC message the server takes, with the
+// JSON-RPC error code to answer it with: a line that is not JSON is a
+// parse error; a batch (which MCP dropped after 2025-03-26) and an id
+// that is neither a string nor a number are invalid requests, which the
+// SDK would leave unanswered or end the session over.
+func classify(line []byte) (id string, call bool, code int, bad string) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if !json.Valid(trimmed) {
-			return "", false, "not JSON"
+			return "", false, codeParse, "parse error: not JSON"
 		}
-		return "", false, "" // a batch: the SDK answers it
+		return "", false, codeInvalidRequest, "batches are not supported: send one message per line"
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return "", false, "not a JSON object"
+		return "", false, codeParse, "parse error: not a JSON object"
 	}
-	return canonicalID(m.ID), m.Method == "tools/call" && len(m.ID) > 0, ""
+	if len(m.ID) > 0 {
+		switch m.ID[0] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		default:
+			return "", false, codeInvalidRequest, "an id must be a string or a number, not " + schema.Clip(string(m.ID), 40)
+		}
+	}
+	return canonicalID(m.ID), m.Method == "tools/call" && len(m.ID) > 0, 0, ""
 }
+
+// JSON-RPC error codes the server answers lines with itself.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+)
 
 // canonicalID spells an id the same way whoever encoded it: 1 and 1.0,
 // "a" and "\u0061" are one id.
