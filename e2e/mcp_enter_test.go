@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// enterSite is one form whose only field sends it on Enter. Its action
+// can change between recording and replay; every POST is kept with its
+// path.
+type enterSite struct {
+	*httptest.Server
+	action atomic.Value // string: the form's action
+	mu     sync.Mutex
+	posts  []string // "path name=value"
+}
+
+func newEnterSite(t *testing.T) *enterSite {
+	s := &enterSite{}
+	s.action.Store("/save")
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			s.mu.Lock()
+			s.posts = append(s.posts, r.URL.Path+" "+url.Values(r.PostForm).Encode())
+			s.mu.Unlock()
+			fmt.Fprintf(w, `<!doctype html><title>Saved</title><main><h1>Saved</h1><p role="status">Company %s saved</p></main>`, r.PostForm.Get("company"))
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Company</title><main><h1>New company</h1>
+<form method="post" action=%q><label for="c">Company</label><input id="c" name="company"><button>Save</button></form></main>`, s.action.Load())
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *enterSite) sent() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.posts...)
+}
+
+// TestEnterSendsOnlyWhereItWasRecorded records a session that sends a
+// form by pressing Enter in its field (@playwright/mcp: browser_type
+// with submit; rote mcp browser: press Enter on the field), replays it
+// with another value, then replays it against the same form now posting
+// to /purge: the replay must stop with contract_changed and send nothing
+// there. A key press in a field is a submit; before the field's contract
+// named its form's action, it went through and reported success.
+func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
+	long(t, "Enter-key replays through both browser MCP servers")
+	t.Parallel()
+	for _, srv := range []struct {
+		name    string
+		command func(dir string) []string
+		drive   func(c *rawClient, base string)
+	}{
+		{"@playwright/mcp", func(string) []string { return playwrightCommand(t) }, func(c *rawClient, base string) {
+			c.text("browser_navigate", map[string]any{"url": base + "/"})
+			snap := c.text("browser_snapshot", map[string]any{})
+			c.text("browser_type", map[string]any{"element": "Company", "target": snapshotRef(c.t, snap, "textbox", "Company"), "text": "Acme", "submit": true})
+			if final := c.text("browser_snapshot", map[string]any{}); !strings.Contains(final, "Company Acme saved") {
+				c.t.Fatalf("the session did not save:\n%.2000s", final)
+			}
+		}},
+		{"rote mcp browser", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, func(c *rawClient, base string) {
+			page := c.text("navigate", map[string]any{"url": base + "/"})
+			field := roteID(c.t, page, "textbox", "Company")
+			c.text("fill", map[string]any{"target": field, "value": "Acme"})
+			c.text("press", map[string]any{"target": field, "key": "Enter"})
+			if final := c.text("done", map[string]any{"reason": "saved"}); !strings.Contains(final, "Company Acme saved") {
+				c.t.Fatalf("the session did not save:\n%.2000s", final)
+			}
+		}},
+	} {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			site := newEnterSite(t)
+			dir := t.TempDir()
+			server := srv.command(dir)
+			rec := startRecording(t, dir, nil, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
+				"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server...)
+			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
+			c.handshake()
+			srv.drive(c, site.URL)
+			rec.stdin.Close()
+			if err := rec.cmd.Wait(); err != nil {
+				t.Fatalf("record: %v\n%s", err, rec.stderr)
+			}
+			data := []string{"--data", dir}
+			code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "enter-form", "--"), server...)...)
+			if code != 0 || !strings.Contains(out, "promoted save-company v1") {
+				t.Fatalf("promote: exit %d\n%s", code, out)
+			}
+			replay := append(data, "replay", "save-company", "--target", "enter-form", "--param", "company=Initech", "--")
+			code, out = rote(t, dir, append(replay, server...)...)
+			if sent := site.sent(); code != 0 || !strings.Contains(out, "success: verified") || sent[len(sent)-1] != "/save company=Initech" {
+				t.Fatalf("replay on the recorded form: exit %d, posts %v\n%s", code, sent, out)
+			}
+			site.action.Store("/purge")
+			before := len(site.sent())
+			code, out = rote(t, dir, append(replay, server...)...)
+			if sent := site.sent(); len(sent) != before {
+				t.Fatalf("the replay sent %v to a form that now purges (exit %d)\n%s", sent[before:], code, out)
+			}
+			if code == 0 || !strings.Contains(out, "contract_changed") {
+				t.Fatalf("the replay against a form that now purges: exit %d, want a contract_changed stop\n%s", code, out)
+			}
+		})
+	}
+}
