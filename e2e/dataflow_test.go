@@ -22,15 +22,24 @@ type rawClient struct {
 }
 
 // handshake opens the session: initialize (and its notification) up to
-// 2025-11-25, the stateless server/discover for 2026-07-28; then lists
-// the tools so that the recorder knows the inventory.
+// 2025-11-25, the stateless server/discover for 2026-07-28, falling back
+// to initialize with 2025-11-25, as such a client does, when the server
+// does not know server/discover; then lists the tools so that the
+// recorder knows the inventory.
 func (c *rawClient) handshake() {
 	if c.version == "2026-07-28" {
-		c.request("server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/clientInfo": map[string]any{"name": "raw", "version": "1"}}})
-	} else {
-		c.request("initialize", map[string]any{"protocolVersion": c.version, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}})
-		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+		_, rpcErr := c.exchange("server/discover", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+		if rpcErr == nil {
+			c.request("tools/list", map[string]any{})
+			return
+		}
+		if !strings.Contains(string(rpcErr), "-32601") {
+			c.t.Fatalf("server/discover: %s", rpcErr)
+		}
+		c.version = "2025-11-25"
 	}
+	c.request("initialize", map[string]any{"protocolVersion": c.version, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	c.request("tools/list", map[string]any{})
 }
 
@@ -44,6 +53,16 @@ func (c *rawClient) send(msg map[string]any) {
 // request sends one request and returns its result, skipping
 // notifications; an error response fails the test.
 func (c *rawClient) request(method string, params map[string]any) json.RawMessage {
+	c.t.Helper()
+	res, rpcErr := c.exchange(method, params)
+	if rpcErr != nil {
+		c.t.Fatalf("%s (protocol %s): %s", method, c.version, rpcErr)
+	}
+	return res
+}
+
+// exchange sends one request and returns its result or its error.
+func (c *rawClient) exchange(method string, params map[string]any) (result, rpcErr json.RawMessage) {
 	c.t.Helper()
 	c.id++
 	if c.version == "2026-07-28" {
@@ -69,10 +88,7 @@ func (c *rawClient) request(method string, params map[string]any) json.RawMessag
 		if json.Unmarshal(line, &m) != nil || m.ID == nil || *m.ID != c.id {
 			continue
 		}
-		if m.Error != nil {
-			c.t.Fatalf("%s (protocol %s): %s", method, c.version, m.Error)
-		}
-		return m.Result
+		return m.Result, m.Error
 	}
 }
 

@@ -53,7 +53,10 @@ func (s *enterSite) sent() []string {
 // with another value, then replays it against the same form now posting
 // to /purge: the replay must stop with contract_changed and send nothing
 // there. A key press in a field is a submit; before the field's contract
-// named its form's action, it went through and reported success.
+// named its form's action, it went through and reported success. Each
+// server is recorded by a raw client speaking each protocol version
+// (promoted and replayed by one negotiating its own); the drift is tried
+// on the first.
 func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
 	long(t, "Enter-key replays through both browser MCP servers")
 	t.Parallel()
@@ -80,39 +83,52 @@ func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(srv.name, func(t *testing.T) {
-			t.Parallel()
-			site := newEnterSite(t)
-			dir := t.TempDir()
-			server := srv.command(dir)
-			rec := startRecording(t, dir, nil, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
-				"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
-			c.handshake()
-			srv.drive(c, site.URL)
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
-			data := []string{"--data", dir}
-			code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "enter-form", "--"), server...)...)
-			if code != 0 || !strings.Contains(out, "promoted save-company v1") {
-				t.Fatalf("promote: exit %d\n%s", code, out)
-			}
-			replay := append(data, "replay", "save-company", "--target", "enter-form", "--param", "company=Initech", "--")
-			code, out = rote(t, dir, append(replay, server...)...)
-			if sent := site.sent(); code != 0 || !strings.Contains(out, "success: verified") || sent[len(sent)-1] != "/save company=Initech" {
-				t.Fatalf("replay on the recorded form: exit %d, posts %v\n%s", code, sent, out)
-			}
-			site.action.Store("/purge")
-			before := len(site.sent())
-			code, out = rote(t, dir, append(replay, server...)...)
-			if sent := site.sent(); len(sent) != before {
-				t.Fatalf("the replay sent %v to a form that now purges (exit %d)\n%s", sent[before:], code, out)
-			}
-			if code == 0 || !strings.Contains(out, "contract_changed") {
-				t.Fatalf("the replay against a form that now purges: exit %d, want a contract_changed stop\n%s", code, out)
-			}
-		})
+		for i, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+			t.Run(srv.name+"/"+version, func(t *testing.T) {
+				t.Parallel()
+				enterFlow(t, srv.command, srv.drive, version, i == 0)
+			})
+		}
+	}
+}
+
+// enterFlow records the Enter session with a client speaking version,
+// promotes it with a replay client negotiating its own, and replays it
+// with another value; with drift, also against the form now posting to
+// /purge.
+func enterFlow(t *testing.T, command func(dir string) []string, drive func(c *rawClient, base string), version string, drift bool) {
+	site := newEnterSite(t)
+	dir := t.TempDir()
+	server := command(dir)
+	rec := startRecording(t, dir, nil, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
+		"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server...)
+	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: version}
+	c.handshake()
+	drive(c, site.URL)
+	rec.stdin.Close()
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("record: %v\n%s", err, rec.stderr)
+	}
+	data := []string{"--data", dir}
+	code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "enter-form", "--"), server...)...)
+	if code != 0 || !strings.Contains(out, "promoted save-company v1") {
+		t.Fatalf("promote: exit %d\n%s", code, out)
+	}
+	replay := append(data, "replay", "save-company", "--target", "enter-form", "--param", "company=Initech", "--")
+	code, out = rote(t, dir, append(replay, server...)...)
+	if sent := site.sent(); code != 0 || !strings.Contains(out, "success: verified") || sent[len(sent)-1] != "/save company=Initech" {
+		t.Fatalf("replay on the recorded form: exit %d, posts %v\n%s", code, sent, out)
+	}
+	if !drift {
+		return
+	}
+	site.action.Store("/purge")
+	before := len(site.sent())
+	code, out = rote(t, dir, append(replay, server...)...)
+	if sent := site.sent(); len(sent) != before {
+		t.Fatalf("the replay sent %v to a form that now purges (exit %d)\n%s", sent[before:], code, out)
+	}
+	if code == 0 || !strings.Contains(out, "contract_changed") {
+		t.Fatalf("the replay against a form that now purges: exit %d, want a contract_changed stop\n%s", code, out)
 	}
 }
