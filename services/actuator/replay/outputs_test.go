@@ -10,27 +10,26 @@ import (
 	"github.com/rote-agent/rote/services/actuator/replay"
 )
 
-const dataflow = `name: label-record
-intent: create a record named {{name}} and label it {{label}}
-params:
-  name: {type: string, required: true}
-  label: {type: string, required: true}
-steps:
-  - id: create
-    kind: deterministic
-    tool: create_record
-    args: {name: "{{name}}"}
-    on_fail: retry(2)
-    outputs:
-      id: {json: $.id}
-  - id: tag
-    kind: deterministic
-    needs: [create]
-    tool: label_record
-    args: {id: "{{steps.create.id}}", label: "{{label}}"}
-verify:
-  - text_visible: labelled
-`
+// labelRecord is a create-then-label playbook whose label call takes the
+// id the create call returned; create would be retried, were it a read.
+func labelRecord(t *testing.T) *schema.Playbook {
+	t.Helper()
+	p := &schema.Playbook{
+		Name: "label-record", Intent: "create a record named {{name}} and label it {{label}}", Fingerprint: fp,
+		Params: map[string]schema.Param{"name": {Type: schema.ParamString, Required: true}, "label": {Type: schema.ParamString, Required: true}},
+		Steps: []schema.Step{
+			{ID: "create", Kind: schema.StepDeterministic, Tool: "create_record", Args: map[string]any{"name": "{{name}}"},
+				OnFail: schema.OnFail{Policy: schema.FailRetry, Retries: 2}, Outputs: map[string]schema.Output{"id": {JSON: "$.id"}}},
+			{ID: "tag", Kind: schema.StepDeterministic, Needs: []string{"create"}, Tool: "label_record",
+				Args: map[string]any{"id": "{{steps.create.id}}", "label": "{{label}}"}},
+		},
+		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "labelled"}},
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 func created(structured string) actuatortest.Outcome {
 	return ok(schema.ToolResultWorld([]byte(`{"content":[{"type":"text","text":"created"}],"structuredContent":` + structured + `}`)))
@@ -53,11 +52,7 @@ func TestOutputsBindTheNewObject(t *testing.T) {
 		{"a list where the id was", created(`{"id":[{"id":"r-18"},{"id":"r-19"}]}`), schema.CodeBindingNotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := schema.DecodePlaybook([]byte(dataflow))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Fingerprint = fp
+			p := labelRecord(t)
 			d := &actuatortest.Scripted{FP: fp, Steps: map[string][]actuatortest.Outcome{"create": {c.create}, "tag": {labelled}}}
 			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Params: map[string]string{"name": "Globex", "label": "urgent"}, Open: opener(d)})
 			if err != nil {
