@@ -11,7 +11,8 @@ import (
 // no contract at all. The error is a *Error naming
 // each difference: CodeContractChanged when the control would send
 // elsewhere (form action or method, href), else CodeControlChanged when
-// only its kind changed (tag, input type).
+// its kind changed (tag, input type), including a field that became a
+// textarea or a select, which no key sends a form from.
 func (c *Contract) Check(current *Contract) error {
 	recorded := c
 	if recorded == nil {
@@ -34,7 +35,7 @@ func (c *Contract) Check(current *Contract) error {
 	} {
 		if f.was != "" && f.was != f.now {
 			diffs = append(diffs, fmt.Sprintf("%s was %q, is %q", f.name, f.was, f.now))
-			if f.sends {
+			if f.sends && (f.now != "" || !current.sendsNothing()) {
 				code = CodeContractChanged
 			}
 		}
@@ -44,3 +45,7 @@ func (c *Contract) Check(current *Contract) error {
 	}
 	return nil
 }
+
+// sendsNothing reports whether the control cannot send a form or follow
+// a link on its own: a textarea or a select.
+func (c *Contract) sendsNothing() bool { return c.Tag == "textarea" || c.Tag == "select" }

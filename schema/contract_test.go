@@ -14,6 +14,16 @@ func TestContractGate(t *testing.T) {
 	if !errors.Is(err, ErrControlChanged) || err.Error() != `control_changed: tag was "input", is "textarea"; input type was "text", is ""` {
 		t.Fatalf("field became a textarea: %v", err)
 	}
+	field := &Contract{Tag: "input", InputType: "text", FormAction: "/vendors", FormMethod: "post"}
+	if err := field.Check(&Contract{Tag: "textarea"}); !errors.Is(err, ErrControlChanged) {
+		t.Fatalf("a field that sent its form on Enter became a textarea, which sends nothing: %v", err)
+	}
+	if err := field.Check(&Contract{Tag: "input", InputType: "text", FormAction: "/vendors/purge", FormMethod: "post"}); !errors.Is(err, ErrContractChanged) {
+		t.Fatalf("a field whose form now purges: %v", err)
+	}
+	if err := field.Check(&Contract{Tag: "input", InputType: "text"}); !errors.Is(err, ErrContractChanged) {
+		t.Fatalf("a field no longer in its form (where Enter may be scripted): %v", err)
+	}
 	submit := &Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}
 	if err := submit.Check(&Contract{Tag: "button", InputType: "submit", FormAction: "/vendors/import", FormMethod: "post"}); !errors.Is(err, ErrContractChanged) {
 		t.Fatalf("submit posting elsewhere: %v", err)
