@@ -71,6 +71,14 @@ func (d *distillation) flowValue(what, key string, v any, producers []producer) 
 		if o, p, ok := d.producedID(x, producers); ok {
 			return "{{" + d.declare(what, p, o, x) + "}}", nil
 		}
+		if strings.Contains(x, "://") {
+			// A URL a structured result returned whole is that field.
+			for i := len(producers) - 1; i >= 0; i-- {
+				if o, ok := d.jsonOutput(producers[i].world, x); ok {
+					return "{{" + d.declare(what, producers[i], o, x) + "}}", nil
+				}
+			}
+		}
 		// In a URL, only the path, query and fragment may carry a handle
 		// (/records/r-17); scheme, host and port are constants.
 		head, rest := "", x

@@ -94,13 +94,16 @@ func TestDistillRefusesAValueItCannotFindAgain(t *testing.T) {
 }
 
 // TestDistillBindsIDsThatLookLikeWords: a slug an id field returned, a
-// number field called number, and a record's id inside a URL's path are
-// produced values too; the URL's host and port stay as they were.
+// number field called number, a record's id inside a URL's path, and a
+// URL a result returned whole are produced values too; a URL's host and
+// port stay as they were.
 func TestDistillBindsIDsThatLookLikeWords(t *testing.T) {
 	r := mcpRun(map[string]string{"name": "North Star"}, "Create a project named North Star and open it",
 		[3]string{"create_project", `{"name":"North Star"}`, `{"content":[{"type":"text","text":"created"}],"structuredContent":{"slug":"north-star","number":17,"record":"r-40"}}`},
 		[3]string{"open_issue", `{"project":"north-star","number":17}`, textResult("opened")},
 		[3]string{"fetch", `{"url":"http://127.0.0.1:8080/records/r-40/issues/17?via=north-star"}`, textResult("fetched")},
+		[3]string{"get_link", `{}`, `{"content":[{"type":"text","text":"link"}],"structuredContent":{"link":"http://127.0.0.1:8080/s/x7"}}`},
+		[3]string{"open", `{"url":"http://127.0.0.1:8080/s/x7"}`, textResult("labelled")},
 	)
 	c, err := Distill(r, Options{})
 	if err != nil {
@@ -114,6 +117,9 @@ func TestDistillBindsIDsThatLookLikeWords(t *testing.T) {
 	want := "http://127.0.0.1:8080/records/{{steps.create-project.record}}/issues/{{steps.create-project.number}}?via={{steps.create-project.slug}}"
 	if got := steps[2].Args["url"]; got != want {
 		t.Errorf("fetch's url:\n got %v\nwant %s\n%s", got, want, doc)
+	}
+	if got := steps[4].Args["url"]; got != "{{steps.get-link.link}}" {
+		t.Errorf("a URL a result returned whole: %v\n%s", got, doc)
 	}
 	if _, err := schema.DecodePlaybook(doc); err != nil {
 		t.Fatalf("the playbook does not decode: %v\n%s", err, doc)
