@@ -127,11 +127,17 @@ func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
 	if m := read(); m["error"] == nil || m["id"] != nil {
 		t.Fatalf("a malformed line answered %v", m)
 	}
-	// A batch, and a call whose id is null, are invalid requests: each is
-	// answered, and neither ends the session or holds up the next call.
-	io.WriteString(stdin, `[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`+"\n")
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"snapshot","arguments":{}}}`+"\n")
-	for _, what := range []string{"a batch", "a null id"} {
+	// Lines the SDK would hang on or end the session over are invalid
+	// requests: each is answered, and none ends the session or holds up
+	// the next call.
+	invalid := map[string]string{
+		"a batch":            `[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`,
+		"a null id":          `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"snapshot","arguments":{}}}`,
+		"an empty object":    `{}`,
+		"an id over 64 bits": `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}`,
+	}
+	for what, line := range invalid {
+		io.WriteString(stdin, line+"\n")
 		m := read()
 		e, _ := m["error"].(map[string]any)
 		if e == nil || e["code"] != float64(-32600) || m["id"] != nil {

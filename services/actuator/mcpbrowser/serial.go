@@ -3,10 +3,12 @@ package mcpbrowser
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -55,7 +57,7 @@ func (s *serial) Read(p []byte) (int, error) {
 		}
 		id, call, code, bad := classify(line)
 		if bad != "" {
-			s.reply(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`, code, bad))
+			s.reply(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, cmp.Or(id, "null"), code, bad))
 			continue
 		}
 		if call {
@@ -88,12 +90,14 @@ func (s *serial) readLine() ([]byte, error) {
 	}
 }
 
-// classify reports a request's id and whether it is a tools/call, or
+// classify reports a message's id and whether it is a tools/call, or
 // why the line is no JSON-RPC message the server takes, with the
 // JSON-RPC error code to answer it with: a line that is not JSON is a
-// parse error; a batch (which MCP dropped after 2025-03-26) and an id
-// that is neither a string nor a number are invalid requests, which the
-// SDK would leave unanswered or end the session over.
+// parse error; a batch (which MCP dropped after 2025-03-26), an id that
+// is neither a string nor an integer, and a message that is neither a
+// request (a method named by a string, params an object when present)
+// nor a response (result or error) are invalid requests. The SDK would
+// leave those unanswered or end the session over them.
 func classify(line []byte) (id string, call bool, code int, bad string) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -102,21 +106,43 @@ func classify(line []byte) (id string, call bool, code int, bad string) {
 		}
 		return "", false, codeInvalidRequest, "batches are not supported: send one message per line"
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &m); err != nil || m == nil {
 		return "", false, codeParse, "parse error: not a JSON object"
 	}
-	if len(m.ID) > 0 {
-		switch m.ID[0] {
-		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		default:
-			return "", false, codeInvalidRequest, "an id must be a string or a number, not " + schema.Clip(string(m.ID), 40)
+	rawID, hasID := m["id"]
+	if hasID {
+		if len(rawID) == 0 || !validID(rawID) {
+			return "", false, codeInvalidRequest, "an id must be a string or an integer that fits 64 bits, not " + schema.Clip(string(rawID), 40)
 		}
+		id = canonicalID(rawID)
 	}
-	return canonicalID(m.ID), m.Method == "tools/call" && len(m.ID) > 0, 0, ""
+	var method string
+	rawMethod, isRequest := m["method"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	params, hasParams := m["params"]
+	switch {
+	case string(m["jsonrpc"]) != `"2.0"`:
+		return id, false, codeInvalidRequest, `jsonrpc must be "2.0"`
+	case isRequest && json.Unmarshal(rawMethod, &method) != nil:
+		return id, false, codeInvalidRequest, "method must be a string"
+	case isRequest && hasParams && (len(params) == 0 || params[0] != '{'):
+		return id, false, codeInvalidRequest, "params must be an object"
+	case !isRequest && (!hasID || hasResult == hasError):
+		return id, false, codeInvalidRequest, "neither a request (method) nor a response (id with result or error)"
+	}
+	return id, method == "tools/call" && hasID, 0, ""
+}
+
+// validID reports whether a request id is one the SDK takes: a string,
+// or an integer within int64 (it ends the session over any other).
+func validID(raw json.RawMessage) bool {
+	if raw[0] == '"' {
+		return true
+	}
+	_, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil
 }
 
 // JSON-RPC error codes the server answers lines with itself.
