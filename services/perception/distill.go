@@ -365,7 +365,7 @@ func (d *distiller) contract(dn *domNode) *schema.Contract {
 		c.InputType = inputType(dn)
 	case "a":
 		if href, ok := dn.attrs["href"]; ok {
-			c.Href = relativeURL(d.dom.documentURL(dn), href)
+			c.Href = d.dom.sendsTo(dn, href)
 		}
 	}
 	f := d.dom.form(dn)
@@ -393,7 +393,7 @@ func (d *distiller) contract(dn *domNode) *schema.Contract {
 	if method == "" {
 		method = "get"
 	}
-	c.FormAction, c.FormMethod = relativeURL(d.dom.documentURL(dn), action), method
+	c.FormAction, c.FormMethod = d.dom.sendsTo(dn, action), method
 	return c
 }
 

@@ -241,3 +241,20 @@ func TestFieldContractNamesWhereEnterSends(t *testing.T) {
 		}
 	}
 }
+
+// A <base href> on another origin moves every relative action and href
+// there: the contract says so, with the scheme and host, though the
+// attributes still read /vendors and /help.
+func TestContractFollowsBaseHref(t *testing.T) {
+	const page = `<!doctype html><html><head><base href="http://elsewhere.example:9/x/"></head><body>
+<form action="/vendors" method="post"><label for="n">Name</label><input id="n" name="name"><button>Register</button></form>
+<a href="help">Help</a></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	if n := find(nodes, "button", "Register"); n == nil || n.Contract.FormAction != "http://elsewhere.example:9/vendors" {
+		t.Fatalf("register contract %+v, want the base's origin", n)
+	}
+	if n := find(nodes, "link", "Help"); n == nil || n.Contract.Href != "http://elsewhere.example:9/x/help" {
+		t.Fatalf("help contract %+v, want the base's origin and path", n)
+	}
+}

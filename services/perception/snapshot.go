@@ -159,13 +159,24 @@ func (x *domIndex) shown(n *domNode) bool {
 	return true
 }
 
-// documentURL returns the URL of the document a node belongs to.
-func (x *domIndex) documentURL(n *domNode) string {
+// sendsTo is where ref, a link's href or a form's action in n's
+// document, leads: resolved as the browser resolves it, against the
+// document's base URL (a <base href> elsewhere moves every relative
+// reference there), and written relative to the document's own origin
+// only when it stays on that origin.
+func (x *domIndex) sendsTo(n *domNode, ref string) string {
 	doc := x.snap.Documents[n.doc]
-	if base := x.str(doc.BaseURL); base != "" {
-		return base
+	own := x.str(doc.DocumentURL)
+	base := x.str(doc.BaseURL)
+	if base == "" {
+		base = own
 	}
-	return x.str(doc.DocumentURL)
+	if b, err := url.Parse(base); err == nil {
+		if r, err := b.Parse(ref); err == nil {
+			ref = r.String()
+		}
+	}
+	return relativeURL(own, ref)
 }
 
 // form returns the form element a submit control belongs to: the one its
