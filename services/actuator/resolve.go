@@ -21,9 +21,13 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 	}
 	if target.ID != "" {
 		for i := range nodes {
-			if nodes[i].ID == target.ID {
-				return &nodes[i], schema.ResolvedByID, nil
+			if nodes[i].ID != target.ID {
+				continue
 			}
+			if twins := twinsOf(target.ID, nodes); len(twins) > 1 && (target.Role != "" || target.Name != "") {
+				return nil, "", ambiguous(target, twins)
+			}
+			return &nodes[i], schema.ResolvedByID, nil
 		}
 	}
 	if target.Role != "" && target.Name != "" {
@@ -59,6 +63,23 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 		}
 	}
 	return nil, "", schema.Errorf(schema.CodeNotFound, "no element is %s", describeTarget(target))
+}
+
+// twinsOf returns the nodes that share id's hash (id, id~2, id~3): the
+// same role, name and context, told apart by document order alone. An id
+// picked from the render just shown (a target with an id only) means the
+// one at that place; a recorded target (one that also says its role or
+// name) does not, since an element inserted before it takes its ordinal:
+// with twins on the page it is ambiguous.
+func twinsOf(id string, nodes []schema.ObservedNode) []*schema.ObservedNode {
+	base, _, _ := strings.Cut(id, "~")
+	var out []*schema.ObservedNode
+	for i := range nodes {
+		if nodes[i].ID == base || strings.HasPrefix(nodes[i].ID, base+"~") {
+			out = append(out, &nodes[i])
+		}
+	}
+	return out
 }
 
 // nearest keeps the candidates whose context or name contains text,

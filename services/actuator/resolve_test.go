@@ -46,3 +46,28 @@ func TestResolveLadder(t *testing.T) {
 		}
 	}
 }
+
+// Twins (the same role, name and context) differ only by order. A form
+// inserted before the recorded one takes its ids, so a recorded target
+// (id with role or name) refuses them; an id alone, picked from the
+// render just shown, means the one at that place.
+func TestResolveRefusesTwinsForRecordedTargets(t *testing.T) {
+	page := []schema.ObservedNode{
+		{ID: "ffffff", Role: "button", Name: "Register", Context: "main › Register a vendor"},
+		{ID: "ffffff~2", Role: "button", Name: "Register", Context: "main › Register a vendor"},
+		{ID: "gggggg", Role: "button", Name: "Cancel", Context: "main › Register a vendor"},
+	}
+	for _, target := range []schema.Target{
+		{ID: "ffffff", Role: "button", Name: "Register"},
+		{ID: "ffffff~2", Name: "Register"},
+	} {
+		if _, _, err := resolve(&target, page); !errors.Is(err, schema.ErrAmbiguous) {
+			t.Errorf("%+v: err %v, want ambiguous", target, err)
+		}
+	}
+	for _, target := range []schema.Target{{ID: "ffffff~2"}, {ID: "gggggg", Role: "button", Name: "Cancel"}} {
+		if got, rung, err := resolve(&target, page); err != nil || got.ID != target.ID || rung != schema.ResolvedByID {
+			t.Errorf("%+v: got %v by %s (%v), want itself by id", target, got, rung, err)
+		}
+	}
+}
