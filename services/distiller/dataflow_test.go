@@ -62,7 +62,7 @@ func TestDistillBindsProducedValues(t *testing.T) {
 	if len(steps[0].Expect) != 1 || steps[0].Expect[0].Arg != "$.structuredContent.name" || string(steps[0].Expect[0].Value) != `"{{name}}"` {
 		t.Errorf("create_record's check: %v", steps[0].Expect)
 	}
-	if len(steps[2].Expect) != 1 || steps[2].Expect[0].Arg != "Page URL: http://127.0.0.1:8080/vendors/new" {
+	if len(steps[2].Expect) != 1 || steps[2].Expect[0].Arg != "\n- Page URL: http://127.0.0.1:8080/vendors/new\n" {
 		t.Errorf("the snapshot's check: %v", steps[2].Expect)
 	}
 	if tg := steps[3].Target; tg == nil || tg.Role != "textbox" || tg.Name != "Company name" {
@@ -150,5 +150,93 @@ func TestDistillLetsAnElementDescriptionQuoteTheTask(t *testing.T) {
 	r.Inventories = append(r.Inventories, inventory)
 	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) {
 		t.Fatalf("task words in another argument: %v, want unbound", err)
+	}
+}
+
+// TestDistillRefusesATaskValueAResultAlsoReturned: a value that is both
+// the task's and one an earlier result issued (the title n-42 and the
+// note n-42) is refused as ambiguous; a result that echoes the value its
+// call was passed leaves it the task's.
+func TestDistillRefusesATaskValueAResultAlsoReturned(t *testing.T) {
+	r := mcpRun(map[string]string{"title": "n-42"}, "Create a note titled n-42 and pin it",
+		[3]string{"create_note", `{"title":"draft"}`, textResult("created note n-42")},
+		[3]string{"pin_note", `{"id":"n-42"}`, textResult("labelled")},
+	)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrAmbiguous) || !strings.Contains(err.Error(), "title") {
+		t.Fatalf("a task value a result also returned: %v, want ambiguous", err)
+	}
+	r = mcpRun(map[string]string{"title": "n-42"}, "Create a note titled n-42 and pin it",
+		[3]string{"create_note", `{"title":"n-42"}`, textResult("created note n-42 titled n-42")},
+		[3]string{"pin_note", `{"id":"n-42"}`, textResult("labelled")},
+	)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("a result holding the value more often than it was passed: %v, want ambiguous", err)
+	}
+	r = mcpRun(map[string]string{"code": "AC-7"}, "Create a record coded AC-7 and label it",
+		[3]string{"create_record", `{"code":"AC-7"}`, `{"content":[{"type":"text","text":"created"}],"structuredContent":{"id":"r-17","code":"AC-7"}}`},
+		[3]string{"label_record", `{"id":"r-17","code":"AC-7"}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatalf("an echo: %v", err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["code"] != "{{code}}" || a["id"] != "{{steps.create-record.id}}" {
+		t.Fatalf("label_record's arguments: %v", a)
+	}
+}
+
+// TestDistillKeepsAToggleState: a ref bound from a checkbox's line keeps
+// the state the line showed, so a replay on a box found the other way
+// stops before the click would undo it.
+func TestDistillKeepsAToggleState(t *testing.T) {
+	snapshot := "- checkbox \"Subscribe\" [ref=e4]\n- checkbox \"Terms\" [checked] [ref=e5]\n- textbox \"Email\" [ref=e6]\n"
+	r := mcpRun(map[string]string{}, "Subscribe",
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_click", `{"target":"e4"}`, textResult("ok")},
+		[3]string{"browser_click", `{"target":"e5"}`, textResult("ok")},
+		[3]string{"browser_type", `{"target":"e6","text":"a@b.c"}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := c.Playbook.Steps[0].Outputs
+	if outs["subscribe"].State != "none" || outs["terms"].State != "checked" || outs["email"].State != "" {
+		t.Fatalf("outputs: %+v", outs)
+	}
+	w := schema.ToolResultWorld([]byte(textResult(strings.Replace(snapshot, `"Subscribe" [ref=e4]`, `"Subscribe" [checked] [ref=e8]`, 1))))
+	if _, err := outs["subscribe"].Locate(w, schema.Bindings{}); !errors.Is(err, schema.ErrStateChanged) {
+		t.Fatalf("a box found checked: %v, want state_changed", err)
+	}
+}
+
+// TestDistillChecksABoxARoteBrowserClickToggled: a rote mcp browser click
+// on a checkbox becomes a check into the state the click left it in, so
+// a replay on a box already checked does not uncheck it; a click whose
+// result does not say that state is not distilled.
+func TestDistillChecksABoxARoteBrowserClickToggled(t *testing.T) {
+	clicked := func(diff string) string {
+		return textResult("click ok (target by id)\ncontrol: {\"id\":\"gw0001\",\"role\":\"checkbox\",\"name\":\"Gift wrap\"}\npage: http://127.0.0.1:8080/order\ntitle: Order\n" + diff)
+	}
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	for diff, want := range map[string]any{"~ gw0001 [checked]": true, "~ gw0001 []": false, "~ gw0001 [required]": false, "=": nil} {
+		r := mcpRun(map[string]string{}, "Order with gift wrap",
+			[3]string{"click", `{"target":"gw0001"}`, clicked(diff)},
+			[3]string{"done", `{"reason":"ordered"}`, textResult("labelled")},
+		)
+		r.Inventories = append(r.Inventories, inventory)
+		c, err := Distill(r, Options{})
+		if want == nil {
+			if !errors.Is(err, schema.ErrInvalid) {
+				t.Errorf("%s: %v, want invalid", diff, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", diff, err)
+		}
+		if s := c.Playbook.Steps[0]; s.Tool != "check" || s.Args["checked"] != want || s.Args["role"] != "checkbox" || s.Args["name"] != "Gift wrap" {
+			t.Errorf("%s: step %s %v, want check checked=%v", diff, s.Tool, s.Args, want)
+		}
 	}
 }

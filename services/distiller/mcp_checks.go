@@ -27,8 +27,8 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 	}
 	w := schema.ToolResultWorld(c.Result)
 	var out []schema.Expect
-	for _, m := range pageLine.FindAllStringSubmatch(w.Text, -1) {
-		label, value := m[1], strings.TrimSpace(m[2])
+	for _, at := range pageLine.FindAllStringSubmatchIndex(w.Text, -1) {
+		label, value := w.Text[at[2]:at[3]], strings.TrimSpace(w.Text[at[4]:at[5]])
 		t := d.templateText(value)
 		if label == "Page URL" || label == "page" {
 			if !stableURL(t) {
@@ -37,7 +37,16 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 		} else if digit.MatchString(t) {
 			continue // a title that counts something changes with the data
 		}
-		out = append(out, schema.Expect{Op: schema.OpTextVisible, Arg: label + ": " + t})
+		// The whole line: text_visible finds a substring, and a page at
+		// /vendors/purge must not pass for /vendors.
+		line := w.Text[at[0]:at[4]] + t
+		if at[0] > 0 && w.Text[at[0]-1] == '\n' {
+			line = "\n" + line
+		}
+		if at[1] < len(w.Text) && w.Text[at[1]] == '\n' {
+			line += "\n"
+		}
+		out = append(out, schema.Expect{Op: schema.OpTextVisible, Arg: line})
 	}
 	if doc, ok := schema.ResultDocument(c.Result); ok && hasStructured(c.Result) {
 		out = append(out, d.echoes(doc)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -121,7 +122,7 @@ func (d *MCPDispatcher) LegacyFingerprints() []string { return schema.LegacyFing
 // and, when target records one, refuses a control that changed
 // (CodeContractChanged, CodeControlChanged) without sending the call.
 func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
-	if !slices.ContainsFunc(d.env.Tools, func(t schema.ToolSpec) bool { return t.Name == tool }) {
+	if !d.offers(tool) {
 		var names []string
 		for _, t := range d.env.Tools {
 			names = append(names, t.Name)
@@ -134,25 +135,57 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	d.mu.Lock()
 	d.resolved = nil
 	d.mu.Unlock()
-	if d.probes(tool, args) {
-		c, err := d.contractOf(ctx, stepID, args)
-		if err != nil {
+	if !d.probes(tool, args) {
+		return d.call(ctx, stepID, tool, args, false)
+	}
+	if tool == "browser_type" && d.offers(pressTool) {
+		// Typing fires the page's input handlers, which may move the form
+		// elsewhere: the contract is read after the typing, before Enter.
+		typing := maps.Clone(args)
+		typing["submit"] = false
+		if _, err := d.call(ctx, stepID, tool, typing, false); err != nil {
 			return schema.World{}, err
 		}
-		if target != nil {
-			if err := target.Contract.Check(c); err != nil {
-				return schema.World{}, err
-			}
+		if err := d.guard(ctx, stepID, args, target); err != nil {
+			return schema.World{}, err
 		}
-		resolved := &schema.Target{Contract: c}
-		if target != nil {
-			resolved.Role, resolved.Name = target.Role, target.Name
-		}
-		d.mu.Lock()
-		d.resolved = resolved
-		d.mu.Unlock()
+		return d.call(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, false)
+	}
+	if err := d.guard(ctx, stepID, args, target); err != nil {
+		return schema.World{}, err
 	}
 	return d.call(ctx, stepID, tool, args, false)
+}
+
+// pressTool is the browser server's key press, which a typing step that
+// submits is split around.
+const pressTool = "browser_press_key"
+
+// offers reports whether the server lists tool.
+func (d *MCPDispatcher) offers(tool string) bool {
+	return slices.ContainsFunc(d.env.Tools, func(t schema.ToolSpec) bool { return t.Name == tool })
+}
+
+// guard reads the contract of the control the call acts on and holds it
+// to the target's recorded one, noting what it read as Resolved.
+func (d *MCPDispatcher) guard(ctx context.Context, stepID string, args map[string]any, target *schema.Target) error {
+	c, err := d.contractOf(ctx, stepID, args)
+	if err != nil {
+		return err
+	}
+	if target != nil {
+		if err := target.Contract.Check(c); err != nil {
+			return err
+		}
+	}
+	resolved := &schema.Target{Contract: c}
+	if target != nil {
+		resolved.Role, resolved.Name = target.Role, target.Name
+	}
+	d.mu.Lock()
+	d.resolved = resolved
+	d.mu.Unlock()
+	return nil
 }
 
 // Resolved is the control the last call acted on, with the contract read
