@@ -27,6 +27,7 @@ const (
 	CodeBindingNotFound   Code = "binding_not_found"  // a step output's locator found nothing in the result
 	CodeContractChanged   Code = "contract_changed"   // the target sends elsewhere than recorded (form action or method, href)
 	CodeControlChanged    Code = "control_changed"    // the target is another kind of control (tag, input type), sending where it did
+	CodeStateChanged      Code = "state_changed"      // a control a click toggles is not in the state it was recorded in
 	CodeObscured          Code = "obscured"           // another element covers the target
 	CodeBrowserCrashed    Code = "browser_crashed"    // the browser of a session died
 	CodeNoSession         Code = "no_session"         // no browser session for the run here
@@ -81,6 +82,7 @@ var (
 	ErrBindingNotFound   = &Error{Code: CodeBindingNotFound}
 	ErrContractChanged   = &Error{Code: CodeContractChanged}
 	ErrControlChanged    = &Error{Code: CodeControlChanged}
+	ErrStateChanged      = &Error{Code: CodeStateChanged}
 	ErrObscured          = &Error{Code: CodeObscured}
 	ErrBrowserCrashed    = &Error{Code: CodeBrowserCrashed}
 	ErrNoSession         = &Error{Code: CodeNoSession}

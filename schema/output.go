@@ -29,7 +29,44 @@ type Output struct {
 	// parameter references.
 	Line  string `yaml:"line,omitempty" json:"line,omitempty"`
 	Token string `yaml:"token,omitempty" json:"token,omitempty"` // a character class such as [a-z0-9-]
+	// State is, for a line locator of a control that a click toggles (a
+	// checkbox, a switch, a button), the toggle marks its line showed
+	// when recorded: "checked", "checked=mixed", "pressed",
+	// "pressed=mixed", or "none". Clicked in another state it would undo
+	// what the recording did: a line found in another state is
+	// CodeStateChanged.
+	State string `yaml:"state,omitempty" json:"state,omitempty"`
 }
+
+// togglingRoles are the roles whose control a click toggles.
+var togglingRoles = map[string]bool{"checkbox": true, "switch": true, "menuitemcheckbox": true, "button": true}
+
+// toggleMark is a toggle state's mark on a snapshot line.
+var toggleMark = regexp.MustCompile(` \[((?:checked|pressed)(?:=mixed)?)\]`)
+
+// snapshotRole is a snapshot line's role: its first word, after "- ".
+var snapshotRole = regexp.MustCompile(`^(?:- )?([a-z]+)\b`)
+
+// ToggleState returns the toggle state a snapshot line shows (as
+// Output.State names it) and whether its control is one a click toggles.
+func ToggleState(line string) (string, bool) {
+	line = strings.TrimLeft(line, " \t")
+	m := snapshotRole.FindStringSubmatch(line)
+	if m == nil || !togglingRoles[m[1]] {
+		return "", false
+	}
+	var marks []string
+	for _, t := range toggleMark.FindAllStringSubmatch(line, -1) {
+		marks = append(marks, t[1])
+	}
+	if len(marks) == 0 {
+		return "none", true
+	}
+	return strings.Join(marks, " "), true
+}
+
+// toggleStates are the values Output.State may hold.
+var toggleStates = regexp.MustCompile(`^(none|(checked|pressed)(=mixed)?)$`)
 
 // outputNamePattern is what may follow steps.<id>. in a reference.
 var outputNamePattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
@@ -60,6 +97,11 @@ func (o Output) validate() error {
 		return Errorf(CodeInvalid, "an output needs a json path or a line locator")
 	case !tokenPattern.MatchString(o.Token):
 		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
+	case o.State != "" && !toggleStates.MatchString(o.State):
+		return Errorf(CodeInvalid, "state %q: want none, checked, pressed, checked=mixed or pressed=mixed", o.State)
+	}
+	if o.JSON != "" && o.State != "" {
+		return Errorf(CodeInvalid, "state belongs to a line locator")
 	}
 	if _, err := ParseRefs(o.Line); err != nil {
 		return err
@@ -71,6 +113,9 @@ func (o Output) validate() error {
 func (o Output) String() string {
 	if o.JSON != "" {
 		return "json " + o.JSON
+	}
+	if o.State != "" {
+		return fmt.Sprintf("line %q then %s+, %s", o.Line, o.Token, o.State)
 	}
 	return fmt.Sprintf("line %q then %s+", o.Line, o.Token)
 }
@@ -89,6 +134,7 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 	line = stateMarks.ReplaceAllString(line, "")
 	token := regexp.MustCompile("^" + o.Token + "+") // validate checked the class
 	var found, runOn []string
+	var state string
 	for _, l := range strings.Split(w.Text, "\n") {
 		rest, ok := strings.CutPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), line)
 		if !ok {
@@ -101,6 +147,7 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 			runOn = append(runOn, Clip(rest, 40))
 		default:
 			found = append(found, v)
+			state, _ = ToggleState(l)
 		}
 	}
 	switch {
@@ -110,8 +157,17 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeBindingNotFound, "the value after %q runs on (%q): it is not the kind of value the recording had", line, runOn[0])
 	case len(found) == 0:
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
+	case o.State != "" && state != o.State:
+		return nil, Errorf(CodeStateChanged, "the control on the line beginning %q is %s, recorded %s: a click would not do what it did", line, orNone(state), o.State)
 	}
 	return found[0], nil
+}
+
+func orNone(state string) string {
+	if state == "" {
+		return "no control a click toggles"
+	}
+	return state
 }
 
 // stateMarks are the marks a control's state adds to its snapshot line.

@@ -21,7 +21,50 @@ import (
 type producer struct {
 	index int // into the playbook's steps
 	what  string
+	args  map[string]any // the call's recorded arguments
 	world schema.World
+}
+
+// notBoth refuses a call that passes a parameter's value which an
+// earlier result also returned without having been given it, when that
+// value looks like a handle a result issues (flow would bind it were it
+// not the task's): the task's title "n-42" and the note n-42 a create
+// call made. No replay could tell which of the two a new run means. A
+// result that echoes what a call was passed (create_record(name)
+// returning the name, a snapshot showing a typed value) leaves it the
+// task's, unless the result holds it more often than calls passed it so
+// far. A browser server's element argument only describes a control.
+func (d *distillation) notBoth(what string, args map[string]any, producers []producer) error {
+	for key, arg := range args {
+		if key == "element" && d.browserServer() {
+			continue
+		}
+		for _, s := range stringValues(arg) {
+			for _, k := range d.b.names {
+				v := d.b.values[k]
+				if v == "" || s != v && (len(v) < minLiteral || !containsToken(s, v)) {
+					continue
+				}
+				if _, _, id := d.producedID(v, producers); !isHandle(v) && !id {
+					continue
+				}
+				passed := 0
+				for _, p := range producers {
+					for _, a := range stringValues(p.args) {
+						passed += len(tokenAt(a, v))
+					}
+					returned := len(tokenAt(p.world.Text, v))
+					if _, ok := d.jsonOutput(p.world, v); ok && returned == 0 {
+						returned = 1
+					}
+					if returned > passed {
+						return schema.Errorf(schema.CodeAmbiguous, "%s passes %q, the task's %s, which %s also returned without being given it: a replay could not tell which of the two a new run means; record again with a %s that no result holds", what, v, k, p.what, k)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // handlePattern is a value that may be a handle a result issued: letters,
@@ -246,7 +289,8 @@ func (d *distillation) jsonOutput(w schema.World, v any) (schema.Output, bool) {
 var outputKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // lineOutput locates v in a result's text by what precedes it on its
-// line: the first line whose locator finds v and nothing else.
+// line: the first line whose locator finds v and nothing else. A control
+// a click toggles keeps the state its line showed.
 func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, error) {
 	params := schema.Bindings{Params: map[string]any{}}
 	for k, x := range d.b.values {
@@ -261,6 +305,9 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				continue
 			}
 			o := schema.Output{Line: d.b.within(trimmed[:at]), Token: token}
+			if state, toggles := schema.ToggleState(trimmed); toggles {
+				o.State = state
+			}
 			got, err := o.Locate(w, params)
 			if err == nil && got == v {
 				return o, nil

@@ -54,13 +54,20 @@ func (d *distillation) mcp() error {
 			d.prune(what, "abandoned exploration: a read whose result no later step uses")
 			continue
 		}
+		if !roteBrowser {
+			if err := d.notBoth(what, lc.args, producers); err != nil {
+				return err
+			}
+		}
 		args, err := d.templateArgs(what, lc.args)
 		if err != nil {
 			return err
 		}
 		var step schema.Step
 		if roteBrowser {
-			step = d.roteBrowserStep(lc.c, args.(map[string]any))
+			if step, err = d.roteBrowserStep(what, lc.c, args.(map[string]any)); err != nil {
+				return err
+			}
 		} else {
 			flowed, err := d.flow(what, args.(map[string]any), producers)
 			if err != nil {
@@ -68,7 +75,7 @@ func (d *distillation) mcp() error {
 			}
 			step = schema.Step{Tool: lc.c.Tool, Args: flowed, Target: d.identity(flowed)}
 		}
-		step.ID, step.Kind, step.Expect = slug(lc.c.Tool, 40), schema.StepDeterministic, d.checks(lc.c)
+		step.ID, step.Kind, step.Expect = slug(step.Tool, 40), schema.StepDeterministic, d.checks(lc.c)
 		// A read is tried again; a call that changes something is not: it
 		// may have done its work before it failed.
 		if readOnlyTool.MatchString(lc.c.Tool) {
@@ -76,7 +83,7 @@ func (d *distillation) mcp() error {
 		}
 		d.add(step)
 		if lc.c.BlobRef == "" {
-			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, world: schema.ToolResultWorld(lc.c.Result)})
+			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, args: lc.args, world: schema.ToolResultWorld(lc.c.Result)})
 		}
 	}
 	return nil

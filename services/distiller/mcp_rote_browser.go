@@ -3,6 +3,8 @@ package distiller
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -40,15 +42,28 @@ func control(c *schema.ToolCall) *schema.Target {
 
 // roteBrowserStep is the step of one rote mcp browser call whose
 // arguments are templated for parameters.
-func (d *distillation) roteBrowserStep(c *schema.ToolCall, args map[string]any) schema.Step {
+func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map[string]any) (schema.Step, error) {
 	s := schema.Step{Tool: c.Tool, Args: args}
 	t := control(c)
 	if t == nil {
-		return s
+		return s, nil
 	}
 	s.Target = &schema.Target{Role: t.Role, Name: d.templateText(t.Name)}
 	if _, ok := args["role"]; !ok && t.Role != "" {
 		args["role"], args["name"] = t.Role, d.templateText(t.Name)
+	}
+	if c.Tool == string(schema.ActClick) && togglesOnClick[t.Role] {
+		// A click toggles: replayed on a box found the other way it would
+		// undo what the session did. The step checks the box into the
+		// state the click left it in, whatever state it finds.
+		checked, ok := toggledTo(c, t.ID)
+		if !ok {
+			return s, schema.Errorf(schema.CodeInvalid, "%s clicks %s %q, and its result does not say whether that left it checked: not distilled (use check with checked)", what, t.Role, t.Name)
+		}
+		delete(args, "contract")
+		args["checked"] = checked
+		s.Tool = string(schema.ActCheck)
+		return s, nil
 	}
 	// Only what may send is held to its contract: a click, or a key press
 	// (Enter submits). A value typed or chosen sends nothing, and a field
@@ -60,5 +75,23 @@ func (d *distillation) roteBrowserStep(c *schema.ToolCall, args map[string]any) 
 		_ = json.Unmarshal(b, &contract)
 		args["contract"] = contract
 	}
-	return s
+	return s, nil
+}
+
+// togglesOnClick are the roles of controls a click checks or unchecks.
+var togglesOnClick = map[string]bool{"checkbox": true, "switch": true, "menuitemcheckbox": true}
+
+// toggledTo reads from a click's result whether the control with id was
+// left checked: the diff's line for it ("~ id [checked focused]", "~ id
+// []", or its whole line when its name changed too).
+func toggledTo(c *schema.ToolCall, id string) (bool, bool) {
+	if id == "" {
+		return false, false
+	}
+	line := regexp.MustCompile(`(?m)^~ ` + regexp.QuoteMeta(id) + `(?: .*)? \[([^\]]*)\]$`)
+	m := line.FindStringSubmatch(schema.ToolResultWorld(c.Result).Text)
+	if m == nil {
+		return false, false
+	}
+	return slices.Contains(strings.Fields(m[1]), "checked"), true
 }
