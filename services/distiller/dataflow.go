@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -207,6 +208,12 @@ func (d *distillation) produced(what, v string, producers []producer) (string, e
 		if !containsToken(p.world.Text, v) {
 			continue
 		}
+		if isJSONText(p.world.Text) {
+			// No JSON path reaches it as the one value of its place (it is
+			// an item of a list of several): the text before it on its line
+			// would find whatever item stands there at replay.
+			return "", schema.Errorf(schema.CodeAmbiguous, "%s passes %q, which %s returned in JSON where no path reaches it exactly once (one item of several?): it cannot be found there again safely", what, v, p.what)
+		}
 		o, err := d.lineOutput(p.world, v)
 		if err != nil {
 			return "", schema.Errorf(schema.AsError(err).Code, "%s passes %q, which %s returned, but it cannot be found there again safely: %s", what, v, p.what, schema.AsError(err).Message)
@@ -214,6 +221,13 @@ func (d *distillation) produced(what, v string, producers []producer) (string, e
 		return d.declare(what, p, o, v), nil
 	}
 	return "", nil
+}
+
+// isJSONText reports whether a result's text is itself a JSON object or
+// array.
+func isJSONText(text string) bool {
+	text = strings.TrimSpace(text)
+	return (strings.HasPrefix(text, "{") || strings.HasPrefix(text, "[")) && json.Valid([]byte(text))
 }
 
 // producedID finds v, a value no handle pattern recognises (a slug), as
