@@ -46,7 +46,7 @@ func (d *distillation) notBoth(what string, args map[string]any, producers []pro
 				if v == "" || s != v && (len(v) < minLiteral || !containsToken(s, v)) {
 					continue
 				}
-				if _, _, id := d.producedID(v, producers); !isHandle(v) && !id {
+				if _, _, id := d.producedID(v, producers); !isHandle(v) && !id && !(idKey.MatchString(key) && handlePattern.MatchString(v)) {
 					continue
 				}
 				passed := 0
@@ -105,7 +105,9 @@ func (d *distillation) flowValue(what, key string, v any, producers []producer) 
 		if strings.Contains(x, "{{") || strings.HasPrefix(x, "secret:") {
 			return x, nil
 		}
-		if isHandle(x) {
+		// Under an id-like key a word is a handle too (the item qgdqnchh a
+		// create call named in its text).
+		if isHandle(x) || idKey.MatchString(key) && handlePattern.MatchString(x) {
 			ref, err := d.produced(what, x, producers)
 			if err != nil || ref == "" {
 				return x, err

@@ -253,3 +253,27 @@ func TestDistillRefusesAnItemOfSeveral(t *testing.T) {
 		t.Fatalf("an item of several: %v, want ambiguous", err)
 	}
 }
+
+// TestDistillBindsAWordIDFromText: an id of letters only, which a text
+// result named, is a produced value when a later call passes it under an
+// id-like key; the same word as the task's value there is ambiguous.
+func TestDistillBindsAWordIDFromText(t *testing.T) {
+	r := mcpRun(map[string]string{"company": "Acme"}, "Create item Acme and approve it",
+		[3]string{"create_item", `{"name":"Acme"}`, textResult("Created item qgdqnchh")},
+		[3]string{"update_item", `{"id":"qgdqnchh","status":"approved"}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["id"] != "{{steps.create-item.value}}" || a["status"] != "approved" {
+		t.Fatalf("update_item's arguments: %v", a)
+	}
+	r = mcpRun(map[string]string{"company": "acme"}, "Create item acme and approve it",
+		[3]string{"create_item", `{"name":"Item"}`, textResult("Created item acme")},
+		[3]string{"update_item", `{"id":"acme","status":"approved"}`, textResult("labelled")},
+	)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("a word id equal to the task's value: %v, want ambiguous", err)
+	}
+}
