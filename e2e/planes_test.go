@@ -94,6 +94,7 @@ type site struct {
 	*httptest.Server
 	mu    sync.Mutex
 	posts []url.Values
+	to    []string // the path of each post
 }
 
 func newSite(t testing.TB, pages map[string]string) *site {
@@ -104,6 +105,7 @@ func newSite(t testing.TB, pages map[string]string) *site {
 			r.ParseForm()
 			s.mu.Lock()
 			s.posts = append(s.posts, r.PostForm)
+			s.to = append(s.to, r.URL.Path)
 			s.mu.Unlock()
 			fmt.Fprint(w, `<!doctype html><main><h1>Thanks</h1><p role="status">Saved</p></main>`)
 		case r.URL.Path == "/slow":
@@ -224,6 +226,57 @@ func TestContractChangeRefusesDispatch(t *testing.T) {
 	}
 	if web.lastPost() != nil {
 		t.Fatal("a refused submit reached the server")
+	}
+}
+
+// TestSendGuardHoldsAMovedSubmit: a page script that moves the form as
+// it is used (on mousedown, on submit, on the Enter keydown) passes the
+// contract read before the action; the request it sends is held in the
+// browser and refused (contract_changed), and nothing reaches the
+// server. The same form left alone sends where recorded.
+func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
+	t.Parallel()
+	b := planes(t)
+	form := func(attrs, buttonAttrs string) string {
+		return `<main><form method="post" action="/vendors"` + attrs + `><label for="c">Company</label><input id="c" name="company">` +
+			`<button` + buttonAttrs + `>Register</button></form></main>`
+	}
+	web := newSite(t, map[string]string{
+		"/plain":     form("", ""),
+		"/mousedown": form("", ` onmousedown="this.form.action='/vendors/purge'"`),
+		"/submit":    form(` onsubmit="this.action='/vendors/purge'"`, ""),
+		"/keydown":   form(` onkeydown="if (event.key === 'Enter') this.action='/vendors/purge'"`, ""),
+	})
+	s := session(t, b, web.URL+"/plain")
+	obs := observe(t, s).Observation
+	company, register := findNode(t, &obs, "textbox", "Company"), findNode(t, &obs, "button", "Register")
+	companyTarget := &schema.Target{ID: company.ID, Role: company.Role, Name: company.Name, Contract: company.Contract}
+	registerTarget := &schema.Target{ID: register.ID, Role: register.Role, Name: register.Name, Contract: register.Contract}
+	for _, c := range []struct {
+		page string
+		send schema.Action
+	}{
+		{"/mousedown", schema.Action{Kind: schema.ActClick, Target: registerTarget}},
+		{"/submit", schema.Action{Kind: schema.ActClick, Target: registerTarget}},
+		{"/keydown", schema.Action{Kind: schema.ActPress, Target: companyTarget, Value: "Enter"}},
+	} {
+		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: c.page})
+		act(t, s, schema.Action{Kind: schema.ActFill, Target: companyTarget, Value: "Initech"})
+		ev := refused(t, s, c.send, schema.ErrContractChanged)
+		if !strings.Contains(ev.Error.Message, "/vendors/purge") {
+			t.Errorf("%s: the refusal does not say where the page sent: %v", c.page, ev.Error)
+		}
+		if web.lastPost() != nil {
+			t.Fatalf("%s: a moved submit reached the server", c.page)
+		}
+	}
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/plain"})
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: companyTarget, Value: "Initech"})
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: registerTarget})
+	web.mu.Lock()
+	defer web.mu.Unlock()
+	if len(web.to) != 1 || web.to[0] != "/vendors" || web.posts[0].Get("company") != "Initech" {
+		t.Fatalf("the form left alone: posts to %v %v, want /vendors company=Initech", web.to, web.posts)
 	}
 }
 

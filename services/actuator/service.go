@@ -347,6 +347,12 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", rung, err
 		}
 	}
+	var guard *sendGuard
+	if (a.Kind == schema.ActClick || a.Kind == schema.ActPress) && a.Target != nil && a.Target.Contract != nil {
+		if guard, err = sess.guardSend(a.Target.Contract); err != nil {
+			return "", rung, err
+		}
+	}
 	switch a.Kind {
 	case schema.ActClick:
 		err = sess.click(el)
@@ -363,6 +369,18 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	case schema.ActExtract:
 		text, err := sess.extract(el)
 		return text, rung, err
+	}
+	if guard != nil {
+		// What the action sent leaves after it: held until the page
+		// settles, then the guard says whether it went where recorded.
+		sess.acted, sess.actedKind = time.Now(), a.Kind
+		_, _, serr := sess.settle(ctx, s.cfg.Settle)
+		if gerr := guard.disarm(); gerr != nil && (err == nil || errors.Is(gerr, schema.ErrContractChanged)) {
+			err = gerr
+		}
+		if err == nil {
+			err = serr
+		}
 	}
 	return "", rung, err
 }
