@@ -146,15 +146,31 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		if _, err := d.call(ctx, stepID, tool, typing, false); err != nil {
 			return schema.World{}, err
 		}
-		if err := d.guard(ctx, stepID, args, target); err != nil {
+		if err := d.checkContract(ctx, stepID, args, target); err != nil {
 			return schema.World{}, err
 		}
-		return d.call(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, false)
+		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, target)
 	}
-	if err := d.guard(ctx, stepID, args, target); err != nil {
+	if err := d.checkContract(ctx, stepID, args, target); err != nil {
 		return schema.World{}, err
 	}
-	return d.call(ctx, stepID, tool, args, false)
+	return d.send(ctx, stepID, tool, args, target)
+}
+
+// send makes a call that may send a form or follow a link inside the
+// send guard (mcp_sendguard.go), where the server can run one.
+func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
+	armed, err := d.armSend(ctx, stepID, target)
+	if err != nil {
+		return schema.World{}, err
+	}
+	w, err := d.call(ctx, stepID, tool, args, false)
+	if armed {
+		if gerr := d.disarmSend(ctx, stepID, target); gerr != nil {
+			return schema.World{}, gerr
+		}
+	}
+	return w, err
 }
 
 // pressTool is the browser server's key press, which a typing step that
@@ -166,9 +182,9 @@ func (d *MCPDispatcher) offers(tool string) bool {
 	return slices.ContainsFunc(d.env.Tools, func(t schema.ToolSpec) bool { return t.Name == tool })
 }
 
-// guard reads the contract of the control the call acts on and holds it
-// to the target's recorded one, noting what it read as Resolved.
-func (d *MCPDispatcher) guard(ctx context.Context, stepID string, args map[string]any, target *schema.Target) error {
+// checkContract reads the contract of the control the call acts on and
+// holds it to the target's recorded one, noting what it read as Resolved.
+func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args map[string]any, target *schema.Target) error {
 	c, err := d.contractOf(ctx, stepID, args)
 	if err != nil {
 		return err

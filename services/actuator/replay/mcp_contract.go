@@ -116,16 +116,21 @@ func (d *MCPDispatcher) contractOf(ctx context.Context, stepID string, args map[
 	if err != nil {
 		return nil, err
 	}
-	text := w.Text
+	var c schema.Contract
+	if err := json.Unmarshal([]byte(resultSection(w.Text)), &c); err != nil || c.Tag == "" {
+		return nil, schema.Errorf(schema.CodeUnavailable, "%s on %v did not say what the control is: %s", probeTool, args["target"], schema.Clip(w.Text, 200))
+	}
+	return &c, nil
+}
+
+// resultSection is the value a @playwright/mcp code call returned: its
+// "### Result" section, or the whole text of a server that has none.
+func resultSection(text string) string {
 	if i := strings.Index(text, "### Result"); i >= 0 {
 		text = text[i+len("### Result"):]
 		if j := strings.Index(text, "\n###"); j >= 0 {
 			text = text[:j]
 		}
 	}
-	var c schema.Contract
-	if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &c); err != nil || c.Tag == "" {
-		return nil, schema.Errorf(schema.CodeUnavailable, "%s on %v did not say what the control is: %s", probeTool, args["target"], schema.Clip(w.Text, 200))
-	}
-	return &c, nil
+	return strings.TrimSpace(text)
 }
