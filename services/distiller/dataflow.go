@@ -34,12 +34,9 @@ type producer struct {
 // result that echoes what a call was passed (create_record(name)
 // returning the name, a snapshot showing a typed value) leaves it the
 // task's, unless the result holds it more often than calls passed it so
-// far. A browser server's element argument only describes a control.
+// far.
 func (d *distillation) notBoth(what string, args map[string]any, producers []producer) error {
 	for key, arg := range args {
-		if key == "element" && d.browserServer() {
-			continue
-		}
 		for _, s := range stringValues(arg) {
 			for _, k := range d.b.names {
 				v := d.b.values[k]

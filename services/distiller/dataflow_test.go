@@ -277,3 +277,21 @@ func TestDistillBindsAWordIDFromText(t *testing.T) {
 		t.Fatalf("a word id equal to the task's value: %v, want ambiguous", err)
 	}
 }
+
+// TestDistillTypesATaskValueAPageShows: a browser server's page showing
+// the task's value (a hint's example) leaves what is typed the task's.
+func TestDistillTypesATaskValueAPageShows(t *testing.T) {
+	snapshot := "- textbox \"Tax ID\" [ref=e4]\n- paragraph: For example DE123456789.\n"
+	r := mcpRun(map[string]string{"tax_id": "DE123456789"}, "Register tax ID DE123456789",
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_type", `{"element":"Tax ID","target":"e4","text":"DE123456789"}`, textResult("labelled")},
+	)
+	r.Inventories = append(r.Inventories, &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_type"}}}})
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["text"] != "{{tax_id}}" {
+		t.Fatalf("browser_type's arguments: %v", a)
+	}
+}

@@ -54,7 +54,10 @@ func (d *distillation) mcp() error {
 			d.prune(what, "abandoned exploration: a read whose result no later step uses")
 			continue
 		}
-		if !roteBrowser {
+		// A page shows the task's values all the time (a hint's example, a
+		// list, the field just typed into), and what is typed into it is
+		// the task's: only other servers' results issue values that way.
+		if !roteBrowser && !d.browserServer() {
 			if err := d.notBoth(what, lc.args, producers); err != nil {
 				return err
 			}
