@@ -49,3 +49,21 @@ func (c *Contract) Check(current *Contract) error {
 // sendsNothing reports whether the control cannot send a form or follow
 // a link on its own: a textarea or a select.
 func (c *Contract) sendsNothing() bool { return c.Tag == "textarea" || c.Tag == "select" }
+
+// Sends reports whether acting on the control with kind (a click or a
+// key press) may send its form or follow its link: a click sends through
+// a link or a submit button, a key press (Enter) through a link or any
+// control that names its form's action.
+func (c *Contract) Sends(kind ActionKind) bool {
+	switch {
+	case c == nil:
+		return false
+	case c.Href != "":
+		return true
+	case c.FormMethod == "":
+		return false
+	case kind == ActPress:
+		return true
+	}
+	return kind == ActClick && (c.Tag == "button" && c.InputType == "submit" || c.Tag == "input" && (c.InputType == "submit" || c.InputType == "image"))
+}

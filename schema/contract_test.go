@@ -41,3 +41,23 @@ func TestContractGate(t *testing.T) {
 		t.Fatalf("nothing recorded: %v", err)
 	}
 }
+
+func TestContractSends(t *testing.T) {
+	submit := &Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}
+	field := &Contract{Tag: "input", InputType: "text", FormAction: "/vendors", FormMethod: "post"}
+	radio := &Contract{Tag: "input", InputType: "radio", FormAction: "/vendors", FormMethod: "post"}
+	link := &Contract{Tag: "a", Href: "/help"}
+	for _, c := range []struct {
+		c     *Contract
+		kind  ActionKind
+		sends bool
+	}{
+		{submit, ActClick, true}, {submit, ActPress, true}, {field, ActClick, false}, {field, ActPress, true},
+		{radio, ActClick, false}, {link, ActClick, true}, {link, ActPress, true}, {&Contract{Tag: "button", InputType: "button"}, ActClick, false},
+		{nil, ActClick, false}, {submit, ActFill, false},
+	} {
+		if got := c.c.Sends(c.kind); got != c.sends {
+			t.Errorf("%+v %s: sends %v, want %v", c.c, c.kind, got, c.sends)
+		}
+	}
+}

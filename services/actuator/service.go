@@ -348,7 +348,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		}
 	}
 	var guard *sendGuard
-	if (a.Kind == schema.ActClick || a.Kind == schema.ActPress) && a.Target != nil && a.Target.Contract != nil {
+	if a.Target != nil && a.Target.Contract.Sends(a.Kind) {
 		if guard, err = sess.guardSend(a.Target.Contract); err != nil {
 			return "", rung, err
 		}

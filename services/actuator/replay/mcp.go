@@ -149,18 +149,23 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		if err := d.checkContract(ctx, stepID, args, target); err != nil {
 			return schema.World{}, err
 		}
-		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, target)
+		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, schema.ActPress, target)
 	}
 	if err := d.checkContract(ctx, stepID, args, target); err != nil {
 		return schema.World{}, err
 	}
-	return d.send(ctx, stepID, tool, args, target)
+	kind := schema.ActPress
+	if tool == "browser_click" {
+		kind = schema.ActClick
+	}
+	return d.send(ctx, stepID, tool, args, kind, target)
 }
 
-// send makes a call that may send a form or follow a link inside the
-// send guard (mcp_sendguard.go), where the server can run one.
-func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
-	armed, err := d.armSend(ctx, stepID, target)
+// send makes a call that acts as kind (a click, a key press) inside the
+// send guard (mcp_sendguard.go) when its control sends and the server can
+// run one.
+func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, kind schema.ActionKind, target *schema.Target) (schema.World, error) {
+	armed, err := d.armSend(ctx, stepID, kind, target)
 	if err != nil {
 		return schema.World{}, err
 	}

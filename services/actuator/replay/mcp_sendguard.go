@@ -72,8 +72,8 @@ func sendingOf(c *schema.Contract) (map[string]any, bool) {
 // armSend routes the page's next navigation through the guard for target,
 // when the server can run Playwright code and target's contract sends.
 // It reports whether it armed.
-func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, target *schema.Target) (bool, error) {
-	if target == nil || !d.offers(runCodeTool) {
+func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.ActionKind, target *schema.Target) (bool, error) {
+	if target == nil || !target.Contract.Sends(kind) || !d.offers(runCodeTool) {
 		return false, nil
 	}
 	want, ok := sendingOf(target.Contract)
