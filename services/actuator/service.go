@@ -322,6 +322,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	var el *element
 	var rung schema.Resolution
+	var current *schema.Contract // the resolved control's contract, read now
 	if !a.Target.Empty() {
 		obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
 		if err != nil {
@@ -343,13 +344,16 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if err := a.Target.Contract.Check(node.Contract); err != nil {
 			return "", rung, err
 		}
+		current = node.Contract
 		if el, err = sess.element(node.Backend); err != nil {
 			return "", rung, err
 		}
 	}
+	// A recorded control is held to where it sends now, as just read and
+	// checked against its record: what leaves must go there.
 	var guard *sendGuard
-	if a.Target != nil && a.Target.Contract.Sends(a.Kind) {
-		if guard, err = sess.guardSend(a.Target.Contract); err != nil {
+	if a.Target != nil && a.Target.Contract != nil && current.Sends(a.Kind) {
+		if guard, err = sess.guardSend(current); err != nil {
 			return "", rung, err
 		}
 	}

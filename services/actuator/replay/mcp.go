@@ -146,32 +146,34 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		if _, err := d.call(ctx, stepID, tool, typing, false); err != nil {
 			return schema.World{}, err
 		}
-		if err := d.checkContract(ctx, stepID, args, target); err != nil {
+		current, err := d.checkContract(ctx, stepID, args, target)
+		if err != nil {
 			return schema.World{}, err
 		}
-		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, schema.ActPress, target)
+		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, schema.ActPress, target, current)
 	}
-	if err := d.checkContract(ctx, stepID, args, target); err != nil {
+	current, err := d.checkContract(ctx, stepID, args, target)
+	if err != nil {
 		return schema.World{}, err
 	}
 	kind := schema.ActPress
 	if tool == "browser_click" {
 		kind = schema.ActClick
 	}
-	return d.send(ctx, stepID, tool, args, kind, target)
+	return d.send(ctx, stepID, tool, args, kind, target, current)
 }
 
 // send makes a call that acts as kind (a click, a key press) inside the
 // send guard (mcp_sendguard.go) when its control sends and the server can
 // run one.
-func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, kind schema.ActionKind, target *schema.Target) (schema.World, error) {
-	armed, err := d.armSend(ctx, stepID, kind, target)
+func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, kind schema.ActionKind, target *schema.Target, current *schema.Contract) (schema.World, error) {
+	armed, err := d.armSend(ctx, stepID, kind, target, current)
 	if err != nil {
 		return schema.World{}, err
 	}
 	w, err := d.call(ctx, stepID, tool, args, false)
 	if armed {
-		if gerr := d.disarmSend(ctx, stepID, target); gerr != nil {
+		if gerr := d.disarmSend(ctx, stepID, current); gerr != nil {
 			return schema.World{}, gerr
 		}
 	}
@@ -189,14 +191,15 @@ func (d *MCPDispatcher) offers(tool string) bool {
 
 // checkContract reads the contract of the control the call acts on and
 // holds it to the target's recorded one, noting what it read as Resolved.
-func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args map[string]any, target *schema.Target) error {
+// It returns what it read.
+func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args map[string]any, target *schema.Target) (*schema.Contract, error) {
 	c, err := d.contractOf(ctx, stepID, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if target != nil {
 		if err := target.Contract.Check(c); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	resolved := &schema.Target{Contract: c}
@@ -206,7 +209,7 @@ func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args m
 	d.mu.Lock()
 	d.resolved = resolved
 	d.mu.Unlock()
-	return nil
+	return c, nil
 }
 
 // Resolved is the control the last call acted on, with the contract read

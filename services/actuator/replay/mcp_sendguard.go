@@ -69,14 +69,15 @@ func sendingOf(c *schema.Contract) (map[string]any, bool) {
 	return nil, false
 }
 
-// armSend routes the page's next navigation through the guard for target,
-// when the server can run Playwright code and target's contract sends.
-// It reports whether it armed.
-func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.ActionKind, target *schema.Target) (bool, error) {
-	if target == nil || !target.Contract.Sends(kind) || !d.offers(runCodeTool) {
+// armSend routes the page's next navigation through the guard, when the
+// server can run Playwright code and a recorded control (target) sends,
+// to where it sends now (current, as just read and checked against the
+// record). It reports whether it armed.
+func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.ActionKind, target *schema.Target, current *schema.Contract) (bool, error) {
+	if target == nil || target.Contract == nil || !current.Sends(kind) || !d.offers(runCodeTool) {
 		return false, nil
 	}
-	want, ok := sendingOf(target.Contract)
+	want, ok := sendingOf(current)
 	if !ok {
 		return false, nil
 	}
@@ -89,7 +90,7 @@ func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.
 
 // disarmSend removes the guard: a navigation it refused is
 // *schema.Error CodeContractChanged.
-func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, target *schema.Target) error {
+func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, current *schema.Contract) error {
 	w, err := d.call(ctx, stepID, runCodeTool, map[string]any{"code": disarmSendGuard}, true)
 	if err != nil {
 		return schema.Errorf(schema.CodeUnavailable, "the send guard could not be read: %v", err)
@@ -102,7 +103,7 @@ func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, target *s
 		return schema.Errorf(schema.CodeUnavailable, "the send guard did not answer: %s", schema.Clip(w.Text, 200))
 	}
 	if g.Refused != "" {
-		want, _ := sendingOf(target.Contract)
+		want, _ := sendingOf(current)
 		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %v %v (a script moved it as it was used): aborted in the browser, nothing was sent", g.Refused, want["method"], want["ref"])
 	}
 	return nil
