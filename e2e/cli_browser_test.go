@@ -192,6 +192,7 @@ func TestLearnCommands(t *testing.T) {
 // portal's state (six verified, one refused), the offline model named,
 // and exit 0.
 func TestDemoCommand(t *testing.T) {
+	long(t, "rote demo, every row")
 	t.Parallel()
 	code, out := rote(t, t.TempDir(), "demo")
 	if code != 0 {

@@ -47,6 +47,7 @@ func vendorFlow(t *testing.T, b *bus.BrowserSession) []schema.Action {
 // portal's own state is the judge: no variant may register, import or
 // offboard anything it should not.
 func TestVendorFlowUnderDrift(t *testing.T) {
+	long(t, "the vendor flow under every portal variant")
 	t.Parallel()
 	b := planes(t)
 	baseURL, basePortal := portalSite(t, "")

@@ -24,6 +24,7 @@ import (
 // deterministic replays call no model; the triage playbook's judgment,
 // which the distiller made of the agent's choice, makes exactly one call.
 func TestLearnFromColdRuns(t *testing.T) {
+	long(t, "learning B1-B6 from cold runs")
 	t.Parallel()
 	n := start(t, nil, node.Perception, node.Actuator, node.Planner)
 	b, agent := n.Bus(), n.Agent()

@@ -256,9 +256,14 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	ev.Seq = sess.nextSeq()
 	ev.Meta = schema.Meta{ID: req.RunID + "-b" + strconv.FormatUint(ev.Seq, 10), Time: time.Now()}
 	start := time.Now()
+	marked := sess.acted
 	output, resolution, err := s.perform(ctx, sess, &ev)
 	err = s.stopping(ctx, req.RunID, err)
-	sess.acted, sess.actedKind = time.Now(), req.Action.Kind
+	if sess.acted == marked {
+		// Unless perform marked it and settled after it (a guarded send):
+		// marked again now, the next action would wait out its window twice.
+		sess.acted, sess.actedKind = time.Now(), req.Action.Kind
+	}
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
 	if err != nil {
 		ev.Error = schema.AsError(err)
