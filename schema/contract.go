@@ -67,3 +67,39 @@ func (c *Contract) Sends(kind ActionKind) bool {
 	}
 	return kind == ActClick && (c.Tag == "button" && c.InputType == "submit" || c.Tag == "input" && (c.InputType == "submit" || c.InputType == "image"))
 }
+
+// Sending is where a control sends, as its contract says: the request's
+// method (GET, POST; "" for a dialog form, which sends nothing), the
+// address (relative to the page unless it leaves its origin), and
+// whether a form sends it (a GET form replaces the query with its
+// fields).
+type Sending struct {
+	Method string `json:"method"`
+	Ref    string `json:"ref"`
+	Form   bool   `json:"form"`
+}
+
+// Sending returns where c's control sends: its form's method and action,
+// else its link's href; ok is false for a control that sends neither.
+func (c *Contract) Sending() (s Sending, ok bool) {
+	switch {
+	case c == nil:
+		return Sending{}, false
+	case c.FormMethod != "":
+		method := strings.ToUpper(c.FormMethod)
+		if method == "DIALOG" {
+			method = ""
+		}
+		return Sending{Method: method, Ref: c.FormAction, Form: true}, true
+	case c.Href != "":
+		return Sending{Method: "GET", Ref: c.Href}, true
+	}
+	return Sending{}, false
+}
+
+func (s Sending) String() string {
+	if s.Method == "" {
+		return "nowhere (a dialog form)"
+	}
+	return s.Method + " " + s.Ref
+}

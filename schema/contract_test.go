@@ -61,3 +61,22 @@ func TestContractSends(t *testing.T) {
 		}
 	}
 }
+
+func TestContractSending(t *testing.T) {
+	for _, c := range []struct {
+		c    *Contract
+		want Sending
+		ok   bool
+	}{
+		{&Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}, Sending{Method: "POST", Ref: "/vendors", Form: true}, true},
+		{&Contract{Tag: "input", InputType: "search", FormAction: "/search", FormMethod: "get"}, Sending{Method: "GET", Ref: "/search", Form: true}, true},
+		{&Contract{Tag: "button", InputType: "submit", FormMethod: "dialog"}, Sending{Form: true}, true},
+		{&Contract{Tag: "a", Href: "http://elsewhere.example/x"}, Sending{Method: "GET", Ref: "http://elsewhere.example/x"}, true},
+		{&Contract{Tag: "button", InputType: "button"}, Sending{}, false},
+		{nil, Sending{}, false},
+	} {
+		if got, ok := c.c.Sending(); got != c.want || ok != c.ok {
+			t.Errorf("%+v: %+v %v, want %+v %v", c.c, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -23,50 +22,42 @@ import (
 // else is answered in the browser, before a byte is sent, and the action
 // is contract_changed.
 
-// sending is where a recorded contract says its control sends: a form's
-// method and action, or a link's href.
+// sending is where a control sends (schema.Sending), resolved against
+// the page.
 type sending struct {
-	method string // GET, POST; "" for a dialog form, which sends nothing
-	url    *url.URL
+	schema.Sending
+	url *url.URL
 }
 
 // sendsTo returns where c says its control sends, resolved against the
 // page at pageURL, and whether it sends at all.
 func sendsTo(c *schema.Contract, pageURL string) (sending, bool) {
-	if c == nil {
+	to, ok := c.Sending()
+	if !ok {
 		return sending{}, false
 	}
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return sending{}, false
 	}
-	ref, method := c.Href, "GET"
-	if c.FormMethod != "" {
-		ref, method = c.FormAction, strings.ToUpper(c.FormMethod)
-		if method == "DIALOG" {
-			method = ""
-		}
-	} else if c.Href == "" {
-		return sending{}, false
-	}
-	u, err := base.Parse(ref)
+	u, err := base.Parse(to.Ref)
 	if err != nil {
 		return sending{}, false
 	}
 	u.Fragment = ""
-	return sending{method: method, url: u}, true
+	return sending{Sending: to, url: u}, true
 }
 
 // allows reports whether a request of method to raw is the sending: a
 // POST to the action exactly; a GET form's request to the action with
 // any query (the form's fields); a link's GET to its href exactly.
-func (s sending) allows(method, raw string, form bool) bool {
+func (s sending) allows(method, raw string) bool {
 	u, err := url.Parse(raw)
-	if err != nil || s.method == "" || method != s.method {
+	if err != nil || s.Method == "" || method != s.Method {
 		return false
 	}
 	u.Fragment = ""
-	if form && method == "GET" {
+	if s.Form && method == "GET" {
 		got, want := *u, *s.url
 		got.RawQuery, want.RawQuery = "", ""
 		return got.String() == want.String()
@@ -74,17 +65,9 @@ func (s sending) allows(method, raw string, form bool) bool {
 	return u.String() == s.url.String()
 }
 
-func (s sending) String() string {
-	if s.method == "" {
-		return "nowhere (a dialog form)"
-	}
-	return s.method + " " + s.url.String()
-}
-
 // sendGuard holds a session's first main-frame navigation to a sending.
 type sendGuard struct {
 	want    sending
-	form    bool
 	frame   cdp.FrameID
 	s       *session
 	stop    context.CancelFunc
@@ -105,7 +88,7 @@ func (s *session) guardSend(c *schema.Contract) (*sendGuard, error) {
 		return nil, nil
 	}
 	lctx, stop := context.WithCancel(s.ctx)
-	g := &sendGuard{want: want, form: c.FormMethod != "", frame: cdp.FrameID(chromedp.FromContext(s.ctx).Target.TargetID), s: s, stop: stop}
+	g := &sendGuard{want: want, frame: cdp.FrameID(chromedp.FromContext(s.ctx).Target.TargetID), s: s, stop: stop}
 	if err := chromedp.Listen(lctx, g.onEvent); err != nil {
 		stop()
 		return nil, s.fail(err)
@@ -139,7 +122,7 @@ func (g *sendGuard) decide(e *fetch.EventRequestPaused) {
 	refuse := false
 	if !g.decided && e.FrameID == g.frame && e.RedirectedRequestID == "" && e.Request != nil {
 		g.decided = true
-		if !g.want.allows(e.Request.Method, e.Request.URL, g.form) {
+		if !g.want.allows(e.Request.Method, e.Request.URL) {
 			refuse = true
 			g.refused = e.Request.Method + " " + e.Request.URL
 		}
@@ -171,7 +154,7 @@ func (g *sendGuard) disarm() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.refused != "" {
-		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, nothing was sent", g.refused, g.want)
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, nothing was sent", g.refused, g.want.Sending)
 	}
 	if err != nil {
 		return g.s.fail(fmt.Errorf("end the send guard: %w", err))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -22,7 +21,7 @@ import (
 const runCodeTool = "browser_run_code_unsafe"
 
 // armSendGuard is Playwright code that routes the page's navigations
-// through the guard; %s is the sending, {method, ref, form}.
+// through the guard; %s is the schema.Sending, {method, ref, form}.
 const armSendGuard = `async (page) => {
   const want = %s;
   const target = new URL(want.ref, page.url());
@@ -50,25 +49,6 @@ const disarmSendGuard = `async (page) => {
   return { refused: g.refused };
 }`
 
-// sendingOf is where contract c says its control sends, for the guard:
-// a form's method and action, or a link's GET to its href; ok is false
-// when it sends nothing the guard can hold.
-func sendingOf(c *schema.Contract) (map[string]any, bool) {
-	switch {
-	case c == nil:
-		return nil, false
-	case c.FormMethod != "":
-		method := strings.ToUpper(c.FormMethod)
-		if method == "DIALOG" {
-			method = ""
-		}
-		return map[string]any{"method": method, "ref": c.FormAction, "form": true}, true
-	case c.Href != "":
-		return map[string]any{"method": "GET", "ref": c.Href, "form": false}, true
-	}
-	return nil, false
-}
-
 // armSend routes the page's next navigation through the guard, when the
 // server can run Playwright code and a recorded control (target) sends,
 // to where it sends now (current, as just read and checked against the
@@ -77,7 +57,7 @@ func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.
 	if target == nil || target.Contract == nil || !current.Sends(kind) || !d.offers(runCodeTool) {
 		return false, nil
 	}
-	want, ok := sendingOf(current)
+	want, ok := current.Sending()
 	if !ok {
 		return false, nil
 	}
@@ -103,8 +83,8 @@ func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, current *
 		return schema.Errorf(schema.CodeUnavailable, "the send guard did not answer: %s", schema.Clip(w.Text, 200))
 	}
 	if g.Refused != "" {
-		want, _ := sendingOf(current)
-		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %v %v (a script moved it as it was used): aborted in the browser, nothing was sent", g.Refused, want["method"], want["ref"])
+		want, _ := current.Sending()
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): aborted in the browser, nothing was sent", g.Refused, want)
 	}
 	return nil
 }
