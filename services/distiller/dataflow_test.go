@@ -295,3 +295,32 @@ func TestDistillTypesATaskValueAPageShows(t *testing.T) {
 		t.Fatalf("browser_type's arguments: %v", a)
 	}
 }
+
+// TestDistillChecksTheWholePageLine: a page line's check is the whole
+// line as the server wrote it, a \r before its newline included, so it
+// holds on the same result and not on a longer path.
+func TestDistillChecksTheWholePageLine(t *testing.T) {
+	page := "### Page\r\n- Page URL: http://127.0.0.1:8080/vendors\r\n- Page Title: Vendors\r\n"
+	r := mcpRun(map[string]string{}, "Open the vendors",
+		[3]string{"browser_navigate", `{"url":"http://127.0.0.1:8080/vendors"}`, textResult(page)},
+		[3]string{"browser_snapshot", `{}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expects := c.Playbook.Steps[0].Expect
+	if len(expects) != 2 {
+		t.Fatalf("checks %v", expects)
+	}
+	same := schema.ToolResultWorld([]byte(textResult(page)))
+	longer := schema.ToolResultWorld([]byte(textResult(strings.ReplaceAll(page, "/vendors\r", "/vendors/purge\r"))))
+	for _, e := range expects {
+		if chk, err := e.Evaluate(same); err != nil || !chk.Passed {
+			t.Errorf("%q on the recorded result: %+v %v", e.Arg, chk, err)
+		}
+	}
+	if chk, err := expects[0].Evaluate(longer); err != nil || chk.Passed {
+		t.Errorf("%q on /vendors/purge: %+v %v", expects[0].Arg, chk, err)
+	}
+}

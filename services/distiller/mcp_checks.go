@@ -37,9 +37,10 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 		} else if digit.MatchString(t) {
 			continue // a title that counts something changes with the data
 		}
-		// The whole line: text_visible finds a substring, and a page at
-		// /vendors/purge must not pass for /vendors.
-		line := w.Text[at[0]:at[4]] + t
+		// The whole line as it stands (a trailing space or \r included):
+		// text_visible finds a substring, and a page at /vendors/purge
+		// must not pass for /vendors.
+		line := w.Text[at[0]:at[4]] + d.templateText(w.Text[at[4]:at[5]])
 		if at[0] > 0 && w.Text[at[0]-1] == '\n' {
 			line = "\n" + line
 		}
