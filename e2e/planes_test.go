@@ -233,7 +233,9 @@ func TestContractChangeRefusesDispatch(t *testing.T) {
 // it is used (on mousedown, on submit, on the Enter keydown) passes the
 // contract read before the action; the request it sends is held in the
 // browser and refused (contract_changed), and nothing reaches the
-// server. The same form left alone sends where recorded.
+// server. The same form left alone sends where recorded; a GET form
+// sends its fields as the query; a link moved on mousedown is refused
+// and the page stays.
 func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -246,6 +248,9 @@ func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 		"/mousedown": form("", ` onmousedown="this.form.action='/vendors/purge'"`),
 		"/submit":    form(` onsubmit="this.action='/vendors/purge'"`, ""),
 		"/keydown":   form(` onkeydown="if (event.key === 'Enter') this.action='/vendors/purge'"`, ""),
+		"/search":    `<main><form action="/results"><label for="q">Query</label><input id="q" name="q"><button>Search</button></form></main>`,
+		"/results":   `<main><h1>Results</h1></main>`,
+		"/link":      `<main><a href="/results" onmousedown="this.href='/vendors/purge'">Results</a></main>`,
 	})
 	s := session(t, b, web.URL+"/plain")
 	obs := observe(t, s).Observation
@@ -279,9 +284,31 @@ func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 	unaddressed.FormAction = ""
 	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: register.ID, Role: register.Role, Name: register.Name, Contract: &unaddressed}})
 	web.mu.Lock()
-	defer web.mu.Unlock()
 	if len(web.to) != 1 || web.to[0] != "/vendors" || web.posts[0].Get("company") != "Initech" {
+		web.mu.Unlock()
 		t.Fatalf("the form left alone: posts to %v %v, want /vendors company=Initech", web.to, web.posts)
+	}
+	web.mu.Unlock()
+
+	// A GET form sends its fields as the query: let through. A link whose
+	// href a script moves on mousedown: refused, the page stays.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/search"})
+	obs = observe(t, s).Observation
+	query, search := findNode(t, &obs, "textbox", "Query"), findNode(t, &obs, "button", "Search")
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{ID: query.ID, Role: query.Role, Name: query.Name, Contract: query.Contract}, Value: "acme"})
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: search.ID, Role: search.Role, Name: search.Name, Contract: search.Contract}})
+	if got := observe(t, s).Observation.URL; !strings.HasSuffix(got, "/results?q=acme") {
+		t.Fatalf("the GET form left alone went to %s, want /results?q=acme", got)
+	}
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/link"})
+	obs = observe(t, s).Observation
+	link := findNode(t, &obs, "link", "Results")
+	ev := refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: link.ID, Role: link.Role, Name: link.Name, Contract: link.Contract}}, schema.ErrContractChanged)
+	if !strings.Contains(ev.Error.Message, "/vendors/purge") {
+		t.Errorf("the link's refusal does not say where the page went: %v", ev.Error)
+	}
+	if got := observe(t, s).Observation.URL; !strings.HasSuffix(got, "/link") {
+		t.Fatalf("after the refused link the page is %s, want it to stay on /link", got)
 	}
 }
 
