@@ -111,7 +111,9 @@ func TestReplayCommand(t *testing.T) {
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	code, out := rote(t, dir, "run", "--suite-task", "B4", "--rep", "6")
+	// A browser of its own: this is the -short loop's run of the launch
+	// path every user without --browser takes.
+	code, out := roteEnv(t, dir, []string{"ROTE_BROWSER="}, "run", "--suite-task", "B4", "--rep", "6")
 	for _, want := range []string{"model: scripted model (offline)", "planner ", " tok ", "verify PASS", "site state agrees (the fixture portal, B4)", "model calls ", "cache-adjusted", "outcome: success"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("rote run --suite-task B4: exit %d, want %q in\n%s", code, want, out)

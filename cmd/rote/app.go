@@ -29,9 +29,13 @@ type App struct {
 	// scripted.ParseLatency's form ($ROTE_SCRIPTED_LATENCY; rote bench's
 	// --model-latency).
 	ModelLatency string
-	Stdin        io.Reader
-	Stdout       io.Writer
-	Stderr       io.Writer
+	// Browser is the DevTools WebSocket address of a Chromium another
+	// process runs ($ROTE_BROWSER): browser sessions open in it, each in
+	// a browser context of its own, and none is launched.
+	Browser string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
 	// Log is where services log: warnings and errors on stderr, unless a
 	// command (rote serve) asks for more.
 	Log *slog.Logger
@@ -71,7 +75,7 @@ func (a *App) nodeConfig(roles ...string) (node.Config, error) {
 	if err != nil {
 		return node.Config{}, err
 	}
-	cfg := node.Config{Roles: roles, SecretKey: key, Log: a.Log, Suites: a.suites.expand}
+	cfg := node.Config{Roles: roles, SecretKey: key, Log: a.Log, Browser: a.Browser, Suites: a.suites.expand}
 	if a.suites.offline != nil {
 		if cfg.Offline, err = a.suites.offline(a.ModelLatency); err != nil {
 			return node.Config{}, usageError("%v", err)

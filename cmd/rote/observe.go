@@ -47,7 +47,7 @@ It runs a private, throwaway bus: nothing is recorded.`,
 			}
 			defer b.Close()
 			// A throwaway store: nothing is kept, so no secret key either.
-			n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte("rote observe keeps nothing"), Log: app.Log}, b)
+			n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte("rote observe keeps nothing"), Log: app.Log, Browser: app.Browser}, b)
 			if err != nil {
 				return err
 			}

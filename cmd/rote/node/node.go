@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -109,6 +110,11 @@ func New(cfg Config, b *bus.Bus) (*Node, error) {
 	}
 	if len(cfg.SecretKey) == 0 {
 		return nil, errors.New("node: no secret key")
+	}
+	if cfg.Browser != "" {
+		if u, err := url.Parse(cfg.Browser); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return nil, fmt.Errorf("node: browser %q: want the DevTools WebSocket address, ws://HOST:PORT/devtools/browser/ID", cfg.Browser)
+		}
 	}
 	cfg.Browsers = max(cfg.Browsers, 1)
 	log := cmp.Or(cfg.Log, slog.Default())

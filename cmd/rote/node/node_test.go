@@ -20,6 +20,14 @@ func TestNewChecksItsConfig(t *testing.T) {
 	if _, err := New(Config{Roles: []string{Matcher}}, b); err == nil {
 		t.Fatal("a node without a secret key")
 	}
+	for _, addr := range []string{"127.0.0.1:9222", "http://127.0.0.1:9222", "file:///tmp/x", "ws://", "ws://%zz"} {
+		if _, err := New(Config{Roles: Browser, SecretKey: []byte("k"), Browser: addr}, b); err == nil || !strings.Contains(err.Error(), "DevTools WebSocket address") {
+			t.Fatalf("browser %q: %v", addr, err)
+		}
+	}
+	if _, err := New(Config{Roles: Browser, SecretKey: []byte("k"), Browser: "ws://127.0.0.1:9222/devtools/browser/x"}, b); err != nil {
+		t.Fatal(err)
+	}
 	n, err := New(Config{Roles: []string{Planner}, SecretKey: []byte("k")}, b)
 	if err != nil {
 		t.Fatal(err)
