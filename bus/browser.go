@@ -37,15 +37,17 @@ type BrowserSession struct {
 // lost; the next attempt goes to another member.
 const openAttempt = 15 * time.Second
 
-// Open asks any actuator for a session for runID, trying again
-// while attempts go unanswered, for up to SessionCallTimeout. Errors: a
-// *schema.Error from the actuator, or ErrNoService when none runs.
-func (c *Browsers) Open(ctx context.Context, runID string) (*BrowserSession, error) {
+// Open asks any actuator for a session for runID, confined to origins
+// (see schema.OpenSessionRequest; none: any http or https page), trying
+// again while attempts go unanswered, for up to SessionCallTimeout.
+// Errors: a *schema.Error from the actuator, or ErrNoService when none
+// runs.
+func (c *Browsers) Open(ctx context.Context, runID string, origins ...string) (*BrowserSession, error) {
 	var rep schema.OpenSessionReply
 	giveUp := time.Now().Add(SessionCallTimeout)
 	for {
 		actx, cancel := context.WithTimeout(ctx, openAttempt)
-		err := c.rpc.Call(actx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID}, &rep)
+		err := c.rpc.Call(actx, schema.SubjectOpenSession, &schema.OpenSessionRequest{RunID: runID, Origins: origins}, &rep)
 		timedOut := err != nil && actx.Err() != nil && ctx.Err() == nil
 		cancel()
 		switch {

@@ -17,7 +17,7 @@ import (
 // recording on b.
 func fixtureOpener(b *bus.Bus) replay.Opener {
 	cmd, env := recordertest.Command()
-	return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
+	return func(ctx context.Context, runID string, _ []string) (replay.Dispatcher, error) {
 		return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: cmd, Env: env, Runs: b.Runs(), RunID: runID})
 	}
 }

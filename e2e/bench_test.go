@@ -98,7 +98,7 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		// The bare calls: a fresh session to the same server, as each
 		// replay has, making the same calls, with nothing recorded.
-		raw, err := open(context.Background(), "")
+		raw, err := open(context.Background(), "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -28,6 +28,7 @@ const (
 	CodeContractChanged   Code = "contract_changed"   // the target sends elsewhere than recorded (form action or method, href)
 	CodeControlChanged    Code = "control_changed"    // the target is another kind of control (tag, input type), sending where it did
 	CodeStateChanged      Code = "state_changed"      // a control a click toggles is not in the state it was recorded in
+	CodeOutOfOrigin       Code = "out_of_origin"      // a page load outside the origins a session may visit, or a scheme no page may use
 	CodeObscured          Code = "obscured"           // another element covers the target
 	CodeBrowserCrashed    Code = "browser_crashed"    // the browser of a session died
 	CodeNoSession         Code = "no_session"         // no browser session for the run here
@@ -83,6 +84,7 @@ var (
 	ErrContractChanged   = &Error{Code: CodeContractChanged}
 	ErrControlChanged    = &Error{Code: CodeControlChanged}
 	ErrStateChanged      = &Error{Code: CodeStateChanged}
+	ErrOutOfOrigin       = &Error{Code: CodeOutOfOrigin}
 	ErrObscured          = &Error{Code: CodeObscured}
 	ErrBrowserCrashed    = &Error{Code: CodeBrowserCrashed}
 	ErrNoSession         = &Error{Code: CodeNoSession}

@@ -18,10 +18,14 @@ type Playbook struct {
 	Intent string `yaml:"intent"` // the task text with parameters as {{name}}
 	// Fingerprint binds the playbook to one environment. Empty means
 	// unbound: replayable explicitly from a file, never chosen by matching.
-	Fingerprint string           `yaml:"fingerprint,omitempty"`
-	Params      map[string]Param `yaml:"params,omitempty"`
-	Steps       []Step           `yaml:"steps"`
-	Verify      []Expect         `yaml:"verify"`
+	Fingerprint string `yaml:"fingerprint,omitempty"`
+	// Origins are the origins besides its base URL's that a browser
+	// replay may load pages from (a sign-in service, say), as
+	// scheme://host[:port]; every other page load is out_of_origin.
+	Origins []string         `yaml:"origins,omitempty"`
+	Params  map[string]Param `yaml:"params,omitempty"`
+	Steps   []Step           `yaml:"steps"`
+	Verify  []Expect         `yaml:"verify"`
 }
 
 // ParamType is a parameter's type, a closed set.

@@ -88,6 +88,10 @@ type ObserveReply struct {
 // OpenSessionRequest claims a browser session for a run.
 type OpenSessionRequest struct {
 	RunID string `msgpack:"run_id"`
+	// Origins confine the session: its page loads only from these
+	// origins (schema.Origin's form), and any other is refused in the
+	// browser as out_of_origin. Empty: any http or https origin.
+	Origins []string `msgpack:"origins,omitempty"`
 }
 
 // OpenSessionReply says which actuator instance holds the run's session;

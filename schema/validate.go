@@ -91,6 +91,9 @@ func (ps *problems) addErr(path string, err error) {
 	ps.add(path, "%s", msg)
 }
 
+// maxOrigins bounds a playbook's extra origins.
+const maxOrigins = 16
+
 // Validate checks the whole playbook and returns a *ValidationError with
 // every problem, or nil. It checks names, parameter declarations, unique
 // step ids, known needs, an acyclic graph, per-kind step fields, slot and
@@ -109,6 +112,16 @@ func (p *Playbook) Validate() error {
 	}
 	if p.Fingerprint != "" {
 		ps.addErr("$.fingerprint", ValidateFingerprint(p.Fingerprint))
+	}
+	if len(p.Origins) > maxOrigins {
+		ps.add("$.origins", "%d origins: at most %d", len(p.Origins), maxOrigins)
+	}
+	for i, o := range p.Origins {
+		if norm, err := ParseOrigin(o); err != nil {
+			ps.addErr(fmt.Sprintf("$.origins[%d]", i), err)
+		} else if norm != o {
+			ps.add(fmt.Sprintf("$.origins[%d]", i), "write it as %s", norm)
+		}
 	}
 	for _, name := range sortedKeys(p.Params) {
 		p.Params[name].validate(&ps, "$.params."+name, name)

@@ -298,7 +298,8 @@ func (s *session) extract(el *element) (string, error) {
 }
 
 // navigate loads rawURL, resolved against the current page, and waits for
-// the load event.
+// the load event. An address the session may not load (see
+// schema.CheckNavigation) is out_of_origin, before anything is sent.
 func (s *session) navigate(rawURL string) error {
 	current, err := chromedp.Run(s.ctx, chromedp.Location())
 	if err != nil {
@@ -310,7 +311,13 @@ func (s *session) navigate(rawURL string) error {
 			target = ref.String()
 		}
 	}
+	if _, err := schema.CheckNavigation(target, s.gate.origins); err != nil {
+		return err
+	}
 	if err := chromedp.Do(s.ctx, chromedp.Navigate(target)); err != nil {
+		if refused := s.gate.take(); refused != nil {
+			return refused // a redirect off the origins, answered at the gate
+		}
 		return s.fail(fmt.Errorf("navigate to %s: %w", target, err))
 	}
 	return nil

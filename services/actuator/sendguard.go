@@ -1,14 +1,9 @@
 package actuator
 
 import (
-	"context"
-	"fmt"
 	"net/url"
-	"sync"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
 )
@@ -17,10 +12,10 @@ import (
 // form between that read and the request (on mousedown, change, an Enter
 // keydown, submit). The send guard closes that gap where the request
 // leaves: while a recorded control that sends is clicked or pressed, the
-// page's first main-frame navigation is held (Fetch) and let through only
-// when it goes where the recorded contract says, by its method; anything
-// else is answered in the browser, before a byte is sent, and the action
-// is contract_changed.
+// page's first main-frame navigation is held at the gate and let through
+// only when it goes where the recorded contract says, by its method;
+// anything else is answered in the browser, before a byte is sent, and
+// the action is contract_changed.
 
 // sending is where a control sends (schema.Sending), resolved against
 // the page.
@@ -65,19 +60,16 @@ func (s sending) allows(method, raw string) bool {
 	return u.String() == s.url.String()
 }
 
-// sendGuard holds a session's first main-frame navigation to a sending.
+// sendGuard judges a session's first main-frame navigation while an
+// action on a control that sends is in progress (see gate).
 type sendGuard struct {
 	want    sending
-	frame   cdp.FrameID
-	s       *session
-	stop    context.CancelFunc
-	mu      sync.Mutex
 	decided bool
 	refused string // the request refused, "METHOD url"
-	wg      sync.WaitGroup
 }
 
-// guardSend arms a guard for an action on a control with contract c.
+// guardSend arms a guard for an action on a control with contract c; nil
+// when c sends nowhere.
 func (s *session) guardSend(c *schema.Contract) (*sendGuard, error) {
 	pageURL, err := chromedp.Run(s.ctx, chromedp.Location())
 	if err != nil {
@@ -87,77 +79,37 @@ func (s *session) guardSend(c *schema.Contract) (*sendGuard, error) {
 	if !ok {
 		return nil, nil
 	}
-	lctx, stop := context.WithCancel(s.ctx)
-	g := &sendGuard{want: want, frame: cdp.FrameID(chromedp.FromContext(s.ctx).Target.TargetID), s: s, stop: stop}
-	if err := chromedp.Listen(lctx, g.onEvent); err != nil {
-		stop()
-		return nil, s.fail(err)
-	}
-	err = chromedp.Do(s.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument}}})
-		return err
-	}))
-	if err != nil {
-		stop()
-		return nil, s.fail(fmt.Errorf("guard the send: %w", err))
+	g := &sendGuard{want: want}
+	if err := s.gate.arm(g); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
 
-// onEvent takes a paused request to a goroutine: a listener may not run
-// commands.
-func (g *sendGuard) onEvent(ev any) {
-	if e, ok := ev.(*fetch.EventRequestPaused); ok {
-		g.wg.Add(1)
-		go g.decide(e)
+// judge says whether to refuse a paused main-frame request: only the
+// first navigation is the sending; what follows it (a redirect) goes on.
+// The gate holds its lock.
+func (g *sendGuard) judge(e *fetch.EventRequestPaused) bool {
+	if g.decided || e.RedirectedRequestID != "" {
+		return false
 	}
+	g.decided = true
+	if g.want.allows(e.Request.Method, e.Request.URL) {
+		return false
+	}
+	g.refused = e.Request.Method + " " + e.Request.URL
+	return true
 }
 
-// decide lets a paused request through or fails it: only the first
-// main-frame navigation is the sending; what follows it (a redirect, a
-// frame's load) goes on.
-func (g *sendGuard) decide(e *fetch.EventRequestPaused) {
-	defer g.wg.Done()
-	g.mu.Lock()
-	refuse := false
-	if !g.decided && e.FrameID == g.frame && e.RedirectedRequestID == "" && e.Request != nil {
-		g.decided = true
-		if !g.want.allows(e.Request.Method, e.Request.URL) {
-			refuse = true
-			g.refused = e.Request.Method + " " + e.Request.URL
-		}
+// disarm stops holding requests for the guard and says whether one was
+// refused: a *schema.Error with CodeContractChanged.
+func (s *session) disarm(g *sendGuard) error {
+	err := s.gate.disarm()
+	s.gate.mu.Lock()
+	refused := g.refused
+	s.gate.mu.Unlock()
+	if refused != "" {
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, nothing was sent", refused, g.want.Sending)
 	}
-	g.mu.Unlock()
-	_ = chromedp.Do(g.s.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if refuse {
-			// Answered in the browser with 204 No Content: the request is
-			// never sent, and the page stays where it was (a failed
-			// request would leave an error page).
-			_, err := cdp.Call(ctx, t, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 204})
-			return err
-		}
-		_, err := cdp.Call(ctx, t, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
-		return err
-	}))
-}
-
-// disarm stops holding requests and says whether one was refused: a
-// *schema.Error with CodeContractChanged.
-func (g *sendGuard) disarm() error {
-	g.wg.Wait() // a decision in flight is sent before Fetch.disable releases what is held
-	err := chromedp.Do(g.s.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, fetch.Disable, cdp.Empty{})
-		return err
-	}))
-	g.stop()
-	g.wg.Wait()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.refused != "" {
-		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, nothing was sent", g.refused, g.want.Sending)
-	}
-	if err != nil {
-		return g.s.fail(fmt.Errorf("end the send guard: %w", err))
-	}
-	return nil
+	return err
 }

@@ -124,6 +124,10 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 	if err := schema.ValidateRunID(req.RunID); err != nil {
 		return nil, err
 	}
+	origins, err := sessionOrigins(req.Origins)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sess := s.sessions[req.RunID]; sess != nil && sess.browser.proc.Alive() {
@@ -134,7 +138,7 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 		s.log.Error("no browser for a session", "run", req.RunID, "err", err)
 		return nil, schema.Errorf(schema.CodeBrowserCrashed, "%v", err)
 	}
-	sess, err := openSession(b, req.RunID)
+	sess, err := openSession(b, req.RunID, origins)
 	if err != nil {
 		s.pool.release(b)
 		return nil, err
@@ -142,6 +146,25 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 	s.sessions[req.RunID] = sess
 	s.log.Debug("session opened", "run", req.RunID)
 	return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
+}
+
+// maxSessionOrigins bounds the origins a session request may name.
+const maxSessionOrigins = 32
+
+// sessionOrigins checks the origins a session request confines it to.
+func sessionOrigins(in []string) ([]string, error) {
+	if len(in) > maxSessionOrigins {
+		return nil, schema.Errorf(schema.CodeInvalid, "a session confined to %d origins: at most %d", len(in), maxSessionOrigins)
+	}
+	out := make([]string, 0, len(in))
+	for _, o := range in {
+		norm, err := schema.ParseOrigin(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, norm)
+	}
+	return out, nil
 }
 
 // adopt re-keys run From's session to run To: the page, its history and
@@ -216,6 +239,9 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
+	if err == nil {
+		err = sess.gate.take()
+	}
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
@@ -316,12 +342,18 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	wait, _, err := sess.settle(ctx, s.cfg.Settle)
 	ev.SettleWait = wait
+	if err == nil {
+		err = sess.gate.take() // a load refused since the last look: the page did not go where the run meant
+	}
 	if err != nil {
 		return "", "", err
 	}
 	switch a.Kind {
 	case schema.ActNavigate:
-		return "", "", sess.navigate(a.URL)
+		if err := sess.navigate(a.URL); err != nil {
+			return "", "", err
+		}
+		return "", "", sess.gate.take()
 	case schema.ActDone, schema.ActFail:
 		return "", "", nil
 	}
@@ -384,12 +416,15 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		// settles, then the guard says whether it went where recorded.
 		sess.acted, sess.actedKind = time.Now(), a.Kind
 		_, _, serr := sess.settle(ctx, s.cfg.Settle)
-		if gerr := guard.disarm(); gerr != nil && (err == nil || errors.Is(gerr, schema.ErrContractChanged)) {
+		if gerr := sess.disarm(guard); gerr != nil && (err == nil || errors.Is(gerr, schema.ErrContractChanged)) {
 			err = gerr
 		}
 		if err == nil {
 			err = serr
 		}
+	}
+	if err == nil {
+		err = sess.gate.take()
 	}
 	return "", rung, err
 }

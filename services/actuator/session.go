@@ -23,6 +23,7 @@ type session struct {
 	cancel  context.CancelFunc
 	ref     schema.BrowserRef
 	net     *netTracker
+	gate    *gate
 
 	mu        sync.Mutex        // one action or observation at a time
 	seq       uint64            // numbers the run's browser events
@@ -40,9 +41,10 @@ const mutationScript = `(() => {
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 })();`
 
-// openSession creates a browser context with one page in b and starts
-// watching its network and DOM.
-func openSession(b *browser, runID string) (*session, error) {
+// openSession creates a browser context with one page in b, confined to
+// origins (none: any http or https page), and starts watching its
+// network, DOM and page loads.
+func openSession(b *browser, runID string, origins []string) (*session, error) {
 	net := newNetTracker()
 	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.onEvent))
 	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net}
@@ -53,6 +55,12 @@ func openSession(b *browser, runID string) (*session, error) {
 		cancel()
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
+	g, err := newGate(s, origins)
+	if err != nil {
+		cancel()
+		return nil, s.fail(fmt.Errorf("open page: %w", err))
+	}
+	s.gate = g
 	s.ref = schema.BrowserRef{WSURL: b.proc.WS(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
 	return s, nil
 }

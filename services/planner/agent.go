@@ -90,10 +90,13 @@ func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
 	if opt.RunID == "" {
 		opt.RunID = bus.NewID()
 	}
-	if _, err := origin(t.StartURL); err != nil {
+	site, err := origin(t.StartURL)
+	if err != nil {
 		return nil, err
 	}
-	s, err := a.browsers.Open(ctx, opt.RunID)
+	// The agent's page stays on the task's site: a load anywhere else,
+	// whoever asks for it, is out_of_origin.
+	s, err := a.browsers.Open(ctx, opt.RunID, site)
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +113,10 @@ func (a *Agent) Continue(ctx context.Context, t Task, s *bus.BrowserSession, opt
 
 func origin(start string) (string, error) {
 	u, err := url.Parse(start)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", schema.Errorf(schema.CodeInvalid, "start URL %q: want an absolute URL such as http://127.0.0.1:8080", start)
+	if err != nil || schema.Origin(u) == "" {
+		return "", schema.Errorf(schema.CodeInvalid, "start URL %q: want an absolute http or https URL such as http://127.0.0.1:8080", start)
 	}
-	return u.Scheme + "://" + u.Host, nil
+	return schema.Origin(u), nil
 }
 
 func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Options, navigate bool) (*Result, error) {

@@ -117,7 +117,9 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 		out.Agent = res
 		return c.finish(out, began), nil
 	}
-	s, err := c.browsers.Open(ctx, opt.RunID)
+	// The replay, and the agent if it falls back, stay on the task's site
+	// and the origins the playbook declares.
+	s, err := c.browsers.Open(ctx, opt.RunID, append([]string{site}, chosen.Playbook.Origins...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (e Environment) Roles() []string {
 func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]string) (replay.Opener, error) {
 	if len(e.Server) > 0 {
 		redactor := schema.Redactor{Key: n.cfg.SecretKey, Values: slices.Collect(maps.Values(p.Secrets(params)))}
-		return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
+		return func(ctx context.Context, runID string, _ []string) (replay.Dispatcher, error) {
 			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr})
 		}, nil
 	}
@@ -69,8 +69,8 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 // BrowserOpener opens a browser session on the node's bus for each
 // replay, on the site at base.
 func (n *Node) BrowserOpener(base string) replay.Opener {
-	return func(ctx context.Context, runID string) (replay.Dispatcher, error) {
-		return replay.OpenBrowserDispatcher(ctx, n.bus.Browsers(), runID, base)
+	return func(ctx context.Context, runID string, origins []string) (replay.Dispatcher, error) {
+		return replay.OpenBrowserDispatcher(ctx, n.bus.Browsers(), runID, base, origins...)
 	}
 }
 
@@ -79,8 +79,8 @@ func (n *Node) BrowserOpener(base string) replay.Opener {
 func (n *Node) sessionReplayer() planner.Replayer {
 	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
 		return n.executor.Replay(ctx, replay.Request{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
-			Progress: r.Progress, Open: func(context.Context, string) (replay.Dispatcher, error) {
-				return replay.BrowserDispatcherOn(r.Session, r.Base)
+			Progress: r.Progress, Open: func(_ context.Context, _ string, origins []string) (replay.Dispatcher, error) {
+				return replay.BrowserDispatcherOn(r.Session, r.Base, origins...)
 			}})
 	}
 }

@@ -3,7 +3,9 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
+	"slices"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
@@ -16,48 +18,63 @@ import (
 type BrowserDispatcher struct {
 	session *bus.BrowserSession
 	base    *url.URL
-	owned   bool // Close ends the session
+	origins []string // where its pages may load from: the base's origin and those given
+	owned   bool     // Close ends the session
 	// resolved is what the last action's target resolved to.
 	resolved *schema.Target
 }
 
 // OpenBrowserDispatcher claims a browser session for runID from browsers.
 // base is the site the playbook runs on: relative navigations resolve
-// against it, and its origin is the environment's identity.
-func OpenBrowserDispatcher(ctx context.Context, browsers *bus.Browsers, runID, base string) (*BrowserDispatcher, error) {
-	u, err := parseBase(base)
+// against it, and its origin is the environment's identity. The session's
+// page may load only from base's origin and origins; any other load is
+// out_of_origin.
+func OpenBrowserDispatcher(ctx context.Context, browsers *bus.Browsers, runID, base string, origins ...string) (*BrowserDispatcher, error) {
+	d, err := newBrowserDispatcher(base, origins)
 	if err != nil {
 		return nil, err
 	}
-	s, err := browsers.Open(ctx, runID)
-	if err != nil {
+	if d.session, err = browsers.Open(ctx, runID, d.origins...); err != nil {
 		return nil, err
 	}
-	return &BrowserDispatcher{session: s, base: u, owned: true}, nil
+	d.owned = true
+	return d, nil
 }
 
 // BrowserDispatcherOn dispatches on a session its caller opened and keeps:
 // Close leaves it open, so that an agent can carry on where a replay
-// stopped.
-func BrowserDispatcherOn(s *bus.BrowserSession, base string) (*BrowserDispatcher, error) {
-	u, err := parseBase(base)
+// stopped. Navigations off base's origin and origins are refused before
+// they reach the session (which its opener confines as it chose).
+func BrowserDispatcherOn(s *bus.BrowserSession, base string, origins ...string) (*BrowserDispatcher, error) {
+	d, err := newBrowserDispatcher(base, origins)
 	if err != nil {
 		return nil, err
 	}
-	return &BrowserDispatcher{session: s, base: u}, nil
+	d.session = s
+	return d, nil
 }
 
-func parseBase(base string) (*url.URL, error) {
+func newBrowserDispatcher(base string, origins []string) (*BrowserDispatcher, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, schema.Errorf(schema.CodeInvalid, "base URL %q: want an absolute URL such as http://127.0.0.1:8080", base)
+	if err != nil || schema.Origin(u) == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "base URL %q: want an absolute http or https URL such as http://127.0.0.1:8080", base)
 	}
-	return u, nil
+	d := &BrowserDispatcher{base: u, origins: []string{schema.Origin(u)}}
+	for _, o := range origins {
+		norm, err := schema.ParseOrigin(o)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(d.origins, norm) {
+			d.origins = append(d.origins, norm)
+		}
+	}
+	return d, nil
 }
 
 // Fingerprint is that of BrowserEnvironment for the base URL's origin.
 func (d *BrowserDispatcher) Fingerprint(context.Context) (string, error) {
-	return schema.Fingerprint(schema.BrowserEnvironment(d.base.Scheme + "://" + d.base.Host))
+	return schema.Fingerprint(schema.BrowserEnvironment(d.origins[0]))
 }
 
 // Dispatch performs one action and observes the page it leaves.
@@ -94,9 +111,15 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 		return nil, err
 	}
 	if kind == schema.ActNavigate {
+		// Resolved against the base and checked here, before anything is
+		// sent: a parameter value cannot take the page elsewhere
+		// ("/{{page}}" with page "/evil.example/x" is //evil.example/x).
 		ref, err := d.base.Parse(a.URL)
 		if err != nil {
-			return nil, schema.Errorf(schema.CodeInvalid, "navigate: url %q: %v", a.URL, err)
+			return nil, schema.Errorf(schema.CodeOutOfOrigin, "navigate: the address does not parse: %v", errors.Unwrap(err))
+		}
+		if _, err := schema.CheckNavigation(ref.String(), d.origins); err != nil {
+			return nil, err
 		}
 		a.URL = ref.String()
 	}

@@ -41,8 +41,11 @@ type Resolver interface {
 	Resolved() *schema.Target
 }
 
-// Opener opens a Dispatcher whose events belong to run runID.
-type Opener func(ctx context.Context, runID string) (Dispatcher, error)
+// Opener opens a Dispatcher whose events belong to run runID. A browser
+// dispatcher's page may load only from its base URL's origin and the
+// origins the playbook declares (schema.Playbook.Origins); others ignore
+// them.
+type Opener func(ctx context.Context, runID string, origins []string) (Dispatcher, error)
 
 // A BindingRecorder is a Dispatcher that records, with the next call it
 // dispatches, which step outputs were bound into its arguments and to

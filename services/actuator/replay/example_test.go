@@ -42,7 +42,7 @@ verify: [{text_visible: "results for {{query}}"}]
 	}}
 	ex := replay.NewExecutor(replay.Config{SecretKey: []byte("key")}, b.Runs(), b.RPC(), b.Playbooks())
 	res, err := ex.Replay(ctx, replay.Request{Playbook: p, Params: map[string]string{"query": "desk"}, AllowUnbound: true,
-		Open: func(context.Context, string) (replay.Dispatcher, error) { return d, nil }})
+		Open: func(context.Context, string, []string) (replay.Dispatcher, error) { return d, nil }})
 	if err != nil {
 		fmt.Println(err)
 		return

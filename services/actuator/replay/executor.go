@@ -93,7 +93,7 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	if runID == "" {
 		runID = bus.NewID()
 	}
-	d, err := r.Open(ctx, runID)
+	d, err := r.Open(ctx, runID, p.Origins)
 	if err != nil {
 		return nil, err
 	}

