@@ -128,7 +128,7 @@ func (s *PlaybookStore) put(ctx context.Context, key, name string, doc []byte, o
 
 func decodeStored(value []byte) (schema.StoredPlaybook, error) {
 	var s schema.StoredPlaybook
-	if err := msgpack.Unmarshal(value, &s); err != nil {
+	if err := schema.DecodeMsgpack(value, &s); err != nil {
 		return s, fmt.Errorf("bus: undecodable stored playbook: %w", err)
 	}
 	s.Time = s.Time.UTC()

@@ -48,12 +48,12 @@ func (r *RPC) Call(ctx context.Context, subject string, req, rep any) error {
 	}
 	if msg.Header.Get(headerError) != "" {
 		var e schema.Error
-		if err := msgpack.Unmarshal(msg.Data, &e); err != nil {
+		if err := schema.DecodeMsgpack(msg.Data, &e); err != nil {
 			return fmt.Errorf("bus: undecodable error reply from %s: %w", subject, err)
 		}
 		return &e
 	}
-	if err := msgpack.Unmarshal(msg.Data, rep); err != nil {
+	if err := schema.DecodeMsgpack(msg.Data, rep); err != nil {
 		return fmt.Errorf("bus: decode reply from %s: %w", subject, err)
 	}
 	return nil
@@ -117,7 +117,7 @@ func AddEndpoint[Req, Rep any](ctx context.Context, svc *Service, name, subject 
 
 func serve[Req, Rep any](ctx context.Context, r micro.Request, h Handler[Req, Rep]) {
 	var req Req
-	if err := msgpack.Unmarshal(r.Data(), &req); err != nil {
+	if err := schema.DecodeMsgpack(r.Data(), &req); err != nil {
 		respondError(r, schema.Errorf(schema.CodeInvalid, "undecodable request: %v", err))
 		return
 	}

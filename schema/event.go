@@ -196,8 +196,8 @@ func Unmarshal(eventType string, data []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := msgpack.Unmarshal(data, ev); err != nil {
-		return nil, Errorf(CodeInvalid, "decode %s: %v", eventType, err)
+	if err := DecodeMsgpack(data, ev); err != nil {
+		return nil, within("decode "+eventType, err)
 	}
 	utcTimes(reflect.ValueOf(ev))
 	if err := ev.Validate(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rote-agent/rote/schema"
@@ -28,6 +29,9 @@ func FuzzDecodePlaybook(f *testing.F) {
 		base + "steps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: x}]\n",
 		base + "steps:\n  - {id: a, kind: slot, prompt: '{{who}}', max_tokens: 9}\nverify: [{exit_code: 0}]\n",
 		"name: p\nintent: i\nsteps: [{id: a, kind: judgment, prompt: x, options: [a, b], on_fail: retry(2)}]\nverify: [{json_path_equals: $.a, equals: {b: [1, 2]}}]\n",
+		// Nesting: at the bound, past it, and hidden behind quotes.
+		strings.Repeat("[", 64) + strings.Repeat("]", 64), strings.Repeat("[", 65), strings.Repeat("{a: ", 70),
+		"a: [b '" + strings.Repeat("[", 70), strings.Repeat(`["]",`, 70), strings.Repeat("- ", 70) + "x", "a: 'it''s [[[[' # [[[[\n",
 	} {
 		f.Add([]byte(s))
 	}

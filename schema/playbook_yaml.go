@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -21,6 +22,9 @@ const MaxPlaybookBytes = 1 << 20
 func DecodePlaybook(data []byte) (*Playbook, error) {
 	if len(data) > MaxPlaybookBytes {
 		return nil, &ValidationError{Problems: []Problem{{Path: "$", Message: "document larger than 1 MiB"}}}
+	}
+	if err := yamlNesting(data); err != nil {
+		return nil, err
 	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -46,6 +50,93 @@ func DecodePlaybook(data []byte) (*Playbook, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// ReadPlaybook reads at most MaxPlaybookBytes from r and decodes them as
+// DecodePlaybook does; a longer stream (a device, a pipe that never
+// ends) is refused once the limit is passed, without reading the rest.
+func ReadPlaybook(r io.Reader) (*Playbook, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPlaybookBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return DecodePlaybook(data)
+}
+
+// yamlNesting refuses, before the parser sees it, a document nested more
+// than MaxNesting deep: by flow brackets, plus a line's indentation and
+// the block sequences it opens ("- - - x"). The parser's memory grows
+// with depth; a few hundred kilobytes of "[" took it to gigabytes.
+//
+// Brackets inside quoted scalars and comments do not count, and a quote
+// opens a scalar only where YAML starts a node (after "[", "{", ",", an
+// indicator and a space, or at the start of a line), so that neither a
+// quote inside a plain word nor a "]" inside a string hides real nesting.
+func yamlNesting(data []byte) error {
+	flow, line, indent, dashes := 0, 1, 0, 0
+	lineStart, nodeStart := true, true
+	var quote byte
+	tooDeep := func() error {
+		return &ValidationError{Problems: []Problem{{Path: "$", Line: line, Message: fmt.Sprintf("nested more than %d deep", MaxNesting)}}}
+	}
+	space := func(i int) bool { return i >= len(data) || data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r' }
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c == '\n' {
+			line++
+			lineStart, nodeStart, indent, dashes = true, true, 0, 0
+			continue
+		}
+		if quote != 0 {
+			switch {
+			case quote == '"' && c == '\\':
+				i++
+			case quote == '\'' && c == '\'' && i+1 < len(data) && data[i+1] == '\'':
+				i++ // '' is a quote inside a single-quoted scalar
+			case c == quote:
+				quote, nodeStart = 0, false
+			}
+			continue
+		}
+		if lineStart {
+			switch {
+			case c == ' ':
+				indent++
+				continue
+			case c == '-' && space(i+1):
+				dashes++
+				continue
+			}
+			lineStart = false
+			if indent/2+dashes > MaxNesting {
+				return tooDeep()
+			}
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+		case c == '#' && (i == 0 || space(i-1)):
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case (c == '\'' || c == '"') && nodeStart:
+			quote = c
+		case c == '[' || c == '{':
+			if flow++; flow+indent/2+dashes > MaxNesting {
+				return tooDeep()
+			}
+			nodeStart = true
+		case c == ']' || c == '}':
+			flow = max(flow-1, 0)
+			nodeStart = false
+		case c == ',':
+			nodeStart = true
+		case (c == ':' || c == '-' || c == '?') && space(i+1):
+			nodeStart = true
+		default:
+			nodeStart = false
+		}
+	}
+	return nil
 }
 
 // nodeToPlaybook decodes the AST. go-yaml has panicked on inputs found by

@@ -225,11 +225,12 @@ func newPlaybooksImportCommand(app *App) *cobra.Command {
 // readPlaybookFile reads and validates a playbook file; a playbook that
 // does not validate is a usage error listing every problem with its line.
 func readPlaybookFile(path string) (*schema.Playbook, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	p, err := schema.DecodePlaybook(data)
+	defer f.Close()
+	p, err := schema.ReadPlaybook(f)
 	var verr *schema.ValidationError
 	if errors.As(err, &verr) {
 		return nil, usageError("%s: %s", path, strings.TrimPrefix(verr.Error(), "invalid playbook "))

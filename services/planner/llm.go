@@ -198,6 +198,9 @@ func (c *capture) usage() (schema.TokenUsage, error) {
 	return schema.TokenUsage{Uncached: uncached, CacheRead: u.Details.Cached, CacheWrite: u.Details.Write, Output: *u.CompletionTokens}, nil
 }
 
+// maxModelReply bounds a model's HTTP reply, read before it is decoded.
+const maxModelReply = 16 << 20
+
 // wire is the HTTP client under go-openai: it adds prompt_cache_key to
 // chat requests and keeps the raw usage of their responses.
 type wire struct{ next *http.Client }
@@ -205,7 +208,15 @@ type wire struct{ next *http.Client }
 func (w wire) Do(req *http.Request) (*http.Response, error) {
 	cap, _ := req.Context().Value(captureKey{}).(*capture)
 	if cap == nil || req.Body == nil {
-		return w.next.Do(req)
+		resp, err := w.next.Do(req)
+		if err == nil {
+			// Cut at the bound: what go-openai decodes then fails to parse.
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.LimitReader(resp.Body, maxModelReply), resp.Body}
+		}
+		return resp, err
 	}
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
@@ -224,10 +235,13 @@ func (w wire) Do(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	data, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxModelReply+1))
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxModelReply {
+		return nil, schema.Errorf(schema.CodeTooLarge, "the model's reply is larger than %d MiB", maxModelReply>>20)
 	}
 	var top struct {
 		Usage json.RawMessage `json:"usage"`

@@ -149,7 +149,7 @@ func readFrame(r *bufio.Reader) (spoolRecord, int64, error) {
 		return spoolRecord{}, 0, errors.New("corrupt frame in the middle of the spool")
 	}
 	var rec spoolRecord
-	if err := msgpack.Unmarshal(body, &rec); err != nil {
+	if err := schema.DecodeMsgpack(body, &rec); err != nil {
 		return spoolRecord{}, 0, fmt.Errorf("undecodable frame: %w", err)
 	}
 	return rec, int64(frameHeader + len(body)), nil
