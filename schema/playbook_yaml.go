@@ -79,7 +79,9 @@ func yamlNesting(data []byte) error {
 	tooDeep := func() error {
 		return &ValidationError{Problems: []Problem{{Path: "$", Line: line, Message: fmt.Sprintf("nested more than %d deep", MaxNesting)}}}
 	}
-	space := func(i int) bool { return i >= len(data) || data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r' }
+	space := func(i int) bool {
+		return i >= len(data) || data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'
+	}
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if c == '\n' {
