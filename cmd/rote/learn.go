@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/cmd/rote/safefile"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ printed as YAML (or written to -o FILE); promote it with rote promote.`,
 				_, err = app.Stdout.Write(doc)
 				return err
 			}
-			if err := os.WriteFile(out, doc, 0o644); err != nil {
+			if err := safefile.Write(out, doc, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(app.Stdout, "wrote %s: %s, %d step(s), %d verify\n", out, c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Verify))

@@ -176,9 +176,9 @@ func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.T
 		return t, nil, usageError("run needs --url, the site the task is on")
 	default:
 		t = planner.Task{Text: a[0], Params: params, StartURL: f.base}
-		if t.Params == nil {
-			t.Params = map[string]string{}
-		}
+	}
+	if t.Params == nil {
+		t.Params = map[string]string{} // --secret without --param, on any kind of task
 	}
 	t.MaxSteps = f.maxSteps
 	for k, v := range secrets {

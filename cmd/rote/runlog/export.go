@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/safefile"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -40,6 +41,9 @@ func Export(ctx context.Context, runs *bus.RunLog, runID, dir string) (Exported,
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
 		return Exported{}, err
 	}
+	if fi, err := os.Lstat(filepath.Join(dir, "blobs")); err != nil || !fi.IsDir() {
+		return Exported{}, fmt.Errorf("%s is not a directory (a link?): refusing to write through it", filepath.Join(dir, "blobs"))
+	}
 	var traj bytes.Buffer
 	enc := json.NewEncoder(&traj)
 	enc.SetEscapeHTML(false)
@@ -68,13 +72,13 @@ func Export(ctx context.Context, runs *bus.RunLog, runID, dir string) (Exported,
 		if schema.Digest(data) != ref {
 			return Exported{}, fmt.Errorf("blob %s is corrupt: its content hashes to %s", ref, schema.Digest(data))
 		}
-		if err := os.WriteFile(filepath.Join(dir, "blobs", strings.TrimPrefix(ref, "sha256:")), data, 0o644); err != nil {
+		if err := safefile.Write(filepath.Join(dir, "blobs", strings.TrimPrefix(ref, "sha256:")), data, 0o644); err != nil {
 			return Exported{}, err
 		}
 		counts.Blobs++
 	}
-	if err := os.WriteFile(filepath.Join(dir, "trajectory.jsonl"), traj.Bytes(), 0o644); err != nil {
+	if err := safefile.Write(filepath.Join(dir, "trajectory.jsonl"), traj.Bytes(), 0o644); err != nil {
 		return Exported{}, err
 	}
-	return counts, os.WriteFile(filepath.Join(dir, "manifest.json"), append(mj, '\n'), 0o644)
+	return counts, safefile.Write(filepath.Join(dir, "manifest.json"), append(mj, '\n'), 0o644)
 }
