@@ -48,7 +48,7 @@ func Launch(ctx context.Context, path string) (*Process, error) {
 	if path == "" {
 		path = Path
 	}
-	dir, err := os.MkdirTemp("", "rote-chromium-")
+	dir, err := newProfile()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLaunch, err)
 	}
@@ -78,6 +78,7 @@ func Launch(ctx context.Context, path string) (*Process, error) {
 	}()
 	go func() {
 		cmd.Wait()
+		os.RemoveAll(dir) // however it ended
 		close(p.dead)
 	}()
 	select {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +79,36 @@ func TestDiesWithItsLauncher(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); browser.Alive(); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the browser outlived the process that launched it")
+		}
+	}
+}
+
+// TestProfilesOfDeadLaunchersAreSwept: a profile directory whose owner
+// process is gone is removed by the next launch's sweep; one whose owner
+// runs, or without an owner, stays.
+func TestProfilesOfDeadLaunchersAreSwept(t *testing.T) {
+	tmp := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name, owner string) string {
+		dir := filepath.Join(tmp, profilePrefix+name)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			os.WriteFile(filepath.Join(dir, ownerFile), []byte(owner), 0o600)
+		}
+		return dir
+	}
+	gone := mk("gone", strconv.Itoa(dead.Process.Pid))
+	alive := mk("alive", strconv.Itoa(os.Getppid()))
+	unowned := mk("unowned", "")
+	sweepProfiles(tmp)
+	for dir, want := range map[string]bool{gone: false, alive: true, unowned: true} {
+		if _, err := os.Stat(dir); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", dir, err == nil, want)
 		}
 	}
 }

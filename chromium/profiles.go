@@ -1,0 +1,55 @@
+package chromium
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Each launched Chromium gets a fresh profile directory, which holds the
+// pid of the process that launched it. The directory goes when Chromium
+// exits; one left by a launcher killed with SIGKILL (whose Chromium died
+// with it, by Pdeathsig) is removed by the next launch on the machine.
+
+const (
+	profilePrefix = "rote-chromium-"
+	ownerFile     = "rote-owner"
+)
+
+// newProfile creates a profile directory owned by this process, after
+// sweeping those whose owner is gone.
+func newProfile() (string, error) {
+	sweepProfiles(os.TempDir())
+	dir, err := os.MkdirTemp("", profilePrefix)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// sweepProfiles removes the profile directories under tmp whose owner
+// process no longer runs. A directory without an owner file, or whose
+// owner cannot be read, is left alone.
+func sweepProfiles(tmp string) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+"*"))
+	for _, dir := range dirs {
+		raw, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if proc, err := os.FindProcess(pid); err == nil && errors.Is(proc.Signal(syscall.Signal(0)), os.ErrProcessDone) {
+			os.RemoveAll(dir)
+		}
+	}
+}
