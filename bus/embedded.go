@@ -1,9 +1,11 @@
 package bus
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -56,11 +58,19 @@ func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.
 		return conn, nil, err
 	}
 	e := &embedded{lock: lock, dir: dir}
-	if e.srv, err = startServer(dir, cfg.Listen); err != nil {
+	rote, client, err := tokens(dir)
+	if err != nil {
 		e.close()
 		return nil, nil, err
 	}
-	conn, err := nats.Connect(e.srv.ClientURL(), append([]nats.Option{nats.Name(cfg.Name), nats.InProcessServer(e.srv)}, extra...)...)
+	if e.srv, err = startServer(dir, cfg.Listen, users(rote, client)); err != nil {
+		e.close()
+		return nil, nil, err
+	}
+	if host, _, _ := net.SplitHostPort(cfg.Listen); cfg.Listen != "" && !loopback(host) {
+		cmp.Or(cfg.Log, slog.Default()).Warn("the embedded NATS server listens beyond this machine without TLS: its clients' passwords and every event cross the network in clear; put it behind TLS or an external NATS server with TLS (--nats tls://...)", "listen", cfg.Listen)
+	}
+	conn, err := nats.Connect(e.srv.ClientURL(), append([]nats.Option{nats.Name(cfg.Name), nats.InProcessServer(e.srv), nats.UserInfo(roteUser, rote)}, extra...)...)
 	if err != nil {
 		e.close()
 		return nil, nil, fmt.Errorf("bus: connect to embedded server: %w", err)
@@ -73,8 +83,18 @@ func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.
 	return conn, e, nil
 }
 
-func startServer(dir, listen string) (*server.Server, error) {
+// loopback reports whether host names this machine only.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func startServer(dir, listen string, users []*server.User) (*server.Server, error) {
 	opts := &server.Options{
+		Users:      users,
 		ServerName: "rote",
 		Host:       "127.0.0.1",
 		Port:       server.RANDOM_PORT,
@@ -114,7 +134,11 @@ func attach(ctx context.Context, dir, name string, extra ...nats.Option) (*nats.
 		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
 		if err == nil {
 			url := strings.TrimSpace(string(raw))
-			conn, err := dial(ctx, Config{URL: url, Name: name}, extra...)
+			rote, err := ReadToken(dir, false)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s is locked and its password is unreadable (%v)", ErrDataDirBusy, dir, err)
+			}
+			conn, err := dial(ctx, Config{URL: url, Name: name}, append(extra, nats.UserInfo(roteUser, rote))...)
 			if err == nil {
 				return conn, nil
 			}

@@ -54,7 +54,8 @@ func TestServeWithoutSuites(t *testing.T) {
 	modelURL := strings.TrimSpace(line[strings.Index(line, "http://"):])
 
 	natsAddr := freeAddr(t)
-	serve := exec.Command(bin, "serve", "--listen", natsAddr, "--data", t.TempDir())
+	dataDir := t.TempDir()
+	serve := exec.Command(bin, "serve", "--listen", natsAddr, "--data", dataDir)
 	serve.Env = append(os.Environ(), "ROTE_LLM_BASE_URL="+modelURL, "ROTE_MODEL=rote-scripted", "ROTE_SECRET_PASSWORD="+portal.Password)
 	said := &lockedBuffer{}
 	serve.Stderr = said
@@ -70,7 +71,11 @@ func TestServeWithoutSuites(t *testing.T) {
 	if !strings.Contains(said.String(), "free-text tasks only: this rote is built without the benchmark suites") {
 		t.Fatalf("serve does not say what it serves:\n%s", said)
 	}
-	b, err := bus.Open(testContext(t), bus.Config{URL: "nats://" + natsAddr, Name: "e2e"})
+	token, err := bus.ReadToken(dataDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bus.Open(testContext(t), bus.Config{URL: "nats://rote:" + token + "@" + natsAddr, Name: "e2e"})
 	if err != nil {
 		t.Fatal(err)
 	}

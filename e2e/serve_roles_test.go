@@ -25,6 +25,7 @@ import (
 type roleProcess struct {
 	role string
 	http string // host:port of its /healthz, /readyz and /metrics
+	addr string // host:port of the NATS server it hosts (--listen), if any
 	out  *lockedBuffer
 	cmd  *exec.Cmd
 }
@@ -90,6 +91,36 @@ func httpGet(addr, path string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// hostBus starts the matcher role on an embedded NATS server that
+// listens on a free address, and returns it with the URL, holding the
+// password from its data directory, that other roles join it by.
+func hostBus(t testing.TB) (*roleProcess, string) {
+	p, dir := hostBusIn(t)
+	return p, busURL(t, p, dir, false)
+}
+
+// hostBusIn is hostBus, with the server's data directory.
+func hostBusIn(t testing.TB) (*roleProcess, string) {
+	addr, dir := freeAddr(t), t.TempDir()
+	p := serveRole(t, "matcher", nil, "--listen", addr, "--data", dir)
+	p.addr = addr
+	return p, dir
+}
+
+// busURL is the URL of p's server with the password of Rote's user, or
+// of the client user, read from its data directory dir.
+func busURL(t testing.TB, p *roleProcess, dir string, client bool) string {
+	user := "rote"
+	if client {
+		user = "client"
+	}
+	token, err := bus.ReadToken(dir, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "nats://" + user + ":" + token + "@" + p.addr
+}
+
 // metric reads one sample of a Prometheus text exposition; 0 when absent.
 func metric(t *testing.T, p *roleProcess, sample string) float64 {
 	t.Helper()
@@ -122,12 +153,12 @@ func metric(t *testing.T, p *roleProcess, sample string) float64 {
 // run's manifest.
 func TestServeRolesOverExternalNATS(t *testing.T) {
 	t.Parallel()
-	natsAddr := freeAddr(t)
-	url := "nats://" + natsAddr
 	// The planners share the deployment's key and the task secret's value.
 	secret := []string{"ROTE_SECRET_PASSWORD=" + portal.Password, "ROTE_SECRET_KEY=00112233445566778899aabbccddeeff"}
 	// The matcher's process hosts the NATS server the others join.
-	roles := []*roleProcess{serveRole(t, "matcher", nil, "--listen", natsAddr, "--data", t.TempDir())}
+	matcher, dir := hostBusIn(t)
+	url := busURL(t, matcher, dir, false)
+	roles := []*roleProcess{matcher}
 	actuator := serveRole(t, "actuator", nil, "--nats", url)
 	roles = append(roles, actuator, serveRole(t, "perception", nil, "--nats", url))
 	planners := []*roleProcess{serveRole(t, "planner", secret, "--nats", url), serveRole(t, "planner", secret, "--nats", url)}
@@ -142,7 +173,8 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	}
 
 	base, site := portalSite(t, "")
-	nc, err := nats.Connect(url)
+	// With the client user's password: it may hand in tasks, nothing else.
+	nc, err := nats.Connect(busURL(t, matcher, dir, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,9 +283,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 // task is done once, and rote audit agrees with both runs.
 func TestActuatorLossIsRetried(t *testing.T) {
 	t.Parallel()
-	natsAddr := freeAddr(t)
-	url := "nats://" + natsAddr
-	serveRole(t, "matcher", nil, "--listen", natsAddr, "--data", t.TempDir())
+	_, url := hostBus(t)
 	serveRole(t, "perception", nil, "--nats", url)
 	first := serveRole(t, "actuator", nil, "--nats", url)
 	planner := serveRole(t, "planner", []string{"ROTE_SECRET_PASSWORD=" + portal.Password, "ROTE_SECRET_KEY=00112233445566778899aabbccddeeff",

@@ -24,9 +24,7 @@ import (
 func BenchmarkTaskThroughput(b *testing.B) {
 	for _, actuators := range []int{1, 2} {
 		b.Run(fmt.Sprintf("actuators=%d", actuators), func(b *testing.B) {
-			natsAddr := freeAddr(b)
-			url := "nats://" + natsAddr
-			serveRole(b, "matcher", nil, "--listen", natsAddr, "--data", b.TempDir())
+			_, url := hostBus(b)
 			serveRole(b, "perception", nil, "--nats", url)
 			for range actuators {
 				serveRole(b, "actuator", nil, "--nats", url)

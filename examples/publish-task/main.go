@@ -7,7 +7,10 @@
 // It deliberately does not import Rote: the message below is the whole
 // wire contract.
 //
-//	go run ./examples/publish-task -nats nats://127.0.0.1:4222 \
+// Against rote serve's embedded server, it connects as the client user,
+// whose password is in the server's data directory:
+//
+//	go run ./examples/publish-task -nats nats://client:$(cat .rote/client.token)@127.0.0.1:4222 \
 //	  -suite B1 -target http://127.0.0.1:8080 -wait
 package main
 

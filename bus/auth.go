@@ -1,0 +1,100 @@
+package bus
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// The embedded server admits only clients that hold a password from the
+// data directory, which only its owner can read (0700, the files 0600):
+//
+//   - user "rote" (bus.token) is Rote's own processes. They may publish
+//     and subscribe to anything but the JetStream calls that delete or
+//     purge a stream or a message: the run log and the playbook store are
+//     append-only by permission, not only by stream flags.
+//   - user "client" (client.token) is for programs that hand Rote tasks:
+//     they may publish on rote.tasks and read the run log to hear the
+//     outcome, nothing else (no event, playbook or blob written).
+//
+// Another local user, or any process that cannot read the directory,
+// cannot connect at all.
+const (
+	roteUser    = "rote"
+	clientUser  = "client"
+	roteToken   = "bus.token"
+	clientToken = "client.token"
+)
+
+// tokens returns the data directory's two passwords, creating them on
+// first use.
+func tokens(dir string) (rote, client string, err error) {
+	if rote, err = token(filepath.Join(dir, roteToken)); err != nil {
+		return "", "", err
+	}
+	client, err = token(filepath.Join(dir, clientToken))
+	return rote, client, err
+}
+
+// token reads the password in path, or writes a new random one there.
+func token(path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(raw))) >= 32 {
+		return strings.TrimSpace(string(raw)), nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("bus: read %s: %w", path, err)
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("bus: new password: %w", err)
+	}
+	t := hex.EncodeToString(b)
+	if err := writeFileAtomic(path, []byte(t+"\n")); err != nil {
+		return "", err
+	}
+	return t, nil
+}
+
+// ReadToken returns the password the embedded server over dir gives user
+// "rote" (client "client"), for a process that joins it with --nats:
+// nats://rote:TOKEN@host:port.
+func ReadToken(dir string, client bool) (string, error) {
+	name := roteToken
+	if client {
+		name = clientToken
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "", fmt.Errorf("bus: %w", err)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
+
+// users are the embedded server's two accounts of one account.
+func users(rote, client string) []*server.User {
+	return []*server.User{
+		{Username: roteUser, Password: rote, Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: []string{
+				"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
+			}},
+			Subscribe: &server.SubjectPermission{Allow: []string{">"}},
+		}},
+		{Username: clientUser, Password: client, Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{
+				"rote.tasks",
+				// Reading the run log with a consumer of its own, to hear
+				// the outcome: nothing that writes or deletes.
+				"$JS.API.INFO", "$JS.API.STREAM.INFO.ROTE_RUNS", "$JS.API.CONSUMER.CREATE.ROTE_RUNS", "$JS.API.CONSUMER.CREATE.ROTE_RUNS.>",
+				"$JS.API.CONSUMER.INFO.ROTE_RUNS.>", "$JS.API.CONSUMER.DELETE.ROTE_RUNS.>", "$JS.API.CONSUMER.MSG.NEXT.ROTE_RUNS.>", "$JS.ACK.ROTE_RUNS.>",
+			}},
+			Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+		}},
+	}
+}
