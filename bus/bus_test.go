@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
@@ -208,12 +209,45 @@ func testInvalid(t *testing.T, b *bus.Bus) {
 	if _, err := b.Runs().Publish(c, huge); !errors.Is(err, bus.ErrTooLarge) {
 		t.Fatalf("oversize event: %v", err)
 	}
-	// A foreign message without the type header is refused on read.
+	// A foreign message without the type header, or of 18 junk bytes, is
+	// skipped on read: it breaks no other run (and, for its own, the
+	// fold lists it for an audit to report).
 	if _, err := b.JetStream().Publish(c, "rote.runs.RI.calls", []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Runs().ReadRun(c, "RI"); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "seq") {
-		t.Fatalf("undecodable message not reported: %v", err)
+	junk := nats.NewMsg("rote.runs.RI.started")
+	junk.Data = []byte("\xc1 eighteen bytes!")
+	junk.Header.Set("Rote-Event-Type", "run.started.v1")
+	if _, err := b.JetStream().PublishMsg(c, junk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Runs().Publish(c, started("RI")); err != nil {
+		t.Fatal(err)
+	}
+	envs, skipped, err := b.Runs().ReadChecked(c, schema.RunFilter("RI"))
+	if err != nil || len(envs) != 1 || len(skipped) != 2 || !errors.Is(skipped[1].Err, schema.ErrInvalid) || skipped[1].Seq == 0 {
+		t.Fatalf("read %d events and %+v (%v)", len(envs), skipped, err)
+	}
+	f, err := b.Runs().Fold(c, "RI")
+	if err != nil || len(f.Undecodable) != 2 || !strings.Contains(f.Undecodable[1], "rote.runs.RI.started seq") {
+		t.Fatalf("fold: %v (%v)", f.Undecodable, err)
+	}
+	if a := schema.AuditRun(f, nil); a.Agrees {
+		t.Fatal("an audit agrees with a run that has junk in its log")
+	}
+	// A second run.finished (a forged success after the first) is named.
+	for _, id := range []string{"RI-finish", "RI-forged"} {
+		fin := finished("RI")
+		fin.ID = id
+		if _, err := b.Runs().Publish(c, fin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, err = b.Runs().Fold(c, "RI"); err != nil {
+		t.Fatal(err)
+	}
+	if a := schema.AuditRun(f, nil); a.Agrees || !strings.Contains(strings.Join(a.Mismatches, "\n"), "2 run.finished events") {
+		t.Fatalf("two finishes: %v", a.Mismatches)
 	}
 }
 

@@ -40,12 +40,31 @@ func Decode(msg jetstream.Msg) (Envelope, error) {
 	return env, nil
 }
 
+// Undecodable is a message in the run log that is no valid event: one
+// that a client without Rote's permissions could never have written, or
+// a bug. Readers skip it and say so; an audit of its run disagrees.
+type Undecodable struct {
+	Subject string
+	Seq     uint64
+	Err     error
+}
+
 // Read returns every event in ROTE_RUNS whose subject matches one of the
 // filters, in stream order: everything stored when the call began, and
-// possibly events stored while it reads. A message that
-// does not decode is an error naming its sequence: the run log is never
-// silently skipped over.
+// possibly events stored while it reads. A message that does not decode
+// is skipped with a warning naming its subject and sequence, so that one
+// bad message cannot make every run unreadable; ReadChecked returns them.
 func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
+	envs, bad, err := l.ReadChecked(ctx, filters...)
+	for _, u := range bad {
+		l.log.Warn("an undecodable message in the run log was skipped", "subject", u.Subject, "seq", u.Seq, "err", u.Err)
+	}
+	return envs, err
+}
+
+// ReadChecked is Read, returning the messages that did not decode
+// instead of logging them.
+func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope, []Undecodable, error) {
 	var cons jetstream.Consumer
 	var info *jetstream.ConsumerInfo
 	err := l.patience.retry(ctx, func(ctx context.Context) error {
@@ -60,30 +79,27 @@ func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bus: read %v: open a consumer: %w", filters, err)
+		return nil, nil, fmt.Errorf("bus: read %v: open a consumer: %w", filters, err)
 	}
 	remaining := info.NumPending
 	out := make([]Envelope, 0, remaining)
+	var bad []Undecodable
 	p := l.patience.backoff()
 	for remaining > 0 {
 		batch, err := cons.Fetch(int(min(remaining, 512)), jetstream.FetchContext(ctx))
 		if err == nil {
 			for msg := range batch.Messages() {
-				env, err := Decode(msg)
-				if err != nil {
-					md, _ := msg.Metadata()
-					var seq uint64
-					if md != nil {
-						seq = md.Sequence.Stream
-					}
-					return nil, fmt.Errorf("bus: %s seq %d: %w", msg.Subject(), seq, err)
-				}
-				out = append(out, env)
 				md, err := msg.Metadata()
 				if err != nil {
-					return nil, fmt.Errorf("bus: read %v: %w", filters, err)
+					return nil, nil, fmt.Errorf("bus: read %v: %w", filters, err)
 				}
 				remaining = md.NumPending
+				env, err := Decode(msg)
+				if err != nil {
+					bad = append(bad, Undecodable{Subject: msg.Subject(), Seq: md.Sequence.Stream, Err: err})
+					continue
+				}
+				out = append(out, env)
 			}
 			err = batch.Error()
 		}
@@ -93,10 +109,10 @@ func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error
 		// Just after a failover the consumer's new home may not be known
 		// across the cluster yet: fetch again from where it stands.
 		if err := p.again(ctx, err); err != nil {
-			return nil, fmt.Errorf("bus: read %v: fetch: %w", filters, err)
+			return nil, nil, fmt.Errorf("bus: read %v: fetch: %w", filters, err)
 		}
 	}
-	return out, nil
+	return out, bad, nil
 }
 
 // ReadRun returns every event of one run in order, or ErrRunNotFound.

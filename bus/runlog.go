@@ -106,16 +106,28 @@ func (l *RunLog) Counts(ctx context.Context, kinds ...string) (map[string]int, e
 
 // Fold reads run runID and folds its events (schema.Fold).
 // ErrRunNotFound when it has none.
+// The messages of the run that are no valid event are in the fold's
+// Undecodable, for an audit to report.
 func (l *RunLog) Fold(ctx context.Context, runID string) (*schema.RunFold, error) {
-	envs, err := l.ReadRun(ctx, runID)
+	if err := schema.ValidateRunID(runID); err != nil {
+		return nil, err
+	}
+	envs, bad, err := l.ReadChecked(ctx, schema.RunFilter(runID))
 	if err != nil {
 		return nil, err
+	}
+	if len(envs) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, runID)
 	}
 	events := make([]schema.Event, len(envs))
 	for i, e := range envs {
 		events[i] = e.Event
 	}
-	return schema.Fold(events), nil
+	f := schema.Fold(events)
+	for _, u := range bad {
+		f.Undecodable = append(f.Undecodable, fmt.Sprintf("%s seq %d: %v", u.Subject, u.Seq, u.Err))
+	}
+	return f, nil
 }
 
 // Children returns the ids of the runs whose parent is runID: the runs

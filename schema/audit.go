@@ -31,6 +31,12 @@ func AuditRun(r *RunFold, children []string) *Audit {
 		a.Recorded = &m
 	}
 	mismatch := func(format string, args ...any) { a.Mismatches = append(a.Mismatches, fmt.Sprintf(format, args...)) }
+	if r.Finishes > 1 {
+		mismatch("%d run.finished events: a run finishes once, so all but one were forged or replayed", r.Finishes)
+	}
+	for _, u := range r.Undecodable {
+		mismatch("a message that is no valid event: %s", u)
+	}
 	switch {
 	case r.Verified():
 		a.Outcome = OutcomeSuccess

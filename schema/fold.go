@@ -33,6 +33,12 @@ type RunFold struct {
 	Promoted     []*PlaybookPromoted
 	Patched      []*PlaybookPatched
 	Events       int // every event folded
+	// Finishes counts the run.finished events: more than one means one
+	// was forged or replayed.
+	Finishes int
+	// Undecodable are the messages on the run's subjects that are no
+	// valid event ("subject seq N: why"), as the reader found them.
+	Undecodable []string
 	// PlannerObservationTokens is the o200k size of the observations the
 	// planner was shown: at each planner call, the last full observation
 	// and the diff since, as the context layout sends them.
@@ -55,6 +61,7 @@ func Fold(events []Event) *RunFold {
 			r.Started, r.Spec = e, e.RunSpec
 		case *RunFinished:
 			r.Finished = e
+			r.Finishes++
 		case *ToolCall:
 			r.Calls = append(r.Calls, e)
 		case *Inventory:
