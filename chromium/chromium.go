@@ -31,6 +31,10 @@ var flags = []string{
 // ErrLaunch means Chromium could not be started.
 var ErrLaunch = errors.New("chromium: did not start")
 
+// ErrUnreachable means the Chromium at a DevTools address another
+// process runs does not answer.
+var ErrUnreachable = errors.New("chromium: the browser does not answer")
+
 // Process is a Chromium with a DevTools address: one this process
 // launched (Launch), or one it attached to (Attach).
 type Process struct {

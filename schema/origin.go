@@ -65,6 +65,9 @@ func CheckNavigation(raw string, origins []string) (*url.URL, error) {
 		return nil, Errorf(CodeOutOfOrigin, "the address does not parse: %v", errors.Unwrap(err))
 	}
 	o := Origin(u)
+	if u.Scheme == "" {
+		return nil, Errorf(CodeOutOfOrigin, "the address is relative or has no scheme: want an absolute http:// or https:// address")
+	}
 	if o == "" || u.User != nil {
 		return nil, Errorf(CodeOutOfOrigin, "a %q address: only http and https pages, with a host and no credentials in the address, may be loaded", Clip(u.Scheme, 20))
 	}

@@ -71,6 +71,9 @@ func (a *App) busConfig(name string) bus.Config {
 // key, its log, and what the frozen suites add when they are built in
 // (the offline model, suite tasks).
 func (a *App) nodeConfig(roles ...string) (node.Config, error) {
+	if err := node.CheckBrowser(a.Browser); err != nil {
+		return node.Config{}, usageError("%v", err)
+	}
 	key, err := node.SecretKey(a.DataDir)
 	if err != nil {
 		return node.Config{}, err

@@ -36,6 +36,9 @@ It runs a private, throwaway bus: nothing is recorded.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx := cmd.Context()
+			if err := node.CheckBrowser(app.Browser); err != nil {
+				return usageError("%v", err)
+			}
 			dir, err := os.MkdirTemp("", "rote-observe-")
 			if err != nil {
 				return err

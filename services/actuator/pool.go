@@ -101,7 +101,7 @@ func (p *pool) start(ctx context.Context) (*chromium.Process, error) {
 		return nil, err
 	}
 	if !proc.Alive() {
-		return nil, fmt.Errorf("%w: the browser at %s does not answer", chromium.ErrLaunch, p.attach)
+		return nil, fmt.Errorf("%w at %s", chromium.ErrUnreachable, p.attach)
 	}
 	return proc, nil
 }

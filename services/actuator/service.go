@@ -134,6 +134,9 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 		return &schema.OpenSessionReply{Instance: s.cfg.Instance, Browser: sess.ref}, nil
 	}
 	b, err := s.pool.acquire(ctx)
+	if errors.Is(err, chromium.ErrUnreachable) {
+		return nil, schema.Errorf(schema.CodeUnavailable, "%v", err)
+	}
 	if err != nil {
 		s.log.Error("no browser for a session", "run", req.RunID, "err", err)
 		return nil, schema.Errorf(schema.CodeBrowserCrashed, "%v", err)
@@ -141,6 +144,11 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 	sess, err := openSession(b, req.RunID, origins)
 	if err != nil {
 		s.pool.release(b)
+		if s.cfg.Browser != "" && errors.Is(err, schema.ErrInternal) {
+			// The browser answers but gives no page: another id, another
+			// protocol, a DevTools endpoint that is no Chromium's.
+			return nil, schema.Errorf(schema.CodeUnavailable, "the browser at %s gives no page: %v", s.cfg.Browser, err)
+		}
 		return nil, err
 	}
 	s.sessions[req.RunID] = sess

@@ -100,6 +100,18 @@ type service interface {
 	Ready() <-chan struct{}
 }
 
+// CheckBrowser returns an error unless addr is empty (launch Chromium)
+// or a DevTools WebSocket address.
+func CheckBrowser(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if u, err := url.Parse(addr); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return fmt.Errorf("--browser %q: want the DevTools WebSocket address Chromium prints, ws://HOST:PORT/devtools/browser/ID", addr)
+	}
+	return nil
+}
+
 // New checks cfg and returns a node on b, which the caller keeps and
 // closes. Nothing starts until Run.
 func New(cfg Config, b *bus.Bus) (*Node, error) {
@@ -111,10 +123,8 @@ func New(cfg Config, b *bus.Bus) (*Node, error) {
 	if len(cfg.SecretKey) == 0 {
 		return nil, errors.New("node: no secret key")
 	}
-	if cfg.Browser != "" {
-		if u, err := url.Parse(cfg.Browser); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return nil, fmt.Errorf("node: browser %q: want the DevTools WebSocket address, ws://HOST:PORT/devtools/browser/ID", cfg.Browser)
-		}
+	if err := CheckBrowser(cfg.Browser); err != nil {
+		return nil, err
 	}
 	cfg.Browsers = max(cfg.Browsers, 1)
 	log := cmp.Or(cfg.Log, slog.Default())
