@@ -186,12 +186,28 @@ func (b *Bus) Conn() *nats.Conn { return b.conn }
 // JetStream returns the JetStream context, for inspecting Rote's assets.
 func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
-// ClientURL returns the URL other processes can use to reach this bus.
+// ClientURL returns the URL other processes can use to reach this bus,
+// without a password (see JoinURL).
 func (b *Bus) ClientURL() string {
 	if b.embedded != nil {
 		return b.embedded.srv.ClientURL()
 	}
 	return b.conn.ConnectedUrlRedacted()
+}
+
+// JoinURL is ClientURL with the password of Rote's own user when this
+// process runs the embedded server, for a process it starts to join it.
+// It holds a secret: pass it on, never print it.
+func (b *Bus) JoinURL() string {
+	if b.embedded == nil {
+		return b.conn.ConnectedUrl()
+	}
+	u, err := url.Parse(b.embedded.srv.ClientURL())
+	if err != nil {
+		return b.embedded.srv.ClientURL()
+	}
+	u.User = url.UserPassword(roteUser, b.embedded.rote)
+	return u.String()
 }
 
 // Server returns the embedded server this process runs, or nil.

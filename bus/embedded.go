@@ -29,6 +29,7 @@ type embedded struct {
 	srv  *server.Server
 	lock *os.File
 	dir  string
+	rote string // the password of Rote's own user
 }
 
 // openEmbedded starts a server over cfg.DataDir, or attaches to the one
@@ -63,6 +64,7 @@ func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.
 		e.close()
 		return nil, nil, err
 	}
+	e.rote = rote
 	if e.srv, err = startServer(dir, cfg.Listen, users(rote, client)); err != nil {
 		e.close()
 		return nil, nil, err

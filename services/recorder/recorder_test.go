@@ -32,7 +32,7 @@ func testCtx(t *testing.T) context.Context {
 // attach returns an Opener that connects to the same server as b, so the
 // recorder can close its bus without closing the test's.
 func attach(b *bus.Bus) Opener {
-	url := b.ClientURL()
+	url := b.JoinURL()
 	return func(ctx context.Context) (*bus.Bus, error) { return bus.Open(ctx, bus.Config{URL: url}) }
 }
 
