@@ -1,9 +1,7 @@
 package bus
 
 import (
-	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,24 +40,13 @@ func tokens(dir string) (rote, client string, err error) {
 	return rote, client, err
 }
 
-// token reads the password in path, or writes a new random one there.
+// token is the password in path (SecretFile), as hex.
 func token(path string) (string, error) {
-	raw, err := os.ReadFile(path)
-	if err == nil && len(strings.TrimSpace(string(raw))) >= 32 {
-		return strings.TrimSpace(string(raw)), nil
+	key, err := SecretFile(path)
+	if err != nil {
+		return "", fmt.Errorf("bus: %w", err)
 	}
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("bus: read %s: %w", path, err)
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("bus: new password: %w", err)
-	}
-	t := hex.EncodeToString(b)
-	if err := writeFileAtomic(path, []byte(t+"\n")); err != nil {
-		return "", err
-	}
-	return t, nil
+	return hex.EncodeToString(key), nil
 }
 
 // ReadToken returns the password the embedded server over dir gives user
