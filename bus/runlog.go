@@ -2,7 +2,9 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/schema"
@@ -144,4 +146,48 @@ func (l *RunLog) Children(ctx context.Context, runID string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Abort publishes run.finished with outcome aborted and reason why (as
+// CodeInternal) for run runID when it started and never finished: its
+// time range ends at its last stored event. It reports whether it did.
+func (l *RunLog) Abort(ctx context.Context, runID string, now time.Time, why string) (bool, error) {
+	envs, err := l.ReadRun(ctx, runID)
+	if errors.Is(err, ErrRunNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var started *schema.RunStarted
+	var fingerprint string
+	last := envs[len(envs)-1].Event.EventTime()
+	for _, env := range envs {
+		switch e := env.Event.(type) {
+		case *schema.RunStarted:
+			started = e
+		case *schema.RunFinished:
+			return false, nil
+		case *schema.Inventory:
+			fingerprint = e.Fingerprint
+		}
+		if t := env.Event.EventTime(); t.After(last) {
+			last = t
+		}
+	}
+	if started == nil {
+		return false, nil
+	}
+	spec := started.RunSpec
+	if fingerprint != "" {
+		spec.Fingerprint = fingerprint
+	}
+	_, err = l.Publish(ctx, &schema.RunFinished{
+		Meta: schema.Meta{ID: runID + "-finished", Time: now},
+		Manifest: schema.Manifest{
+			RunSpec: spec, Outcome: schema.OutcomeAborted, Started: started.Time, Finished: last,
+			Reason: &schema.Error{Code: schema.CodeInternal, Message: why},
+		},
+	})
+	return err == nil, err
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
 )
 
@@ -50,12 +53,35 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	if a.bus != nil {
 		return a.bus, nil
 	}
+	opened := time.Now()
 	b, err := bus.Open(ctx, a.busConfig("rote"))
 	if err != nil {
 		return nil, err
 	}
 	a.bus = b
+	if b.Server() != nil {
+		a.closeOrphans(ctx, b, opened)
+	}
 	return b, nil
+}
+
+// closeOrphans finishes, as aborted, the runs that processes which died
+// before this one took over the data directory left open: recorded
+// sessions (with what their spools kept), then every other run that
+// started before and whose recorder does not live.
+func (a *App) closeOrphans(ctx context.Context, b *bus.Bus, opened time.Time) {
+	aborted, err := recorder.Recover(ctx, b.Runs(), a.DataDir, opened)
+	if err == nil {
+		var more []string
+		more, err = runlog.AbortOrphans(ctx, b.Runs(), opened, func(runID string) bool { return recorder.Alive(a.DataDir, runID) })
+		aborted = append(aborted, more...)
+	}
+	if err != nil {
+		a.Log.Warn("could not close the runs of dead processes", "err", err)
+	}
+	if len(aborted) > 0 {
+		a.Log.Info("marked the runs of dead processes aborted", "runs", aborted)
+	}
 }
 
 // busConfig is the bus the global flags name, for a client called name.

@@ -59,6 +59,34 @@ func seed(t *testing.T, dir string) {
 	}
 }
 
+// TestRunsOfADeadProcessAreAborted: a run left open by a process that is
+// gone (it owned the data directory and exited, as a rote serve killed
+// mid-replay does) is closed as aborted by the next process that takes
+// the directory over; one started after the takeover is not touched.
+func TestRunsOfADeadProcessAreAborted(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := &schema.RunStarted{Meta: schema.Meta{ID: "o1", Time: time.Now().Add(-time.Minute)}, RunSpec: schema.RunSpec{RunID: "ORPHAN", Mode: schema.ModeReplay, Task: schema.TaskSpec{Text: "replay"}}}
+	if _, err := b.Runs().Publish(ctx, open); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	code, out, errOut := run(t, "--data", dir, "runs", "list")
+	if code != 0 || !strings.Contains(out, "ORPHAN") || !strings.Contains(out, "aborted") {
+		t.Fatalf("runs list after the owner died: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ = run(t, "--data", dir, "runs", "show", "ORPHAN"); code != 0 || !strings.Contains(out, "died before finishing") {
+		t.Fatalf("runs show: exit %d\n%s", code, out)
+	}
+	if code, out, _ = run(t, "--data", dir, "audit", "ORPHAN"); !strings.Contains(out, "aborted") {
+		t.Fatalf("audit: exit %d\n%s", code, out)
+	}
+}
+
 func TestRunsListAndShow(t *testing.T) {
 	dir := t.TempDir()
 	seed(t, dir)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
@@ -41,11 +42,15 @@ they work on as attributes.`,
 			ctx := cmd.Context()
 			cfg := app.busConfig("rote-serve-" + roleFlag)
 			cfg.Listen = listen
+			opened := time.Now()
 			b, err := bus.Open(ctx, cfg)
 			if err != nil {
 				return err
 			}
 			app.bus = b
+			if b.Server() != nil {
+				app.closeOrphans(ctx, b, opened)
+			}
 			// say reports the process's state: a log record with
 			// --log-json, so that stderr is JSON throughout, else a line.
 			say := func(msg string) {

@@ -73,6 +73,24 @@ func claimRun(dataDir, runID string) (*RunLock, error) {
 	return &RunLock{f: f, path: path}, nil
 }
 
+// Alive reports whether run runID of dataDir has a live recorder: its
+// lock file exists and another process holds it.
+func Alive(dataDir, runID string) bool {
+	if schema.ValidateRunID(runID) != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(dataDir, locksDir, runID+".lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
 // Release removes the lock file and unlocks it.
 func (l *RunLock) Release() {
 	os.Remove(l.path)
@@ -114,7 +132,7 @@ func Recover(ctx context.Context, runs *bus.RunLog, dataDir string, now time.Tim
 			errs = append(errs, fmt.Errorf("run %s: %w", runID, err))
 			continue
 		}
-		marked, err := markAborted(ctx, runs, runID, now)
+		marked, err := runs.Abort(ctx, runID, now, "the process recording the run died before finishing it; the log holds every event it acknowledged")
 		if err != nil {
 			errs = append(errs, fmt.Errorf("run %s: %w", runID, err))
 			continue
@@ -126,45 +144,3 @@ func Recover(ctx context.Context, runs *bus.RunLog, dataDir string, now time.Tim
 	return aborted, errors.Join(errs...)
 }
 
-// markAborted publishes run.finished (aborted) for a run that started and
-// never finished; it reports whether it did.
-func markAborted(ctx context.Context, runs *bus.RunLog, runID string, now time.Time) (bool, error) {
-	envs, err := runs.ReadRun(ctx, runID)
-	if errors.Is(err, bus.ErrRunNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	var started *schema.RunStarted
-	var fingerprint string
-	last := envs[len(envs)-1].Event.EventTime()
-	for _, env := range envs {
-		switch e := env.Event.(type) {
-		case *schema.RunStarted:
-			started = e
-		case *schema.RunFinished:
-			return false, nil
-		case *schema.Inventory:
-			fingerprint = e.Fingerprint
-		}
-		if t := env.Event.EventTime(); t.After(last) {
-			last = t
-		}
-	}
-	if started == nil {
-		return false, nil
-	}
-	spec := started.RunSpec
-	if fingerprint != "" {
-		spec.Fingerprint = fingerprint
-	}
-	_, err = runs.Publish(ctx, &schema.RunFinished{
-		Meta: schema.Meta{ID: runID + "-finished", Time: now},
-		Manifest: schema.Manifest{
-			RunSpec: spec, Outcome: schema.OutcomeAborted, Started: started.Time, Finished: last,
-			Reason: &schema.Error{Code: schema.CodeInternal, Message: "the process recording the run died before finishing it; the log holds every event it acknowledged"},
-		},
-	})
-	return err == nil, err
-}
