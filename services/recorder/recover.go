@@ -143,4 +143,3 @@ func Recover(ctx context.Context, runs *bus.RunLog, dataDir string, now time.Tim
 	}
 	return aborted, errors.Join(errs...)
 }
-
