@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
-	"strings"
 )
 
 // secretKeyPattern matches argument and property names whose values are
@@ -101,7 +100,8 @@ func (r Redactor) walk(v, schema any, secret bool) (any, bool) {
 }
 
 // redactString replaces declared secrets: a whole value always, a
-// substring when the secret is long enough to be unambiguous.
+// substring (in clear or encoded, see Scrub) when the secret is long
+// enough to be unambiguous.
 func (r Redactor) redactString(s string) (any, bool) {
 	for _, secret := range r.Values {
 		if secret == "" {
@@ -111,14 +111,8 @@ func (r Redactor) redactString(s string) (any, bool) {
 			return r.Digest(secret), true
 		}
 	}
-	changed := false
-	for _, secret := range r.Values {
-		if len(secret) >= minSecretSubstring && strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, r.Digest(secret))
-			changed = true
-		}
-	}
-	return s, changed
+	out := r.ScrubString(s) // in clear or encoded, inside a longer string
+	return out, out != s
 }
 
 func field(schema any, name string) any {

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
@@ -508,4 +512,90 @@ func TestRecoverMarksAbandonedRunsAborted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, locksDir, "DEAD.lock")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("lock file of a recovered run left behind")
 	}
+}
+
+// TestEchoedSecretsAreNeverStored: a server that echoes a declared secret
+// (in clear, JSON-escaped, URL-encoded, base64, in a result small enough
+// to keep inline and in one spilled to the blob store), and a torn line
+// that carries it, leave no form of it anywhere in ROTE_RUNS or
+// ROTE_BLOBS: every byte of both is scanned.
+func TestEchoedSecretsAreNeverStored(t *testing.T) {
+	ctx := testCtx(t)
+	b := bustest.Start(t)
+	secret := `s3cr"t&key/+=`
+	h := startRecorder(t, attach(b), fixture(t), func(c *Config) { c.Secrets = map[string]string{"password": secret} })
+	raw := []byte(secret)
+	forms := []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
+		base64.RawURLEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawStdEncoding.EncodeToString(raw)}
+	var texts []string
+	for _, f := range forms {
+		texts = append(texts, "the server says "+f+" back")
+	}
+	texts = append(texts, strings.Repeat("padding ", 40_000)+secret) // spilled: larger than an event keeps inline
+	frames := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	}
+	for i, text := range texts {
+		args, _ := json.Marshal(map[string]string{"text": text})
+		frames = append(frames, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":%s}}`, i+2, args))
+	}
+	rawSession(t, h.in, h.out, frames)
+	io.WriteString(h.in, `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+secret+"\n") // torn
+	h.wait(t)
+
+	var needles [][]byte
+	for _, f := range forms {
+		quoted, _ := json.Marshal(f)
+		needles = append(needles, []byte(f), quoted[1:len(quoted)-1])
+	}
+	hits := func(where string, data []byte) {
+		for _, n := range needles {
+			if bytes.Contains(data, n) {
+				t.Errorf("%s holds the secret as %q", where, n)
+			}
+		}
+	}
+	cons, err := b.JetStream().OrderedConsumer(ctx, bus.StreamRuns, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages, scanned := 0, 0
+	for left := info.NumPending; left > 0; left-- {
+		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits(m.Subject(), m.Data())
+		for k, v := range m.Headers() {
+			hits(m.Subject()+" header "+k, []byte(strings.Join(v, " ")))
+		}
+		messages++
+		scanned += len(m.Data())
+	}
+	blobs, err := b.JetStream().ObjectStore(ctx, bus.BucketBlobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := blobs.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range list {
+		data, err := blobs.GetBytes(ctx, o.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits("blob "+o.Name, data)
+		scanned += len(data)
+	}
+	if messages < len(texts)+3 || len(list) == 0 {
+		t.Fatalf("scanned %d messages and %d blobs: the session was not recorded", messages, len(list))
+	}
+	t.Logf("scanned %d run-log messages and %d blobs, %d bytes, for %d forms of the secret: no hit", messages, len(list), scanned, len(needles))
 }

@@ -81,8 +81,13 @@ func (s *Session) ObserveDropped(dir schema.Direction, size int, digest string, 
 func (s *Session) Observe(dir schema.Direction, line []byte, at time.Time) {
 	msgs, reason := parseLine(line)
 	if reason != "" {
+		// A torn line may hold a secret the client sent or the server
+		// echoed: what is kept, and its size and digest, are of the line
+		// with the secret replaced (a digest of a short line could be
+		// guessed back).
+		kept := s.scrubbed(line)
 		s.emit(&schema.Unparsed{Meta: schema.Meta{Time: at}, Direction: dir, Reason: reason,
-			Line: slices.Clone(line), Size: len(line), Digest: schema.Digest(line)})
+			Line: kept, Size: len(kept), Digest: schema.Digest(kept)})
 	}
 	for _, m := range msgs {
 		if dir == schema.ToServer {
@@ -101,8 +106,9 @@ func (s *Session) fromClient(m message, line []byte, at time.Time) {
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		if err := json.Unmarshal(m.params, &p); err != nil || p.Name == "" {
+			kept := s.scrubbed(line)
 			s.emit(&schema.Unparsed{Meta: schema.Meta{Time: at}, Direction: schema.ToServer,
-				Reason: "tools/call without a tool name", Size: len(line), Digest: schema.Digest(line), Line: schema.RawText(slices.Clone(line))})
+				Reason: "tools/call without a tool name", Size: len(kept), Digest: schema.Digest(kept), Line: schema.RawText(kept)})
 			return
 		}
 		key := m.idKey()
@@ -240,13 +246,29 @@ func (s *Session) finish(c *pendingCall, payload json.RawMessage, callErr *schem
 			call.Arguments, call.ArgumentsDigest, call.ArgumentsSize = schema.RawJSON(args), schema.Digest(args), len(args)
 		}
 	}
+	if callErr != nil {
+		callErr.Message = s.redactor.ScrubString(callErr.Message)
+	}
 	if payload != nil {
-		call.Result, call.ResultDigest, call.ResultSize = schema.RawJSON(slices.Clone(payload)), schema.Digest(payload), len(payload)
+		// A server that echoes a declared secret (in clear, URL-encoded,
+		// base64, JSON-escaped) has it replaced by its digest before the
+		// result is stored.
+		payload = s.scrubbed(payload)
+		call.Result, call.ResultDigest, call.ResultSize = schema.RawJSON(payload), schema.Digest(payload), len(payload)
 		if callErr == nil {
 			s.last = call.Result
 		}
 	}
 	s.emit(call)
+}
+
+// scrubbed is a copy of b with the declared secrets replaced (Scrub).
+func (s *Session) scrubbed(b []byte) []byte {
+	out, changed := s.redactor.Scrub(b)
+	if !changed {
+		return slices.Clone(b)
+	}
+	return out
 }
 
 // LastResult is the result of the last call that succeeded, nil when none

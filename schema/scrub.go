@@ -1,0 +1,79 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"slices"
+)
+
+// Scrub replaces, in text that is about to be stored (a tool result, a
+// line the recorder could not parse), every declared secret value of at
+// least minSecretSubstring characters by its digest: in clear, as a JSON
+// string holds it, URL-encoded (query and path forms) and base64-encoded
+// (standard and URL alphabets, padded or not). It reports whether it
+// replaced anything; text is not modified. The digest is letters, digits
+// and a colon, so valid JSON stays valid.
+//
+// A secret inside a longer base64 run is found only where the run is
+// aligned on it; transformed otherwise (hashed, split, reversed) it is
+// not found at all.
+func (r Redactor) Scrub(text []byte) ([]byte, bool) {
+	out, changed := text, false
+	for _, secret := range r.Values {
+		if len(secret) < minSecretSubstring {
+			continue
+		}
+		digest := []byte(r.Digest(secret))
+		for _, form := range secretForms(secret) {
+			if bytes.Contains(out, form) {
+				if !changed {
+					out = bytes.Clone(out)
+					changed = true
+				}
+				out = bytes.ReplaceAll(out, form, digest)
+			}
+		}
+	}
+	return out, changed
+}
+
+// ScrubString is Scrub for a string.
+func (r Redactor) ScrubString(s string) string {
+	out, _ := r.Scrub([]byte(s))
+	return string(out)
+}
+
+// secretForms are the encodings a secret is found in, longest first so
+// that a form containing another is replaced whole: each of clear,
+// URL-encoded and base64, as is and as a JSON string holds it (with and
+// without HTML escaping).
+func secretForms(secret string) [][]byte {
+	raw := []byte(secret)
+	var forms [][]byte
+	for _, f := range []string{
+		secret, url.QueryEscape(secret), url.PathEscape(secret),
+		base64.StdEncoding.EncodeToString(raw), base64.RawStdEncoding.EncodeToString(raw),
+		base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
+	} {
+		forms = append(forms, []byte(f), jsonInner(f, true), jsonInner(f, false))
+	}
+	slices.SortFunc(forms, func(a, b []byte) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return bytes.Compare(a, b)
+	})
+	return slices.CompactFunc(forms, bytes.Equal)
+}
+
+// jsonInner is s as it stands between the quotes of a JSON string.
+func jsonInner(s string, escapeHTML bool) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	enc.Encode(s) // a string always encodes
+	out := bytes.TrimSpace(b.Bytes())
+	return out[1 : len(out)-1]
+}
