@@ -78,6 +78,9 @@ type ObserveRequest struct {
 	// Budget is the ordinary render budget in characters; 0 means the
 	// service's default.
 	Budget int `msgpack:"budget,omitempty"`
+	// Secrets (name to value) are the run's secrets: the observation, and
+	// what is recorded of it, show each as {{name}} (Observation.MaskSecrets).
+	Secrets map[string]string `msgpack:"secrets,omitempty"`
 }
 
 // ObserveReply carries an observation or the reason there is none.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // Scrub replaces, in text that is about to be stored (a tool result, a
@@ -76,4 +77,39 @@ func jsonInner(s string, escapeHTML bool) []byte {
 	enc.Encode(s) // a string always encodes
 	out := bytes.TrimSpace(b.Bytes())
 	return out[1 : len(out)-1]
+}
+
+// MaskSecrets replaces in s every value of secrets (name to value), in
+// clear or in any form Scrub finds, by {{name}}: what the planner and the
+// run log see of a page where a secret was typed or shown. Values shorter
+// than minSecretSubstring are replaced only when they are all of s.
+func MaskSecrets(s string, secrets map[string]string) string {
+	for name, v := range secrets {
+		mask := "{{" + name + "}}"
+		if s == v && v != "" {
+			return mask
+		}
+		if len(v) < minSecretSubstring {
+			continue
+		}
+		for _, form := range secretForms(v) {
+			s = strings.ReplaceAll(s, string(form), mask)
+		}
+	}
+	return s
+}
+
+// MaskSecrets masks secrets (MaskSecrets) in everything o shows: its
+// address, title, render, text and the names, values and context of its
+// nodes. Ids were computed from the page as it was, so they stay.
+func (o *Observation) MaskSecrets(secrets map[string]string) {
+	if len(secrets) == 0 {
+		return
+	}
+	o.URL, o.Title = MaskSecrets(o.URL, secrets), MaskSecrets(o.Title, secrets)
+	o.Render, o.Text = MaskSecrets(o.Render, secrets), MaskSecrets(o.Text, secrets)
+	for i := range o.Nodes {
+		n := &o.Nodes[i]
+		n.Name, n.Value, n.Context = MaskSecrets(n.Name, secrets), MaskSecrets(n.Value, secrets), MaskSecrets(n.Context, secrets)
+	}
 }

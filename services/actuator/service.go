@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -260,9 +259,10 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
 }
 
-// perceive asks perception for an observation of the session's page.
+// perceive asks perception for an observation of the session's page,
+// with the secrets the run has typed masked.
 func (s *Service) perceive(ctx context.Context, sess *session, req *schema.ObserveRequest) (*schema.Observation, error) {
-	req.Browser = sess.ref
+	req.Browser, req.Secrets = sess.ref, sess.secrets
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ObserveTimeout)
 	defer cancel()
 	var rep schema.ObserveReply
@@ -286,6 +286,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	sess.learnSecrets(req.Secrets)
 	ev := schema.BrowserAction{RunID: req.RunID, StepID: req.StepID, Action: req.Action}
 	ev.Seq = sess.nextSeq()
 	ev.Meta = schema.Meta{ID: req.RunID + "-b" + strconv.FormatUint(ev.Seq, 10), Time: time.Now()}
@@ -324,20 +325,17 @@ func (s *Service) stopping(ctx context.Context, runID string, err error) error {
 }
 
 // redactSecrets replaces every secret value in what ev records (the typed
-// value, the URL, what was read, an error message) with {{name}}: the
-// run log never holds a secret.
+// value, the URL, what was read, an error message), in clear or encoded,
+// with {{name}}: the run log never holds a secret.
 func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
-	for name, v := range secrets {
-		if v == "" {
-			continue
-		}
-		mask := "{{" + name + "}}"
-		ev.Action.Value = strings.ReplaceAll(ev.Action.Value, v, mask)
-		ev.Action.URL = strings.ReplaceAll(ev.Action.URL, v, mask)
-		ev.Output = strings.ReplaceAll(ev.Output, v, mask)
-		if ev.Error != nil {
-			ev.Error.Message = strings.ReplaceAll(ev.Error.Message, v, mask)
-		}
+	if len(secrets) == 0 {
+		return
+	}
+	ev.Action.Value = schema.MaskSecrets(ev.Action.Value, secrets)
+	ev.Action.URL = schema.MaskSecrets(ev.Action.URL, secrets)
+	ev.Output = schema.MaskSecrets(ev.Output, secrets)
+	if ev.Error != nil {
+		ev.Error.Message = schema.MaskSecrets(ev.Error.Message, secrets)
 	}
 }
 

@@ -29,6 +29,19 @@ type session struct {
 	seq       uint64            // numbers the run's browser events
 	acted     time.Time         // when the last action was dispatched
 	actedKind schema.ActionKind // and what it was
+	// secrets are the run's secrets (name to value) its actions carried:
+	// observations show each as {{name}}.
+	secrets map[string]string
+}
+
+// learnSecrets adds the secrets an action carried. The caller holds mu.
+func (s *session) learnSecrets(secrets map[string]string) {
+	for name, v := range secrets {
+		if s.secrets == nil {
+			s.secrets = map[string]string{}
+		}
+		s.secrets[name] = v
+	}
 }
 
 // mutationScript records, in every document the page loads, when the DOM

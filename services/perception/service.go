@@ -113,6 +113,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	if err != nil {
 		return nil, err
 	}
+	obs.MaskSecrets(req.Secrets) // a secret typed into a plain field, or shown by the page
 	if req.RunID != "" {
 		ev := &schema.BrowserObserved{
 			Meta:  schema.Meta{ID: fmt.Sprintf("%s-b%d", req.RunID, req.Seq), Time: time.Now()},
