@@ -22,11 +22,7 @@ import (
 func TestEmbeddedServerAdmitsOnlyItsUsers(t *testing.T) {
 	dir := t.TempDir()
 	c := ctx(t)
-	owner, err := bus.Open(c, bus.Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
+	owner := openOwner(t, c, dir)
 	url := owner.ClientURL()
 	for _, opts := range [][]nats.Option{nil, {nats.UserInfo("rote", "guess")}, {nats.UserInfo("client", "")}, {nats.Token("x")}} {
 		if conn, err := nats.Connect(url, opts...); err == nil {

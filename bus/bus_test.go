@@ -343,14 +343,22 @@ func TestStorePersistsAcrossRestarts(t *testing.T) {
 	}
 }
 
-func TestSecondProcessAttachesToOwner(t *testing.T) {
-	dir := t.TempDir()
-	c := ctx(t)
+// openOwner opens the first bus on data directory dir, which runs its
+// embedded server, and closes it when the test ends.
+func openOwner(t *testing.T, c context.Context, dir string) *bus.Bus {
+	t.Helper()
 	owner, err := bus.Open(c, bus.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer owner.Close()
+	t.Cleanup(func() { owner.Close() })
+	return owner
+}
+
+func TestSecondProcessAttachesToOwner(t *testing.T) {
+	dir := t.TempDir()
+	c := ctx(t)
+	owner := openOwner(t, c, dir)
 	if owner.Server() == nil {
 		t.Fatal("first open of a data directory must run the server")
 	}

@@ -1,19 +1,15 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 )
@@ -69,66 +65,6 @@ verify: [{text_visible: Your token is}]
 	if !masked {
 		t.Error("no observation shows {{token}} where the page showed the secret")
 	}
-	messages, blobs, scanned := scanForSecret(t, n.Bus(), secret)
-	t.Logf("scanned %d run-log messages and %d blobs (%d bytes): no form of the secret", messages, blobs, scanned)
-}
-
-// scanForSecret reads every message of ROTE_RUNS and every object of
-// ROTE_BLOBS and fails the test where any form of secret (clear,
-// JSON-escaped, URL-encoded, base64) appears.
-func scanForSecret(t *testing.T, b *bus.Bus, secret string) (messages, blobs, scanned int) {
-	t.Helper()
-	ctx := testContext(t)
-	raw := []byte(secret)
-	var needles [][]byte
-	for _, f := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
-		base64.RawStdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw)} {
-		quoted, _ := json.Marshal(f)
-		needles = append(needles, []byte(f), quoted[1:len(quoted)-1])
-	}
-	check := func(where string, data []byte) {
-		for _, n := range needles {
-			if bytes.Contains(data, n) {
-				t.Errorf("%s holds the secret as %q", where, n)
-			}
-		}
-	}
-	cons, err := b.JetStream().OrderedConsumer(ctx, bus.StreamRuns, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for left := info.NumPending; left > 0; left-- {
-		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(m.Subject(), m.Data())
-		messages++
-		scanned += len(m.Data())
-	}
-	store, err := b.JetStream().ObjectStore(ctx, bus.BucketBlobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := store.List(ctx)
-	if err != nil && err != jetstream.ErrNoObjectsFound {
-		t.Fatal(err)
-	}
-	for _, o := range list {
-		data, err := store.GetBytes(ctx, o.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("blob "+o.Name, data)
-		blobs++
-		scanned += len(data)
-	}
-	if messages == 0 {
-		t.Fatal("the run log is empty: nothing was scanned")
-	}
-	return messages, blobs, scanned
+	sc := bustest.ScanForSecret(t, n.Bus(), secret)
+	t.Logf("scanned %d run-log messages and %d blobs (%d bytes) for %d forms of the secret", sc.Messages, sc.Blobs, sc.Bytes, sc.Forms)
 }
