@@ -28,8 +28,8 @@ type gate struct {
 	origins []string // nil: unconfined
 
 	mu      sync.Mutex
-	guard   *sendGuard // armed for the action in progress
-	outside error      // the first load refused as out_of_origin since take
+	guard   *sendGuard    // armed for the action in progress
+	outside *schema.Error // the first load refused as out_of_origin since take
 	wg      sync.WaitGroup
 }
 
@@ -80,7 +80,7 @@ func (g *gate) decide(e *fetch.EventRequestPaused) {
 		if _, err := schema.CheckNavigation(e.Request.URL, g.origins); err != nil {
 			refuse = true
 			if g.outside == nil {
-				g.outside = fmt.Errorf("the page went to %w: refused in the browser, nothing was sent", err)
+				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, nothing was sent", err.(*schema.Error).Message)
 			}
 		}
 		if g.guard != nil && g.guard.judge(e) {
@@ -108,7 +108,7 @@ func (g *gate) take() error {
 	if err == nil {
 		return nil
 	}
-	return schema.Errorf(schema.CodeOutOfOrigin, "%v", err)
+	return err
 }
 
 // arm holds the page's loads for guard until disarm.
