@@ -40,6 +40,11 @@ type Config struct {
 	// DefaultPublishPatience, negative not at all (a caller with its own
 	// fallback, such as the recorder's spool).
 	PublishPatience time.Duration
+	// SigningKey signs the events this client publishes and checks those
+	// it reads (HeaderSignature); at least 16 bytes. Empty derives it from
+	// the password of user "rote" (the embedded server's, or the URL's),
+	// and a bus with neither signs and checks nothing.
+	SigningKey []byte
 	// Log hears about the connection (lost, back, closed), retried
 	// publishes and requests whose handlers failed; default
 	// slog.Default().
@@ -109,11 +114,34 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	if err := b.ensureTopology(ctx, cfg.Replicas, patience(cfg.PublishPatience)); err != nil {
+	key, err := signingKey(cfg)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := b.ensureTopology(ctx, cfg.Replicas, patience(cfg.PublishPatience), key); err != nil {
 		b.Close()
 		return nil, err
 	}
 	return b, nil
+}
+
+// signingKey is the key cfg's bus signs events with: cfg.SigningKey,
+// else the one derived from the password of user "rote", else none.
+func signingKey(cfg Config) ([]byte, error) {
+	switch {
+	case len(cfg.SigningKey) > 0 && len(cfg.SigningKey) < 16:
+		return nil, fmt.Errorf("bus: a signing key of %d bytes: want at least 16", len(cfg.SigningKey))
+	case len(cfg.SigningKey) > 0:
+		return cfg.SigningKey, nil
+	case cfg.URL != "":
+		return urlSigningKey(cfg.URL), nil
+	}
+	password, err := ReadToken(cmp.Or(cfg.DataDir, DefaultDataDir), false)
+	if err != nil {
+		return nil, err
+	}
+	return derivedSigningKey(password), nil
 }
 
 // connectionEvents log what happens to the connection.

@@ -25,6 +25,7 @@ type publisher struct {
 	js       jetstream.JetStream
 	patience patience
 	log      *slog.Logger
+	key      []byte // signs every event (HeaderSignature); nil signs none
 }
 
 // message validates and encodes ev as a NATS message on its subject.
@@ -39,6 +40,9 @@ func (p *publisher) message(ev schema.Event) (*nats.Msg, error) {
 	msg := nats.NewMsg(ev.Subject())
 	msg.Data = data
 	msg.Header.Set(HeaderEventType, ev.EventType())
+	if p.key != nil {
+		msg.Header.Set(HeaderSignature, signature(p.key, msg.Subject, ev.EventType(), data))
+	}
 	return msg, nil
 }
 

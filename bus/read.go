@@ -40,9 +40,10 @@ func Decode(msg jetstream.Msg) (Envelope, error) {
 	return env, nil
 }
 
-// Undecodable is a message in the run log that is no valid event: one
-// that a client without Rote's permissions could never have written, or
-// a bug. Readers skip it and say so; an audit of its run disagrees.
+// Undecodable is a message in the run log that is no valid event, or
+// whose signature does not hold (see HeaderSignature): one that a client
+// without Rote's permissions or key could never have written, or a bug.
+// Readers skip it and say so; an audit of its run disagrees.
 type Undecodable struct {
 	Subject string
 	Seq     uint64
@@ -51,8 +52,8 @@ type Undecodable struct {
 
 // Read returns every event in ROTE_RUNS whose subject matches one of the
 // filters, in stream order: everything stored when the call began, and
-// possibly events stored while it reads. A message that does not decode
-// is skipped with a warning naming its subject and sequence, so that one
+// possibly events stored while it reads. A message that does not decode,
+// or whose signature does not hold, is skipped with a warning naming its subject and sequence, so that one
 // bad message cannot make every run unreadable; ReadChecked returns them.
 func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 	envs, bad, err := l.ReadChecked(ctx, filters...)
@@ -95,6 +96,9 @@ func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope
 				}
 				remaining = md.NumPending
 				env, err := Decode(msg)
+				if err == nil {
+					err = l.signer.check(md.Sequence.Stream, msg)
+				}
 				if err != nil {
 					bad = append(bad, Undecodable{Subject: msg.Subject(), Seq: md.Sequence.Stream, Err: err})
 					continue

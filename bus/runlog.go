@@ -16,8 +16,13 @@ import (
 // benchmark read it.
 type RunLog struct {
 	*publisher
-	blobs jetstream.ObjectStore
+	blobs  jetstream.ObjectStore
+	signer signer
 }
+
+// Signed reports whether this client signs the events it publishes and
+// checks those it reads (see HeaderSignature).
+func (l *RunLog) Signed() bool { return l.key != nil }
 
 // Publish validates ev, writes it to its stream and waits for the
 // server's acknowledgement. The event id is the Nats-Msg-Id, so publishing

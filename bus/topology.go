@@ -24,8 +24,8 @@ const (
 )
 
 // streamConfigs returns the stream configurations Rote needs, replicated
-// replicas times.
-func streamConfigs(replicas int) []jetstream.StreamConfig {
+// replicas times; runsMeta is ROTE_RUNS's metadata (see signedFrom).
+func streamConfigs(replicas int, runsMeta map[string]string) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{
 		{
 			Name:        StreamTasks,
@@ -47,6 +47,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 			DenyPurge:   true,
 			AllowDirect: true,
 			Replicas:    replicas,
+			Metadata:    runsMeta,
 		},
 	}
 }
@@ -72,9 +73,13 @@ func blobsConfig(replicas int) jetstream.ObjectStoreConfig {
 
 // ensureTopology creates Rote's streams, bucket and object store, or
 // updates them to the current configuration, and the role clients over
-// them.
-func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience) error {
-	for _, cfg := range streamConfigs(replicas) {
+// them, which sign events with key (none when nil).
+func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, key []byte) error {
+	runsMeta, from, err := signedFrom(ctx, b.js, key != nil)
+	if err != nil {
+		return err
+	}
+	for _, cfg := range streamConfigs(replicas, runsMeta) {
 		if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
 		}
@@ -87,8 +92,8 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience) erro
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
-	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log}
-	b.runs = &RunLog{publisher: pub, blobs: obj}
+	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, key: key}
+	b.runs = &RunLog{publisher: pub, blobs: obj, signer: signer{key: key, signedFrom: from}}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}

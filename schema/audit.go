@@ -17,6 +17,9 @@ type Audit struct {
 	Offline    bool          `json:"offline_model"` // a call came from the scripted test model
 	Mismatches []string      `json:"mismatches"`
 	Agrees     bool          `json:"agrees"`
+	// Unsigned: the reader held no signing key, so a forged event would
+	// not have been told from a real one (see bus.HeaderSignature).
+	Unsigned bool `json:"signatures_unchecked,omitempty"`
 }
 
 // AuditRun derives r's outcome (success only with a verify that passed;
@@ -35,7 +38,7 @@ func AuditRun(r *RunFold, children []string) *Audit {
 		mismatch("%d run.finished events: a run finishes once, so all but one were forged or replayed", r.Finishes)
 	}
 	for _, u := range r.Undecodable {
-		mismatch("a message that is no valid event: %s", u)
+		mismatch("a message that is no valid, signed event: %s", u)
 	}
 	switch {
 	case r.Verified():

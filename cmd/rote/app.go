@@ -54,7 +54,11 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 		return a.bus, nil
 	}
 	opened := time.Now()
-	b, err := bus.Open(ctx, a.busConfig("rote"))
+	cfg, err := a.busConfig("rote")
+	if err != nil {
+		return nil, err
+	}
+	b, err := bus.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -84,13 +88,19 @@ func (a *App) closeOrphans(ctx context.Context, b *bus.Bus, opened time.Time) {
 	}
 }
 
-// busConfig is the bus the global flags name, for a client called name.
-func (a *App) busConfig(name string) bus.Config {
+// busConfig is the bus the global flags name, for a client called name,
+// signing with $ROTE_SIGNING_KEY (hex) when it is set.
+func (a *App) busConfig(name string) (bus.Config, error) {
 	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name, Log: a.Log}
 	if a.NATSURL != "" {
 		cfg.Replicas = a.NATSReplicas
 	}
-	return cfg
+	key, err := node.EnvKey("ROTE_SIGNING_KEY")
+	if err != nil {
+		return bus.Config{}, usageError("%v", err)
+	}
+	cfg.SigningKey = key
+	return cfg, nil
 }
 
 // nodeConfig is a node of roles on this process's settings: its secret

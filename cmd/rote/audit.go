@@ -18,7 +18,10 @@ func newAuditCommand(app *App) *cobra.Command {
 trusting the run's own summary: its outcome (success only with a verify that
 passed; fallback only when a run continues it), its model calls and tokens by
 source (the llm.call events), and whether its browser events are numbered
-without a gap. Each is compared with the manifest in run.finished. It exits
+without a gap. Each is compared with the manifest in run.finished. Events
+whose signature does not hold (forged, or copied from another run) are
+mismatches; on a bus without a signing key it says signatures were not
+checked. It exits
 0 when everything agrees, and 1 when anything does not (each mismatch is
 printed) or the run is not in the stream.`,
 		Args: args(cobra.ExactArgs(1)),
@@ -57,6 +60,9 @@ func printAudit(app *App, a *schema.Audit) {
 	fmt.Fprintf(w, "  derived   outcome %s; %s\n", a.Outcome, schema.UsageText(a.Usage))
 	if a.Offline {
 		fmt.Fprintln(w, "  model     the offline scripted test model answered these calls")
+	}
+	if a.Unsigned {
+		fmt.Fprintln(w, "  signatures not checked: this bus has no signing key ($ROTE_SIGNING_KEY, or a NATS URL with user rote and its password), so a forged event would pass")
 	}
 	for _, m := range a.Mismatches {
 		fmt.Fprintf(w, "  MISMATCH  %s\n", m)

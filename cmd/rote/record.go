@@ -75,7 +75,10 @@ them is unverified, and rote runs verify can check it afterwards.`,
 				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
 				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: log,
 			}, func(ctx context.Context) (*bus.Bus, error) {
-				cfg := app.busConfig("rote-record")
+				cfg, err := app.busConfig("rote-record")
+				if err != nil {
+					return nil, err
+				}
 				cfg.Log = log
 				cfg.PublishPatience = -1 // the recorder spools what NATS does not take at once
 				return bus.Open(ctx, cfg)

@@ -40,7 +40,10 @@ they work on as attributes.`,
 				return err
 			}
 			ctx := cmd.Context()
-			cfg := app.busConfig("rote-serve-" + roleFlag)
+			cfg, err := app.busConfig("rote-serve-" + roleFlag)
+			if err != nil {
+				return err
+			}
 			cfg.Listen = listen
 			opened := time.Now()
 			b, err := bus.Open(ctx, cfg)

@@ -2,7 +2,7 @@ package node
 
 import (
 	"encoding/hex"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,15 +19,25 @@ const secretKeyFile = "secret.key"
 // The same key always gives the same digest for the same secret, which is
 // what lets a playbook refer to a secret without storing it.
 func SecretKey(dataDir string) ([]byte, error) {
-	if env := os.Getenv("ROTE_SECRET_KEY"); env != "" {
-		key, err := hex.DecodeString(strings.TrimSpace(env))
-		if err != nil || len(key) < 16 {
-			return nil, errors.New("ROTE_SECRET_KEY: want at least 16 bytes as hex")
-		}
-		return key, nil
+	if key, err := EnvKey("ROTE_SECRET_KEY"); key != nil || err != nil {
+		return key, err
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
 	return bus.SecretFile(filepath.Join(dataDir, secretKeyFile))
+}
+
+// EnvKey returns the key in environment variable name, as hex of at
+// least 16 bytes, or nil when it is not set.
+func EnvKey(name string) ([]byte, error) {
+	env := os.Getenv(name)
+	if env == "" {
+		return nil, nil
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(env))
+	if err != nil || len(key) < 16 {
+		return nil, fmt.Errorf("%s: want at least 16 bytes as hex", name)
+	}
+	return key, nil
 }

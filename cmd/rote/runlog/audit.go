@@ -9,7 +9,8 @@ import (
 
 // Audit re-derives run runID from its events and compares the result
 // with its manifest (schema.AuditRun); the runs that continue it are
-// found among every run's start. bus.ErrRunNotFound when the run has no
+// found among every run's start. It says when the run log's signatures
+// could not be checked. bus.ErrRunNotFound when the run has no
 // events.
 func Audit(ctx context.Context, runs *bus.RunLog, runID string) (*schema.Audit, error) {
 	f, err := runs.Fold(ctx, runID)
@@ -20,7 +21,9 @@ func Audit(ctx context.Context, runs *bus.RunLog, runID string) (*schema.Audit, 
 	if err != nil {
 		return nil, err
 	}
-	return schema.AuditRun(f, children), nil
+	a := schema.AuditRun(f, children)
+	a.Unsigned = !runs.Signed()
+	return a, nil
 }
 
 // LastResult returns the result of the last successful tool call of a
