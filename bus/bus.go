@@ -72,6 +72,7 @@ type Bus struct {
 	conn     *nats.Conn
 	js       jetstream.JetStream
 	embedded *embedded // nil when connected to an external or shared server
+	heir     *heir     // set when attached to another process's embedded server
 	log      *slog.Logger
 
 	runs      *RunLog
@@ -85,7 +86,8 @@ type Bus struct {
 // store exist. With cfg.URL it connects there (ErrUnreachable when nobody
 // answers). Without it, it starts an embedded server over cfg.DataDir, or,
 // when another rote process already owns that directory, connects to that
-// process's server (ErrDataDirBusy when it cannot).
+// process's server (ErrDataDirBusy when it cannot), and takes the
+// directory over if that process exits first (see heir).
 func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Replicas == 0 {
 		cfg.Replicas = 1
@@ -105,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	case cfg.URL != "":
 		b.conn, err = dial(ctx, cfg, b.connectionEvents()...)
 	default:
-		b.conn, b.embedded, err = openEmbedded(ctx, cfg, b.connectionEvents()...)
+		b.conn, b.embedded, b.heir, err = openEmbedded(ctx, cfg, b.connectionEvents()...)
 	}
 	if err != nil {
 		return nil, err
@@ -260,5 +262,6 @@ func (b *Bus) Close() error {
 	if b.embedded != nil {
 		b.embedded.close()
 	}
+	b.heir.close()
 	return err
 }

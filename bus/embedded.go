@@ -33,56 +33,79 @@ type embedded struct {
 }
 
 // openEmbedded starts a server over cfg.DataDir, or attaches to the one
-// another process runs there.
-func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, *embedded, error) {
+// another process runs there, as its heir.
+func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, *embedded, *heir, error) {
 	dir := cfg.DataDir
 	if dir == "" {
 		dir = DefaultDataDir
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("bus: data directory: %w", err)
+		return nil, nil, nil, fmt.Errorf("bus: data directory: %w", err)
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if lock == nil {
+		if cfg.Listen != "" {
+			// This process would join the owner's server, not listen.
+			return nil, nil, nil, fmt.Errorf("%w: %s is served by another process, so this one cannot listen on %s; stop it or use another data directory", ErrDataDirBusy, dir, cfg.Listen)
+		}
+		h := &heir{dir: dir, log: cmp.Or(cfg.Log, slog.Default())}
+		conn, err := attach(ctx, dir, cfg.Name, append(extra, nats.SetCustomDialer(h), nats.ReconnectWait(250*time.Millisecond))...)
+		return conn, nil, h, err
+	}
+	e, err := serveDir(dir, cfg.Listen, lock, cfg.Log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	conn, err := nats.Connect(e.srv.ClientURL(), append([]nats.Option{nats.Name(cfg.Name), nats.InProcessServer(e.srv), nats.UserInfo(roteUser, e.rote)}, extra...)...)
+	if err != nil {
+		e.close()
+		return nil, nil, nil, fmt.Errorf("bus: connect to embedded server: %w", err)
+	}
+	return conn, e, nil, nil
+}
+
+// lockDir takes dir's lock, which the process that runs its embedded
+// server holds: nil, without an error, when another process holds it.
+func lockDir(dir string) (*os.File, error) {
 	lock, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bus: data directory: %w", err)
+		return nil, fmt.Errorf("bus: data directory: %w", err)
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, nil, fmt.Errorf("bus: lock data directory: %w", err)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
 		}
-		if cfg.Listen != "" {
-			// This process would join the owner's server, not listen.
-			return nil, nil, fmt.Errorf("%w: %s is served by another process, so this one cannot listen on %s; stop it or use another data directory", ErrDataDirBusy, dir, cfg.Listen)
-		}
-		conn, err := attach(ctx, dir, cfg.Name, extra...)
-		return conn, nil, err
+		return nil, fmt.Errorf("bus: lock data directory: %w", err)
 	}
+	return lock, nil
+}
+
+// serveDir starts the embedded server over dir, whose lock this process
+// holds, and publishes its address there for other processes.
+func serveDir(dir, listen string, lock *os.File, log *slog.Logger) (*embedded, error) {
 	e := &embedded{lock: lock, dir: dir}
 	rote, client, err := tokens(dir)
 	if err != nil {
 		e.close()
-		return nil, nil, err
+		return nil, err
 	}
 	e.rote = rote
-	if e.srv, err = startServer(dir, cfg.Listen, users(rote, client)); err != nil {
+	if e.srv, err = startServer(dir, listen, users(rote, client)); err != nil {
 		e.close()
-		return nil, nil, err
+		return nil, err
 	}
-	if host, _, _ := net.SplitHostPort(cfg.Listen); cfg.Listen != "" && !loopback(host) {
-		cmp.Or(cfg.Log, slog.Default()).Warn("the embedded NATS server listens beyond this machine without TLS: its clients' passwords and every event cross the network in clear; put it behind TLS or an external NATS server with TLS (--nats tls://...)", "listen", cfg.Listen)
-	}
-	conn, err := nats.Connect(e.srv.ClientURL(), append([]nats.Option{nats.Name(cfg.Name), nats.InProcessServer(e.srv), nats.UserInfo(roteUser, rote)}, extra...)...)
-	if err != nil {
-		e.close()
-		return nil, nil, fmt.Errorf("bus: connect to embedded server: %w", err)
+	if host, _, _ := net.SplitHostPort(listen); listen != "" && !loopback(host) {
+		cmp.Or(log, slog.Default()).Warn("the embedded NATS server listens beyond this machine without TLS: its clients' passwords and every event cross the network in clear; put it behind TLS or an external NATS server with TLS (--nats tls://...)", "listen", listen)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, urlFile), []byte(e.srv.ClientURL()+"\n")); err != nil {
-		conn.Close()
 		e.close()
-		return nil, nil, err
+		return nil, err
 	}
-	return conn, e, nil
+	return e, nil
 }
 
 // loopback reports whether host names this machine only.
