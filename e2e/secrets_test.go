@@ -3,25 +3,29 @@ package e2e
 import (
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/planner"
 )
 
-// TestTypedSecretsAreMasked replays a playbook that types a secret into a
-// plain text field of a page that shows it back, sends it in a GET form
-// (so it is in the next page's address) and echoes it URL-encoded and in
-// base64. The replay verifies; what it saw shows {{token}}; and no form
-// of the secret is anywhere in the run log or the blob store.
-func TestTypedSecretsAreMasked(t *testing.T) {
-	t.Parallel()
-	const secret = "tok-3x4mple&Z/9"
+// secret is what the tests type into tokenSite: characters that every
+// encoding changes.
+const secret = "tok-3x4mple&Z/9"
+
+// tokenSite is a page with a plain text field, Token, that shows what is
+// typed back, and a GET form that puts it in the next page's address and
+// echoes it in clear, URL-encoded, in base64 and in a link.
+func tokenSite(t *testing.T) *httptest.Server {
 	page := `<!doctype html><title>Token</title><main><h1>Token</h1>
 <form action="/show" method="get"><label>Token <input name="token" type="text"></label>
 <output aria-label="Preview"></output><button>Show</button></form>
@@ -37,6 +41,17 @@ func TestTypedSecretsAreMasked(t *testing.T) {
 		fmt.Fprint(w, page)
 	}))
 	t.Cleanup(site.Close)
+	return site
+}
+
+// TestTypedSecretsAreMasked replays a playbook that types a secret into a
+// plain text field of a page that shows it back, sends it in a GET form
+// (so it is in the next page's address) and echoes it URL-encoded and in
+// base64. The replay verifies; what it saw shows {{token}}; and no form
+// of the secret is anywhere in the run log or the blob store.
+func TestTypedSecretsAreMasked(t *testing.T) {
+	t.Parallel()
+	site := tokenSite(t)
 	n := start(t, nil, node.Browser...)
 	p := decodeOrFail(t, `name: show-token
 intent: show my token
@@ -67,4 +82,69 @@ verify: [{text_visible: Your token is}]
 	}
 	sc := bustest.ScanForSecret(t, n.Bus(), secret)
 	t.Logf("scanned %d run-log messages and %d blobs (%d bytes) for %d forms of the secret", sc.Messages, sc.Blobs, sc.Bytes, sc.Forms)
+}
+
+// TestModelNeverSeesASecret: an agent types a secret parameter into the
+// token page's plain field (the model names it {{token}}), the page shows
+// it back in every form and puts it in the address; no request the model
+// is sent, and nothing in the run log or blob store, holds any form of it.
+func TestModelNeverSeesASecret(t *testing.T) {
+	t.Parallel()
+	site := tokenSite(t)
+	var mu sync.Mutex
+	var requests []string
+	answers := []scripted.Call{
+		{Name: "fill", Arguments: `{"role":"textbox","name":"Token","value":"{{token}}"}`},
+		{Name: "click", Arguments: `{"role":"button","name":"Show"}`},
+		{Name: "done", Arguments: `{"reason":"the token is shown"}`},
+	}
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := node.Config{Roles: []string{node.Perception, node.Actuator, node.Planner}, Browser: sharedBrowser, Log: log}
+	n := startWith(t, bustest.Start(t), cfg, scripted.OracleFunc(func(r scripted.Request) (scripted.Answer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var text strings.Builder
+		for _, m := range r.Messages {
+			text.WriteString(m.Content + "\n")
+		}
+		requests = append(requests, text.String())
+		call := answers[min(len(requests), len(answers))-1]
+		return scripted.Answer{Call: &call}, nil
+	}))
+	res, err := n.Agent().Run(testContext(t), planner.Task{Name: "show-token", Text: "show my token", StartURL: site.URL,
+		Params: map[string]string{"token": secret}, Secrets: []string{"token"},
+		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Your token is"}}}, planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("outcome %s (%v)", res.Outcome, res.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(requests) < 3 || !strings.Contains(requests[len(requests)-1], "{{token}}") {
+		t.Fatalf("%d model requests; the last shows no {{token}} where the page shows the secret:\n%s", len(requests), requests[len(requests)-1])
+	}
+	size := 0
+	for i, r := range requests {
+		for _, f := range bustest.SecretForms(secret) {
+			if strings.Contains(r, string(f)) {
+				t.Errorf("model request %d holds the secret as %q", i+1, f)
+			}
+		}
+		size += len(r)
+	}
+	lines := logs.String()
+	for _, f := range bustest.SecretForms(secret) {
+		if strings.Contains(lines, string(f)) {
+			t.Errorf("the debug log holds the secret as %q", f)
+		}
+	}
+	if !strings.Contains(lines, "agent run finished") {
+		t.Fatalf("the debug log misses the run:\n%s", lines)
+	}
+	sc := bustest.ScanForSecret(t, n.Bus(), secret)
+	t.Logf("scanned %d model requests (%d bytes), %d bytes of debug log, %d run-log messages and %d blobs (%d bytes) for %d forms of the secret",
+		len(requests), size, len(lines), sc.Messages, sc.Blobs, sc.Bytes, sc.Forms)
 }

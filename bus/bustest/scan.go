@@ -21,21 +21,13 @@ type Scanned struct {
 
 // ScanForSecret reads every message of ROTE_RUNS (its data and headers)
 // and every object of ROTE_BLOBS on b, and fails the test wherever a form
-// of secret appears: in clear, URL-encoded (query and path), base64
-// (standard and URL alphabets, padded or not), and each of those as a
-// JSON string holds it. The forms are computed here, not by the code
-// under test. An empty run log fails too: nothing would be proved.
+// of secret appears (SecretForms). The forms are computed here, not by
+// the code under test. An empty run log fails too: nothing would be proved.
 func ScanForSecret(t testing.TB, b *bus.Bus, secret string) Scanned {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	raw := []byte(secret)
-	var needles [][]byte
-	for _, f := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
-		base64.RawStdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw)} {
-		quoted, _ := json.Marshal(f)
-		needles = append(needles, []byte(f), quoted[1:len(quoted)-1])
-	}
+	needles := SecretForms(secret)
 	var s Scanned
 	s.Forms = len(needles)
 	check := func(where string, data []byte) {
@@ -87,4 +79,18 @@ func ScanForSecret(t testing.TB, b *bus.Bus, secret string) Scanned {
 		t.Fatal("bustest: the run log is empty: nothing was scanned")
 	}
 	return s
+}
+
+// SecretForms are the forms of secret ScanForSecret looks for: in clear,
+// URL-encoded (query and path), base64 (standard and URL alphabets,
+// padded or not), and each of those as a JSON string holds it.
+func SecretForms(secret string) [][]byte {
+	raw := []byte(secret)
+	var forms [][]byte
+	for _, f := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
+		base64.RawStdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw)} {
+		quoted, _ := json.Marshal(f)
+		forms = append(forms, []byte(f), quoted[1:len(quoted)-1])
+	}
+	return forms
 }
