@@ -215,10 +215,12 @@ func TestNATSClusterIsReplicated(t *testing.T) {
 	t.Setenv("POD_NAME", "rote-nats-0")
 	t.Setenv("ROTE_NATS_PASSWORD", "p1")
 	t.Setenv("SYS_NATS_PASSWORD", "p2")
+	t.Setenv("CLIENT_NATS_PASSWORD", "p3")
 	opts := &server.Options{}
 	if err := opts.ProcessConfigString(conf); err != nil {
 		t.Fatalf("nats-server refuses the configuration: %v", err)
 	}
+	checkUsers(t, opts.Users)
 	if !opts.JetStream || opts.Cluster.Name != "rote" || len(opts.Routes) != 3 || opts.SystemAccount != "SYS" || opts.TLSConfig == nil || opts.ServerName != "rote-nats-0" {
 		t.Fatalf("options: jetstream %v, cluster %q, %d routes, system account %q, tls %v, name %q",
 			opts.JetStream, opts.Cluster.Name, len(opts.Routes), opts.SystemAccount, opts.TLSConfig != nil, opts.ServerName)
@@ -227,6 +229,37 @@ func TestNATSClusterIsReplicated(t *testing.T) {
 		if want := "rote-nats-" + string(rune('0'+i)) + ".rote-nats-headless"; !strings.HasPrefix(r.Host, want) {
 			t.Errorf("route %d is %s, want %s...", i, r.Host, want)
 		}
+	}
+}
+
+// checkUsers: the services' user may not delete or purge a stream or a
+// message; the task publishers' user may publish tasks and read the run
+// log, nothing else.
+func checkUsers(t *testing.T, users []*server.User) {
+	t.Helper()
+	perms := map[string]*server.Permissions{}
+	for _, u := range users {
+		perms[u.Username] = u.Permissions
+	}
+	rote, client := perms["rote"], perms["client"]
+	if rote == nil || rote.Publish == nil || client == nil || client.Publish == nil || client.Subscribe == nil {
+		t.Fatalf("users rote and client need permissions: %+v", perms)
+	}
+	for _, s := range []string{"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>"} {
+		if !slices.Contains(rote.Publish.Deny, s) {
+			t.Errorf("user rote may publish %s", s)
+		}
+	}
+	for _, s := range client.Publish.Allow {
+		if s != "rote.tasks" && !strings.HasPrefix(s, "$JS.API.INFO") && !strings.Contains(s, "ROTE_RUNS") {
+			t.Errorf("user client may publish %s", s)
+		}
+		if strings.Contains(s, "STREAM.CREATE") || strings.Contains(s, "STREAM.UPDATE") || strings.Contains(s, "STREAM.DELETE") || strings.HasPrefix(s, "rote.runs") || strings.Contains(s, "ROTE_PLAYBOOKS") {
+			t.Errorf("user client may publish %s", s)
+		}
+	}
+	if !slices.Equal(client.Subscribe.Allow, []string{"_INBOX.>"}) {
+		t.Errorf("user client may subscribe to %v", client.Subscribe.Allow)
 	}
 }
 
