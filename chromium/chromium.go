@@ -82,7 +82,7 @@ func Launch(ctx context.Context, path string) (*Process, error) {
 	}()
 	go func() {
 		cmd.Wait()
-		os.RemoveAll(dir) // however it ended
+		removeProfile(dir) // however it ended
 		close(p.dead)
 	}()
 	select {
@@ -142,5 +142,5 @@ func (p *Process) Kill() {
 	}
 	p.cmd.Process.Kill()
 	<-p.dead
-	os.RemoveAll(p.dir)
+	removeProfile(p.dir)
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // TestLaunchAttachKill launches a browser, attaches to it by its
-// address, and kills it: the attached one sees it gone.
+// address, and kills it: the attached one sees it gone, and nothing of it
+// is left in the temporary directory.
 func TestLaunchAttachKill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -36,9 +37,20 @@ func TestLaunchAttachKill(t *testing.T) {
 	if !p.Alive() {
 		t.Fatal("killing an attached browser stopped it")
 	}
+	sock, err := os.Readlink(filepath.Join(p.dir, "SingletonSocket"))
+	if err != nil {
+		t.Fatalf("the profile has no singleton socket link: %v", err)
+	}
 	p.Kill()
 	if p.Alive() || a.Alive() {
 		t.Fatal("a killed browser still answers")
+	}
+	// Killed, Chromium cleans up nothing: its profile and the directory of
+	// its singleton socket are removed for it.
+	for _, dir := range []string{p.dir, filepath.Dir(sock)} {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s is left after the browser was killed", dir)
+		}
 	}
 	if _, err := Attach("http://127.0.0.1:1/"); err == nil {
 		t.Fatal("attached to an address that is no DevTools WebSocket")

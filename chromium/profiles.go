@@ -49,7 +49,26 @@ func sweepProfiles(tmp string) {
 			continue
 		}
 		if proc, err := os.FindProcess(pid); err == nil && errors.Is(proc.Signal(syscall.Signal(0)), os.ErrProcessDone) {
-			os.RemoveAll(dir)
+			removeProfile(dir)
 		}
 	}
+}
+
+// singletonPrefix names the directory under the temporary directory where
+// Chromium keeps a profile's singleton socket; the profile's
+// SingletonSocket link points into it.
+const singletonPrefix = "org.chromium.Chromium."
+
+// removeProfile removes a profile directory and the singleton socket
+// directory Chromium made for it, which Chromium leaves behind when it is
+// killed. Only a directory the profile's own link names, directly under
+// the temporary directory and named as Chromium names it, is removed.
+func removeProfile(dir string) {
+	if target, err := os.Readlink(filepath.Join(dir, "SingletonSocket")); err == nil {
+		sock := filepath.Dir(target)
+		if filepath.Dir(sock) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(sock), singletonPrefix) {
+			os.RemoveAll(sock)
+		}
+	}
+	os.RemoveAll(dir)
 }
