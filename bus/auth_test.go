@@ -43,6 +43,14 @@ func TestEmbeddedServerAdmitsOnlyItsUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Opened as Rote's bus, the client user is told it is the wrong user.
+	u := strings.Replace(url, "nats://", "nats://client:"+clientToken+"@", 1)
+	if b, err := bus.Open(c, bus.Config{URL: u}); err == nil || !strings.Contains(err.Error(), "may not set up Rote's streams") {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("the client user opening Rote's bus: %v", err)
+	}
 	conn, err := nats.Connect(url, nats.UserInfo("client", clientToken))
 	if err != nil {
 		t.Fatal(err)

@@ -71,8 +71,9 @@ var (
 type Bus struct {
 	conn     *nats.Conn
 	js       jetstream.JetStream
-	embedded *embedded // nil when connected to an external or shared server
-	heir     *heir     // set when attached to another process's embedded server
+	embedded *embedded  // nil when connected to an external or shared server
+	heir     *heir      // set when attached to another process's embedded server
+	denied   chan error // the server's first unread refusal of a request, for Open
 	log      *slog.Logger
 
 	runs      *RunLog
@@ -101,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.PublishPatience == 0 {
 		cfg.PublishPatience = DefaultPublishPatience
 	}
-	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus")}
+	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1)}
 	var err error
 	switch {
 	case cfg.URL != "":
@@ -121,7 +122,21 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, err
 	}
-	if err := b.ensureTopology(ctx, cfg.Replicas, patience(cfg.PublishPatience), key); err != nil {
+	// A refused request is only answered by a timeout: stop at the
+	// server's refusal instead, and say why.
+	setup, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case err := <-b.denied:
+			cancel(err)
+		case <-setup.Done():
+		}
+	}()
+	if err := b.ensureTopology(setup, cfg.Replicas, patience(cfg.PublishPatience), key); err != nil {
+		if cause := context.Cause(setup); errors.Is(cause, nats.ErrPermissionViolation) {
+			err = fmt.Errorf("bus: this NATS user may not set up Rote's streams (%v): Rote's commands connect as the user rote (its password is bus.token in the data directory); the user client only hands in tasks and reads outcomes", cause)
+		}
 		b.Close()
 		return nil, err
 	}
@@ -158,6 +173,17 @@ func (b *Bus) connectionEvents() []nats.Option {
 			b.log.Info("NATS connection back", "url", c.ConnectedUrlRedacted())
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { b.log.Debug("NATS connection closed") }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if !errors.Is(err, nats.ErrPermissionViolation) {
+				b.log.Warn("NATS reported an error", "err", err)
+				return
+			}
+			select {
+			case b.denied <- err:
+			default:
+			}
+			b.log.Warn("NATS refused a request", "err", err)
+		}),
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 // usage error.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
-		if err := check(cmd, a); err != nil {
+		if err := check(cmd, a); err != nil && !cmd.HasParent() {
+			return usageError("%v", err) // main prefixes "rote:" already
+		} else if err != nil {
 			return usageError("%s: %v", cmd.CommandPath(), err)
 		}
 		return nil

@@ -172,7 +172,7 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, _, errOut := run(t, append([]string{"--data", dir}, c.args...)...)
-		if code != c.code || !strings.Contains(errOut, c.says) {
+		if code != c.code || !strings.Contains(errOut, c.says) || strings.Contains(errOut, "rote: rote:") {
 			t.Errorf("rote %v: exit %d, stderr %q; want exit %d saying %q", c.args, code, errOut, c.code, c.says)
 		}
 	}

@@ -134,6 +134,13 @@ func newLogger(w io.Writer, level string, asJSON bool) (*slog.Logger, error) {
 	}
 	opts := &slog.HandlerOptions{Level: l}
 	if asJSON {
+		// Durations as Go writes them ("1.87s"), not as nanoseconds.
+		opts.ReplaceAttr = func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindDuration {
+				a.Value = slog.StringValue(a.Value.Duration().String())
+			}
+			return a
+		}
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewTextHandler(w, opts)), nil
