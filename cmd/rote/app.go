@@ -53,11 +53,17 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	if a.bus != nil {
 		return a.bus, nil
 	}
-	opened := time.Now()
 	cfg, err := a.busConfig("rote")
 	if err != nil {
 		return nil, err
 	}
+	return a.openBus(ctx, cfg)
+}
+
+// openBus opens the bus cfg names as this process's, and when this
+// process runs the embedded server, closes the runs of dead processes.
+func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
+	opened := time.Now()
 	b, err := bus.Open(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
@@ -45,14 +43,9 @@ they work on as attributes.`,
 				return err
 			}
 			cfg.Listen = listen
-			opened := time.Now()
-			b, err := bus.Open(ctx, cfg)
+			b, err := app.openBus(ctx, cfg)
 			if err != nil {
 				return err
-			}
-			app.bus = b
-			if b.Server() != nil {
-				app.closeOrphans(ctx, b, opened)
 			}
 			// say reports the process's state: a log record with
 			// --log-json, so that stderr is JSON throughout, else a line.
