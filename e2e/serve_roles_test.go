@@ -263,7 +263,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	if succeeded != float64(len(ids)) || rejected != 3 || retried != 0 {
 		t.Fatalf("planners counted %v successes, %v rejections, %v retries; want %d, 3 and 0", succeeded, rejected, retried, len(ids))
 	}
-	for _, why := range []string{`task=t-nosuch .*suite task \\"B99\\"`, `task=t-file .*file:///etc/passwd`} {
+	for _, why := range []string{`task=t-nosuch .*suite task \\"B99\\"`, `task=t-file .*file:///etc/passwd`, `task="" .*seq=\d+ msg_id=garbage`} {
 		if !regexp.MustCompile(`msg="task rejected" .*` + why).MatchString(said) {
 			t.Fatalf("the planners' logs do not say why a task was rejected (%s):\n%s", why, said)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rote-agent/rote/bus"
@@ -61,6 +62,8 @@ type TaskConfig struct {
 type TaskDone struct {
 	TaskID  string
 	RunID   string
+	Seq     uint64 // the task message's place in ROTE_TASKS
+	MsgID   string // its Nats-Msg-Id, when the publisher set one
 	Attempt int
 	Outcome schema.Outcome // empty when no run finished
 	Err     error          // why the delivery was handed back or terminated
@@ -124,9 +127,9 @@ func (w *TaskWorker) Run(ctx context.Context) error {
 
 // handle does one delivered task and settles its message.
 func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
-	done := TaskDone{Attempt: 1}
+	done := TaskDone{Attempt: 1, MsgID: msg.Headers().Get(nats.MsgIdHdr)}
 	if md, err := msg.Metadata(); err == nil {
-		done.Attempt = int(md.NumDelivered)
+		done.Attempt, done.Seq = int(md.NumDelivered), md.Sequence.Stream
 	}
 	req, err := decodeTask(msg)
 	if err != nil {
@@ -147,7 +150,7 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.report(done)
 		return
 	}
-	w.log.Info("task claimed", "task", done.TaskID, "run", done.RunID, "attempt", done.Attempt)
+	w.log.Info("task claimed", "task", done.TaskID, "run", done.RunID, "attempt", done.Attempt, "seq", done.Seq)
 	stop := keepClaimed(ctx, msg)
 	out, err := w.c.Run(ctx, t, chosen, Options{RunID: done.RunID}, nil)
 	stop()
@@ -178,6 +181,11 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 // report logs how a delivery ended and tells Done.
 func (w *TaskWorker) report(d TaskDone) {
 	attrs := []any{"task", d.TaskID, "run", d.RunID, "attempt", d.Attempt}
+	if d.TaskID == "" {
+		// A message that did not decode: where it is, and what its
+		// publisher called it.
+		attrs = append(attrs, "seq", d.Seq, "msg_id", d.MsgID)
+	}
 	switch {
 	case d.Retried:
 		w.log.Warn("task handed back for another attempt", append(attrs, "err", d.Err)...)
