@@ -14,6 +14,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator/replay"
 )
 
 // TestReplaysStayOnTheirOrigin replays playbooks that try to take the
@@ -106,5 +107,71 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 	}
 	if got := stolen.Load(); got != 0 {
 		t.Fatalf("the other origin heard %d requests from the agent's session", got)
+	}
+}
+
+// TestMCPReplaysStayOnTheirOrigin replays playbooks over browser MCP
+// servers (rote mcp browser; @playwright/mcp without -short) whose url
+// argument comes from a parameter. A value on another origin, another
+// scheme, or off the origins the playbook declares stops the replay with
+// out_of_origin before the call, and the other origin hears nothing; a
+// value on the playbook's origin goes through.
+func TestMCPReplaysStayOnTheirOrigin(t *testing.T) {
+	t.Parallel()
+	var stolen atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+		io.WriteString(w, "<main><h1>Thanks</h1></main>")
+	}))
+	t.Cleanup(evil.Close)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>Home</title><main><h1>Home</h1></main>")
+	}))
+	t.Cleanup(home.Close)
+	n := start(t, nil)
+	servers := []struct {
+		name, navigate string
+		command        []string
+	}{{"rote mcp browser", "navigate", []string{roteBinary, "--data", t.TempDir(), "mcp", "browser"}}}
+	if !testing.Short() {
+		servers = append(servers, struct {
+			name, navigate string
+			command        []string
+		}{"@playwright/mcp", "browser_navigate", playwrightCommand(t)})
+	}
+	for _, srv := range servers {
+		nav := func(id, url string) string {
+			return fmt.Sprintf(`{id: %s, kind: deterministic, tool: %s, args: {url: %q}}`, id, srv.navigate, url)
+		}
+		first := nav("home", home.URL+"/") + ", " + strings.Replace(nav("go", "{{page}}"), "kind:", "needs: [home], kind:", 1)
+		cases := []struct {
+			name, origins, steps, page string
+			ok                         bool
+		}{
+			{"another origin", "", first, evil.URL + "/steal", false},
+			{"a file", "", first, "file:///etc/passwd", false},
+			{"protocol-relative", "", first, "//" + strings.TrimPrefix(evil.URL, "http://") + "/steal", false},
+			{"off the declared origins", "origins: [" + home.URL + "]\n", nav("go", "{{page}}"), evil.URL + "/steal", false},
+			{"the playbook's origin", "", first, home.URL + "/next", true},
+		}
+		for _, c := range cases {
+			p := decodeOrFail(t, "name: escape\nintent: go somewhere\n"+c.origins+"params: {page: {type: string, required: true}}\nsteps: ["+c.steps+"]\nverify: [{text_visible: Home}]\n")
+			params := map[string]string{"page": c.page}
+			open, err := n.Opener(node.Environment{Server: srv.command}, p, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := n.Executor().Replay(testContext(t), replay.Request{Playbook: p, Params: params, AllowUnbound: true, Open: open})
+			if err != nil {
+				t.Fatalf("%s, %s: %v", srv.name, c.name, err)
+			}
+			if ok := res.Outcome == schema.OutcomeSuccess; ok != c.ok || !ok && !errors.Is(res.Reason, schema.ErrOutOfOrigin) {
+				t.Errorf("%s, %s: outcome %s at %s (%v)", srv.name, c.name, res.Outcome, res.FailedStep, res.Reason)
+			}
+		}
+	}
+	if got := stolen.Load(); got != 0 {
+		t.Fatalf("the other origin heard %d requests", got)
 	}
 }

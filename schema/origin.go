@@ -76,3 +76,53 @@ func CheckNavigation(raw string, origins []string) (*url.URL, error) {
 	}
 	return u, nil
 }
+
+// URLArg is the tool argument that says where a tool goes (an MCP
+// browser server's navigate, a fetch): an MCP replay checks it as a
+// browser session checks a page load (CheckURLArg).
+const URLArg = "url"
+
+// literalOrigin is the origin of the absolute http or https address s
+// starts with, before any template reference; "" when the origin itself
+// is templated or s is no such address.
+func literalOrigin(s string) string {
+	if i := strings.Index(s, "{{"); i >= 0 {
+		s = s[:i]
+		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://"), "/") {
+			return "" // a reference inside the host or the port
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return Origin(u)
+}
+
+// MCPOrigins are the origins an MCP replay of p may send a tool to by its
+// url argument: p.Origins and the origins its steps' url arguments name
+// literally. Empty means the playbook names none (every address comes
+// from a parameter), and only the scheme is checked.
+func (p *Playbook) MCPOrigins() []string {
+	out := slices.Clone(p.Origins)
+	for _, s := range p.Steps {
+		raw, _ := s.Args[URLArg].(string)
+		if o := literalOrigin(raw); o != "" && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// CheckURLArg returns nil when an MCP replay confined to origins (any,
+// when empty) may pass raw as a url argument: an address relative to the
+// page the server is on, or one CheckNavigation lets a session load.
+// Otherwise it is an *Error with CodeOutOfOrigin, sent nowhere.
+func CheckURLArg(raw string, origins []string) error {
+	if u, err := url.Parse(raw); err == nil && u.Scheme == "" && u.Host == "" && !strings.HasPrefix(raw, "//") &&
+		!strings.ContainsAny(raw, "\\\t\r\n") && !strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil
+	}
+	_, err := CheckNavigation(raw, origins)
+	return err
+}

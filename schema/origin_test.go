@@ -69,3 +69,32 @@ func TestPlaybookOrigins(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPOrigins(t *testing.T) {
+	step := func(url string) Step { return Step{ID: "s", Kind: StepDeterministic, Tool: "browser_navigate", Args: map[string]any{URLArg: url}} }
+	p := &Playbook{Origins: []string{"https://sso.example"}, Steps: []Step{
+		step("http://127.0.0.1:8080/login"), step("http://127.0.0.1:8080/{{page}}"), step("{{base}}/x"),
+		step("http://{{host}}/x"), step("http://127.0.0.1:{{port}}/x"), step("https://other.example/a{{b}}"),
+		{ID: "t", Tool: "browser_type", Args: map[string]any{"text": "http://typed.example/"}},
+	}}
+	want := []string{"https://sso.example", "http://127.0.0.1:8080", "https://other.example"}
+	if got := p.MCPOrigins(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("origins %v, want %v", got, want)
+	}
+	for _, ok := range []string{"/vendors", "vendors/new?x=1", "http://127.0.0.1:8080/x", "https://sso.example/"} {
+		if err := CheckURLArg(ok, want); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"http://evil.example/steal", "//evil.example/x", "/\\evil.example", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,x", "chrome://version"} {
+		if err := CheckURLArg(bad, want); !errors.Is(err, ErrOutOfOrigin) {
+			t.Errorf("%q: %v, want out_of_origin", bad, err)
+		}
+	}
+	if err := CheckURLArg("http://anywhere.example/", nil); err != nil {
+		t.Errorf("a playbook that names no origin, an http address: %v", err)
+	}
+	if err := CheckURLArg("file:///etc/passwd", nil); !errors.Is(err, ErrOutOfOrigin) {
+		t.Errorf("a playbook that names no origin, a file: %v", err)
+	}
+}

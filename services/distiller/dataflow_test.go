@@ -3,6 +3,7 @@ package distiller
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,5 +323,26 @@ func TestDistillChecksTheWholePageLine(t *testing.T) {
 	}
 	if chk, err := expects[0].Evaluate(longer); err != nil || chk.Passed {
 		t.Errorf("%q on /vendors/purge: %+v %v", expects[0].Arg, chk, err)
+	}
+}
+
+// TestDistillKeepsTheVisitedOrigins: the origins a recorded session's url
+// arguments went to become the playbook's origins, also when the address
+// is templated, so a replay's parameter cannot take it elsewhere.
+func TestDistillKeepsTheVisitedOrigins(t *testing.T) {
+	r := mcpRun(map[string]string{"page": "vendors"}, "Open the vendors",
+		[3]string{"browser_navigate", `{"url":"http://127.0.0.1:8080/vendors"}`, textResult("### Page\n- Page URL: http://127.0.0.1:8080/vendors\n")},
+		[3]string{"browser_navigate", `{"url":"https://sso.example/login"}`, textResult("### Page\n- Page URL: https://sso.example/login\n")},
+		[3]string{"browser_navigate", `{"url":"/relative"}`, textResult("### Page\n- Page URL: https://sso.example/relative\n")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Playbook.Origins; !slices.Equal(got, []string{"http://127.0.0.1:8080", "https://sso.example"}) {
+		t.Fatalf("origins %v", got)
+	}
+	if u := c.Playbook.Steps[0].Args[schema.URLArg]; u != "http://127.0.0.1:8080/{{page}}" {
+		t.Fatalf("the first address is %v, want the page templated", u)
 	}
 }

@@ -3,7 +3,9 @@ package distiller
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -88,8 +90,23 @@ func (d *distillation) mcp() error {
 		if lc.c.BlobRef == "" {
 			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, args: lc.args, world: schema.ToolResultWorld(lc.c.Result)})
 		}
+		d.visited(lc.args)
 	}
 	return nil
+}
+
+// visited adds the origin a recorded call's url argument went to to the
+// playbook's origins: a replay's url arguments stay on the origins the
+// session visited, whatever a parameter holds (schema.CheckURLArg).
+func (d *distillation) visited(args map[string]any) {
+	raw, _ := args[schema.URLArg].(string)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if o := schema.Origin(u); o != "" && !slices.Contains(d.c.Playbook.Origins, o) {
+		d.c.Playbook.Origins = append(d.c.Playbook.Origins, o)
+	}
 }
 
 // usedLater reports whether any string argument of a later call appears

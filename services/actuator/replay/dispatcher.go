@@ -47,6 +47,13 @@ type Resolver interface {
 // them.
 type Opener func(ctx context.Context, runID string, origins []string) (Dispatcher, error)
 
+// A URLConfiner is a Dispatcher that checks the url argument of every
+// call it makes (schema.CheckURLArg) against origins the executor gives
+// it: the MCP dispatcher, whose server goes wherever an argument says.
+type URLConfiner interface {
+	ConfineURLs(origins []string)
+}
+
 // A BindingRecorder is a Dispatcher that records, with the next call it
 // dispatches, which step outputs were bound into its arguments and to
 // what: the executor tells it before dispatching.

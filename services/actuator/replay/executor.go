@@ -98,6 +98,9 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 		return nil, err
 	}
 	defer d.Close(context.WithoutCancel(ctx))
+	if c, ok := d.(URLConfiner); ok {
+		c.ConfineURLs(p.MCPOrigins())
+	}
 	if red, ok := d.(interface{ RedactSecrets(map[string]string) }); ok {
 		red.RedactSecrets(p.Secrets(r.Params))
 	}

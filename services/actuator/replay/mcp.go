@@ -37,7 +37,8 @@ type MCPDispatcher struct {
 	session *mcp.ClientSession
 	env     schema.Environment
 
-	hasProbe bool // the server can read a control's contract (mcp_contract.go)
+	hasProbe bool     // the server can read a control's contract (mcp_contract.go)
+	origins  []string // where a url argument may go (ConfineURLs); any http(s) origin when empty
 
 	mu       sync.Mutex
 	seq      uint64
@@ -115,12 +116,19 @@ func (d *MCPDispatcher) Fingerprint(context.Context) (string, error) {
 // included the negotiated protocol version.
 func (d *MCPDispatcher) LegacyFingerprints() []string { return schema.LegacyFingerprints(d.env) }
 
+// ConfineURLs makes every later call's url argument stay on origins
+// (schema.CheckURLArg): a file:, javascript: or other scheme is refused
+// whatever origins says.
+func (d *MCPDispatcher) ConfineURLs(origins []string) { d.origins = origins }
+
 // Dispatch calls a tool. The world it returns has the call's result as
 // Output and its text content as Text. A tool the server does not list
 // is CodeNotFound; a result with isError is CodeToolError. On a browser
 // server, a call acting on a control first reads the control's contract
 // and, when target records one, refuses a control that changed
-// (CodeContractChanged, CodeControlChanged) without sending the call.
+// (CodeContractChanged, CodeControlChanged) without sending the call. A
+// url argument off its origins (ConfineURLs) is CodeOutOfOrigin, and
+// nothing is sent.
 func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (schema.World, error) {
 	if !d.offers(tool) {
 		var names []string
@@ -131,6 +139,11 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	}
 	if args == nil {
 		args = map[string]any{}
+	}
+	if raw, ok := args[schema.URLArg].(string); ok {
+		if err := schema.CheckURLArg(raw, d.origins); err != nil {
+			return schema.World{}, fmt.Errorf("%s %s: %w", tool, schema.URLArg, err)
+		}
 	}
 	d.mu.Lock()
 	d.resolved = nil
