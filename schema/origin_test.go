@@ -71,7 +71,9 @@ func TestPlaybookOrigins(t *testing.T) {
 }
 
 func TestMCPOrigins(t *testing.T) {
-	step := func(url string) Step { return Step{ID: "s", Kind: StepDeterministic, Tool: "browser_navigate", Args: map[string]any{URLArg: url}} }
+	step := func(url string) Step {
+		return Step{ID: "s", Kind: StepDeterministic, Tool: "browser_navigate", Args: map[string]any{URLArg: url}}
+	}
 	p := &Playbook{Origins: []string{"https://sso.example"}, Steps: []Step{
 		step("http://127.0.0.1:8080/login"), step("http://127.0.0.1:8080/{{page}}"), step("{{base}}/x"),
 		step("http://{{host}}/x"), step("http://127.0.0.1:{{port}}/x"), step("https://other.example/a{{b}}"),
