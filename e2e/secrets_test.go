@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/base64"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
@@ -147,4 +149,35 @@ func TestModelNeverSeesASecret(t *testing.T) {
 	sc := bustest.ScanForSecret(t, n.Bus(), secret)
 	t.Logf("scanned %d model requests (%d bytes), %d bytes of debug log, %d run-log messages and %d blobs (%d bytes) for %d forms of the secret",
 		len(requests), size, len(lines), sc.Messages, sc.Blobs, sc.Bytes, sc.Forms)
+}
+
+// TestRecordedBrowserSessionMasksSecrets: a client types a secret into the
+// token page's plain field through rote mcp browser, recorded with
+// --secret. The page shows it back in every form and puts it in the
+// address; what the client reads shows {{token}}, and neither the
+// recorder's run nor the browser session's holds any form of it.
+func TestRecordedBrowserSessionMasksSecrets(t *testing.T) {
+	t.Parallel()
+	site := tokenSite(t)
+	dir := t.TempDir()
+	rec := startRecording(t, dir, nil, []string{"--task", "show-token", "--secret", "token=" + secret}, roteBinary, "--data", dir, "mcp", "browser")
+	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-11-25"}
+	c.handshake()
+	page := c.text("navigate", map[string]any{"url": site.URL + "/"})
+	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Token"), "value": secret})
+	shown := c.text("click", map[string]any{"target": roteID(t, page, "button", "Show")})
+	if !strings.Contains(shown, "{{token}}") {
+		t.Fatalf("the page the client reads does not show {{token}} where the secret is:\n%s", shown)
+	}
+	rec.stdin.Close()
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("record: %v\n%s", err, rec.stderr)
+	}
+	b, err := bus.Open(testContext(t), bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	sc := bustest.ScanForSecret(t, b, secret)
+	t.Logf("scanned %d run-log messages and %d blobs (%d bytes) for %d forms of the secret", sc.Messages, sc.Blobs, sc.Bytes, sc.Forms)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -34,7 +35,10 @@ observation; every action settles the page first, resolves its target
 fail-closed, and answers with what changed on the page.
 
 The session is a run: its observations and actions are recorded in ROTE_RUNS.
-Put rote record in front of it to record the MCP traffic as well.`,
+Put rote record in front of it to record the MCP traffic as well. The value
+of every $ROTE_SECRET_<NAME> in its environment (rote record --secret sets
+them) is shown as {{name}} in the pages and actions it records and returns,
+once an action typed it.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -58,7 +62,8 @@ Put rote record in front of it to record the MCP traffic as well.`,
 			} else if len(aborted) > 0 {
 				app.Log.Info("marked the runs of dead sessions aborted", "runs", aborted)
 			}
-			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), runID, schema.TaskSpec{Name: task, Text: text}, buildVersion(), app.Stdin, app.Stdout)
+			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), mcpbrowser.Session{RunID: runID, Task: schema.TaskSpec{Name: task, Text: text},
+				Version: buildVersion(), Secrets: schema.SecretsFromEnv(os.Environ())}, app.Stdin, app.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&task, "task", "", "name of the task the session performs")

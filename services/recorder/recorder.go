@@ -249,6 +249,11 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	}
 	cmd := exec.Command(r.cfg.Command[0], r.cfg.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, r.cfg.Stderr
+	if len(r.cfg.Secrets) > 0 {
+		// The server is sent the values anyway; a server that records
+		// what it sees (rote mcp browser) masks these.
+		cmd.Env = append(os.Environ(), schema.SecretEnviron(r.cfg.Secrets)...)
+	}
 	cmd.WaitDelay = drainGrace
 	err = cmd.Start()
 	stdinR.Close() // the server holds its own copies now

@@ -46,7 +46,7 @@ func TestResolveTask(t *testing.T) {
 		t.Text, t.StartURL = "the suite's text", req.Task.Target+"/start"
 		return nil
 	}
-	t.Setenv(SecretEnv("pass-word"), "s3cret")
+	t.Setenv(schema.SecretEnv("pass-word"), "s3cret")
 	for _, c := range []struct {
 		name   string
 		suites SuiteTasks

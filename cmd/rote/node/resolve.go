@@ -4,21 +4,10 @@ import (
 	"context"
 	"maps"
 	"os"
-	"strings"
 
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 )
-
-// SecretEnvPrefix names where a planner finds a task's secret values:
-// the secret "password" is $ROTE_SECRET_PASSWORD in the planner's own
-// environment (in Kubernetes, from a Secret), never in the task message.
-const SecretEnvPrefix = "ROTE_SECRET_"
-
-// SecretEnv is the environment variable that holds secret name.
-func SecretEnv(name string) string {
-	return SecretEnvPrefix + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name))
-}
 
 // SuiteTasks fills t from the frozen suite task req names (task.suite):
 // its text, parameters (the request's over the suite's), verify gate,
@@ -48,9 +37,9 @@ func (n *Node) resolveTask(ctx context.Context, req *schema.TaskRequested) (plan
 		return t, nil, schema.Errorf(schema.CodeInvalid, "task %s needs text and a target URL (task.target)", req.TaskID)
 	}
 	for _, name := range t.Secrets {
-		v, ok := os.LookupEnv(SecretEnv(name))
+		v, ok := os.LookupEnv(schema.SecretEnv(name))
 		if !ok {
-			return t, nil, schema.Errorf(schema.CodeMissingParam, "secret %q of task %s: $%s is not set on this planner", name, req.TaskID, SecretEnv(name))
+			return t, nil, schema.Errorf(schema.CodeMissingParam, "secret %q of task %s: $%s is not set on this planner", name, req.TaskID, schema.SecretEnv(name))
 		}
 		t.Params[name] = v
 	}

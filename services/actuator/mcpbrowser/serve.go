@@ -11,20 +11,32 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// Serve serves one MCP session on in and out as run runID: the run
+// Session is one MCP session served as a run.
+type Session struct {
+	RunID   string
+	Task    schema.TaskSpec
+	Version string // the server's, as initialize reports it
+	// Secrets (name to value) are shown as {{name}} in every page and
+	// action the run records and the client reads, once an action typed
+	// them (the client types the values themselves).
+	Secrets map[string]string
+}
+
+// Serve serves one MCP session on in and out as run s.RunID: the run
 // starts when the session does, its browser session is claimed from
 // browsers on the first tool call, and it finishes when the client goes
 // away, unverified (nothing proved its effect) unless the agent gave up
-// (failed). version is the server's, as initialize reports it.
-func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, runID string, task schema.TaskSpec, version string, in io.Reader, out io.Writer) error {
-	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: task}
+// (failed).
+func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, s Session, in io.Reader, out io.Writer) error {
+	runID := s.RunID
+	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: s.Task}
 	started := time.Now()
 	if _, err := runs.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: started}, RunSpec: spec}); err != nil {
 		return err
 	}
-	tools := New(browsers, runID)
+	tools := New(browsers, runID, s.Secrets)
 	gate := newSerial(in, out)
-	serveErr := tools.Server(version).Run(ctx, &mcp.IOTransport{Reader: gate, Writer: gate})
+	serveErr := tools.Server(s.Version).Run(ctx, &mcp.IOTransport{Reader: gate, Writer: gate})
 	closeCtx := context.WithoutCancel(ctx)
 	tools.Close(closeCtx)
 	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: time.Now(), Outcome: schema.OutcomeUnverified,

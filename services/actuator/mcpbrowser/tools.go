@@ -26,6 +26,7 @@ type Verdict struct {
 type Tools struct {
 	browsers *bus.Browsers
 	runID    string
+	secrets  map[string]string
 
 	mu      sync.Mutex
 	session *bus.BrowserSession
@@ -33,9 +34,9 @@ type Tools struct {
 }
 
 // New returns the tools for run runID; the browser session is opened
-// from browsers on the first call.
-func New(browsers *bus.Browsers, runID string) *Tools {
-	return &Tools{browsers: browsers, runID: runID}
+// from browsers on the first call, masking secrets (Session.Secrets).
+func New(browsers *bus.Browsers, runID string, secrets map[string]string) *Tools {
+	return &Tools{browsers: browsers, runID: runID, secrets: secrets}
 }
 
 // Verdict returns the agent's last done or fail, or nil.
@@ -63,6 +64,7 @@ func (m *Tools) open(ctx context.Context) (*bus.BrowserSession, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.Secrets = m.secrets
 		m.session = s
 	}
 	return m.session, nil
