@@ -154,6 +154,9 @@ func TestValidationProblems(t *testing.T) {
 		{"tag", base + "steps:\n  - {id: a, kind: deterministic, tool: click}\nverify: !x [{text_visible: x}]\n", "anchors, aliases and tags are not supported"},
 		{"two documents", base + "---\nname: q\n", "want exactly one YAML document"},
 		{"empty", "", "want exactly one YAML document"},
+		{"secret in verify", "name: p\nintent: i\nparams:\n  pw: {type: secret}\nsteps:\n  - {id: a, kind: deterministic, tool: fill, args: {value: \"{{pw}}\"}}\nverify: [{text_visible: \"{{pw}}\"}]\n", "$.verify[0]: {{pw}} is a secret"},
+		{"secret in expect", "name: p\nintent: i\nparams:\n  pw: {type: secret}\nsteps:\n  - {id: a, kind: deterministic, tool: navigate, expect: [{url_contains: \"x{{pw}}\"}]}\nverify: [{text_visible: x}]\n", "$.steps[0].expect[0]: {{pw}} is a secret"},
+		{"secret in prompt", "name: p\nintent: i\nparams:\n  pw: {type: secret}\nsteps:\n  - {id: a, kind: judgment, prompt: \"is {{pw}} right?\", options: [y, n]}\nverify: [{text_visible: x}]\n", "$.steps[0].prompt: {{pw}} is a secret"},
 		{"type mismatch", base + "steps:\n  - {id: a, kind: deterministic, tool: click, max_tokens: lots}\nverify: [{text_visible: x}]\n", "line 6"},
 	}
 	for _, c := range cases {
