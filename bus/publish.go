@@ -46,6 +46,19 @@ func (p *publisher) message(ev schema.Event) (*nats.Msg, error) {
 	return msg, nil
 }
 
+// msgID is the Nats-Msg-Id the stream deduplicates msg by: the event's
+// id, and when it is signed, the start of its signature. The same event
+// published again (a retry, a spool flushed twice) has the same id; but a
+// process without the key cannot predict it, so it cannot publish a
+// message under an event's id first and have the real event dropped as
+// its duplicate.
+func msgID(msg *nats.Msg, ev schema.Event) string {
+	if sig := msg.Header.Get(HeaderSignature); sig != "" {
+		return ev.EventID() + "." + sig[:16]
+	}
+	return ev.EventID()
+}
+
 // publish validates ev, writes it to its stream and waits for the
 // server's acknowledgement, retrying through a failover (see
 // RunLog.Publish).
@@ -54,7 +67,7 @@ func (p *publisher) publish(ctx context.Context, ev schema.Event, opts ...jetstr
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, jetstream.WithMsgID(ev.EventID()))
+	opts = append(opts, jetstream.WithMsgID(msgID(msg, ev)))
 	var ack *jetstream.PubAck
 	tries := 0
 	err = p.patience.retry(ctx, func(ctx context.Context) error {

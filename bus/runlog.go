@@ -25,8 +25,9 @@ type RunLog struct {
 func (l *RunLog) Signed() bool { return l.key != nil }
 
 // Publish validates ev, writes it to its stream and waits for the
-// server's acknowledgement. The event id is the Nats-Msg-Id, so publishing
-// the same event twice within DedupWindow stores it once (the second ack
+// server's acknowledgement. The event id (with, on a signing bus, the
+// start of its signature) is the Nats-Msg-Id, so publishing the same
+// event twice within DedupWindow stores it once (the second ack
 // has Duplicate set). A publish the cluster could not take for a moment
 // (no stream leader during a failover, the connection moving to another
 // node) is tried again, with backoff, for Config.PublishPatience: the
@@ -45,7 +46,7 @@ func (l *RunLog) PublishAsync(ev schema.Event, opts ...jetstream.PublishOpt) (je
 	if err != nil {
 		return nil, err
 	}
-	f, err := l.js.PublishMsgAsync(msg, append(opts, jetstream.WithMsgID(ev.EventID()))...)
+	f, err := l.js.PublishMsgAsync(msg, append(opts, jetstream.WithMsgID(msgID(msg, ev)))...)
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
 	}

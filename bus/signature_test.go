@@ -106,6 +106,24 @@ func TestForgedEventsAreSkipped(t *testing.T) {
 	if _, err := rote.Runs().ReadRun(c, "OLD"); err != nil {
 		t.Fatalf("an event written before the store was signed: %v", err)
 	}
+	// A message published first under the id of an event to come does not
+	// make the stream drop the real event as its duplicate.
+	for _, id := range []string{"T-finish", "T-finish." + strings.Repeat("0", 16)} {
+		squat := nats.NewMsg(schema.RunSubject("T", schema.KindFinished))
+		squat.Data = []byte("x")
+		squat.Header.Set(nats.MsgIdHdr, id)
+		if _, err := intruder.JetStream().PublishMsg(c, squat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ev := range []schema.Event{started("T"), finished("T")} {
+		if ack, err := rote.Runs().Publish(c, ev); err != nil || ack.Duplicate {
+			t.Fatalf("%s after a squatter took its id: %+v %v", ev.EventType(), ack, err)
+		}
+	}
+	if f, err := rote.Runs().Fold(c, "T"); err != nil || f.Finished == nil {
+		t.Fatalf("run T lost its run.finished to a squatter: %v", err)
+	}
 	// The keyless client reads everything, checking nothing.
 	if envs, skipped, err := intruder.Runs().ReadChecked(c, schema.RunFilter("R")); err != nil || len(envs) != 6 || len(skipped) != 0 {
 		t.Fatalf("a reader without the key: %d events, %d skipped (%v)", len(envs), len(skipped), err)
