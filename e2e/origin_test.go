@@ -152,6 +152,7 @@ func TestMCPReplaysStayOnTheirOrigin(t *testing.T) {
 			{"another origin", "", first, evil.URL + "/steal", false},
 			{"a file", "", first, "file:///etc/passwd", false},
 			{"protocol-relative", "", first, "//" + strings.TrimPrefix(evil.URL, "http://") + "/steal", false},
+			{"a relative path @playwright/mcp reads as a host", "", first, "/" + strings.TrimPrefix(evil.URL, "http://") + "/steal", false},
 			{"off the declared origins", "origins: [" + home.URL + "]\n", nav("go", "{{page}}"), evil.URL + "/steal", false},
 			{"the playbook's origin", "", first, home.URL + "/next", true},
 		}

@@ -115,14 +115,12 @@ func (p *Playbook) MCPOrigins() []string {
 }
 
 // CheckURLArg returns nil when an MCP replay confined to origins (any,
-// when empty) may pass raw as a url argument: an address relative to the
-// page the server is on, or one CheckNavigation lets a session load.
-// Otherwise it is an *Error with CodeOutOfOrigin, sent nowhere.
+// when empty) may pass raw as a url argument: an absolute address
+// CheckNavigation lets a session load. A relative one is refused too:
+// servers read it differently (@playwright/mcp takes /host:port/x for
+// https://host:port/x), so where it goes cannot be checked. Refusals are
+// *Error with CodeOutOfOrigin, and nothing is sent.
 func CheckURLArg(raw string, origins []string) error {
-	if u, err := url.Parse(raw); err == nil && u.Scheme == "" && u.Host == "" && !strings.HasPrefix(raw, "//") &&
-		!strings.ContainsAny(raw, "\\\t\r\n") && !strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil
-	}
 	_, err := CheckNavigation(raw, origins)
 	return err
 }
