@@ -60,3 +60,31 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.n += len(p)
 	return len(p), nil
 }
+
+// TestWidePlaybooksAreRefused: a megabyte of shallow nodes, flow or block,
+// is refused before the parser sees it, fast and in little memory.
+func TestWidePlaybooksAreRefused(t *testing.T) {
+	wide := map[string]string{
+		"empty steps":    "name: w\nintent: go\nsteps: [" + strings.Repeat("{},", 340_000) + "]\n",
+		"verify scalars": "name: w\nintent: go\nverify: [" + strings.Repeat("a,", 500_000) + "]\n",
+		"block items":    "name: w\nintent: go\nverify:\n" + strings.Repeat("- a\n", 250_000),
+		"block keys":     "name: w\nintent: go\nparams:\n" + strings.Repeat("  k: v\n", 140_000),
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for name, doc := range wide {
+		if len(doc) > MaxPlaybookBytes {
+			t.Fatalf("%s: %d bytes, over the size limit: it would not test the node limit", name, len(doc))
+		}
+		if _, err := DecodePlaybook([]byte(doc)); err == nil || !strings.Contains(err.Error(), "more than 20000 nodes") {
+			t.Errorf("%s: %.200v", name, err)
+		}
+	}
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if took > time.Second || after.TotalAlloc-before.TotalAlloc > 64<<20 {
+		t.Errorf("refusing wide documents took %v and %d MiB", took, (after.TotalAlloc-before.TotalAlloc)>>20)
+	}
+}

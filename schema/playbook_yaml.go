@@ -16,6 +16,10 @@ import (
 // MaxPlaybookBytes is the largest YAML document DecodePlaybook accepts.
 const MaxPlaybookBytes = 1 << 20
 
+// MaxPlaybookNodes bounds the nodes of a playbook's YAML (see
+// yamlNesting): a 16-step vendor form has about 150.
+const MaxPlaybookNodes = 20000
+
 // DecodePlaybook reads one playbook from YAML strictly (unknown fields,
 // duplicate keys, anchors and aliases are rejected) and validates it. Every
 // failure is a *ValidationError whose problems carry YAML line numbers.
@@ -72,8 +76,13 @@ func ReadPlaybook(r io.Reader) (*Playbook, error) {
 // opens a scalar only where YAML starts a node (after "[", "{", ",", an
 // indicator and a space, or at the start of a line), so that neither a
 // quote inside a plain word nor a "]" inside a string hides real nesting.
+//
+// It also refuses a document of more than MaxPlaybookNodes nodes (each
+// "[", "{", ",", block sequence item and "key:" counts one): a wide
+// document costs the parser hundreds of bytes a node, and a megabyte of
+// "{}," took it to 840 MB.
 func yamlNesting(data []byte) error {
-	flow, line, indent, dashes := 0, 1, 0, 0
+	flow, line, indent, dashes, nodes := 0, 1, 0, 0, 0
 	lineStart, nodeStart := true, true
 	var quote byte
 	tooDeep := func() error {
@@ -107,6 +116,7 @@ func yamlNesting(data []byte) error {
 				continue
 			case c == '-' && space(i+1):
 				dashes++
+				nodes++
 				continue
 			}
 			lineStart = false
@@ -126,16 +136,22 @@ func yamlNesting(data []byte) error {
 			if flow++; flow+indent/2+dashes > MaxNesting {
 				return tooDeep()
 			}
+			nodes++
 			nodeStart = true
 		case c == ']' || c == '}':
 			flow = max(flow-1, 0)
 			nodeStart = false
 		case c == ',':
+			nodes++
 			nodeStart = true
 		case (c == ':' || c == '-' || c == '?') && space(i+1):
+			nodes++
 			nodeStart = true
 		default:
 			nodeStart = false
+		}
+		if nodes > MaxPlaybookNodes {
+			return &ValidationError{Problems: []Problem{{Path: "$", Line: line, Message: fmt.Sprintf("more than %d nodes", MaxPlaybookNodes)}}}
 		}
 	}
 	return nil
