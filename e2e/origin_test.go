@@ -17,6 +17,18 @@ import (
 	"github.com/rote-agent/rote/services/actuator/replay"
 )
 
+// otherOrigin is a site no replay may reach, and how many requests it
+// heard.
+func otherOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var heard atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heard.Add(1)
+		io.WriteString(w, "<main><h1>Thanks</h1></main>")
+	}))
+	t.Cleanup(evil.Close)
+	return evil, &heard
+}
+
 // TestReplaysStayOnTheirOrigin replays playbooks that try to take the
 // page off the site they are bound to: other schemes, a parameter that
 // escapes a relative path, a redirect, a link, a script and a form that
@@ -24,12 +36,7 @@ import (
 // origin never hears a request. An agent's session is held the same way.
 func TestReplaysStayOnTheirOrigin(t *testing.T) {
 	t.Parallel()
-	var stolen atomic.Int64
-	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		stolen.Add(1)
-		io.WriteString(w, "<main><h1>Thanks</h1></main>")
-	}))
-	t.Cleanup(evil.Close)
+	evil, stolen := otherOrigin(t)
 	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/redirect":
@@ -118,12 +125,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 // value on the playbook's origin goes through.
 func TestMCPReplaysStayOnTheirOrigin(t *testing.T) {
 	t.Parallel()
-	var stolen atomic.Int64
-	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		stolen.Add(1)
-		io.WriteString(w, "<main><h1>Thanks</h1></main>")
-	}))
-	t.Cleanup(evil.Close)
+	evil, stolen := otherOrigin(t)
 	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<!doctype html><title>Home</title><main><h1>Home</h1></main>")
@@ -138,7 +140,7 @@ func TestMCPReplaysStayOnTheirOrigin(t *testing.T) {
 		servers = append(servers, struct {
 			name, navigate string
 			command        []string
-		}{"@playwright/mcp", "browser_navigate", playwrightCommand(t)})
+		}{"@playwright/mcp", "browser_navigate", append(playwrightCommand(t), "--output-dir", t.TempDir())})
 	}
 	for _, srv := range servers {
 		nav := func(id, url string) string {
