@@ -54,6 +54,33 @@ const mutationScript = `(() => {
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 })();`
 
+// noTabsScript keeps every document the page loads from opening a tab or
+// a window, as a popup blocker would: window.open opens nothing, and a
+// click on a link, or a submit of a form, aimed at another browsing
+// context does nothing. A session is one page, and the origin gate holds
+// that page's loads only: a tab would load wherever the link said.
+const noTabsScript = `(() => {
+  if (window.__roteNoTabs) return;
+  window.__roteNoTabs = true;
+  const own = t => !t || ['_self', '_top', '_parent'].includes(t.toLowerCase());
+  const base = () => { const b = document.querySelector('base[target]'); return b ? b.getAttribute('target') : ''; };
+  window.open = function () { return null; };
+  const link = e => {
+    const a = e.target instanceof Element ? e.target.closest('a[href], area[href]') : null;
+    if (a && (e.type === 'auxclick' || e.ctrlKey || e.metaKey || e.shiftKey || !own(a.hasAttribute('target') ? a.getAttribute('target') : base()))) e.preventDefault();
+  };
+  document.addEventListener('click', link, true);
+  document.addEventListener('auxclick', link, true);
+  document.addEventListener('submit', e => {
+    const f = e.target, s = e.submitter;
+    const t = s && s.hasAttribute('formtarget') ? s.getAttribute('formtarget') : f.hasAttribute('target') ? f.getAttribute('target') : base();
+    if (!own(t)) e.preventDefault();
+  }, true);
+})();`
+
+// pageScript runs in every document the page loads.
+const pageScript = mutationScript + "\n" + noTabsScript
+
 // openSession creates a browser context with one page in b, confined to
 // origins (none: any http or https page), and starts watching its
 // network, DOM and page loads.
@@ -62,9 +89,9 @@ func openSession(b *browser, runID string, origins []string) (*session, error) {
 	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.onEvent))
 	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: mutationScript})
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript})
 		return err
-	}), chromedp.Evaluate[chromedp.Void](mutationScript)); err != nil {
+	}), chromedp.Evaluate[chromedp.Void](pageScript)); err != nil {
 		cancel()
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
