@@ -143,7 +143,7 @@ func TestMCPReplaysStayOnTheirOrigin(t *testing.T) {
 		servers = append(servers, struct {
 			name, navigate string
 			command        []string
-		}{"@playwright/mcp", "browser_navigate", append(playwrightCommand(t), "--output-dir", t.TempDir())})
+		}{"@playwright/mcp", "browser_navigate", playwrightCommand(t)})
 	}
 	for _, srv := range servers {
 		nav := func(id, url string) string {

@@ -139,9 +139,13 @@ func fixtureServer() mcpServer {
 	}}
 }
 
-// playwrightCommand starts @playwright/mcp headless on our Chromium.
+// playwrightCommand starts @playwright/mcp headless on our Chromium, with
+// what it leaves behind (its page snapshots, the singleton directories
+// its Chromium makes under $TMPDIR) in a directory the test removes.
 func playwrightCommand(t *testing.T) []string {
-	return []string{"node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated", "--executable-path", "/usr/bin/chromium"}
+	tmp := t.TempDir()
+	return []string{"env", "TMPDIR=" + tmp, "node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated",
+		"--executable-path", "/usr/bin/chromium", "--output-dir", tmp}
 }
 
 // callText calls a tool that must succeed and returns its text content.
