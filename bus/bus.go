@@ -102,6 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.PublishPatience == 0 {
 		cfg.PublishPatience = DefaultPublishPatience
 	}
+	cfg.DataDir = cmp.Or(cfg.DataDir, DefaultDataDir)
 	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1)}
 	var err error
 	switch {
@@ -154,7 +155,7 @@ func signingKey(cfg Config) ([]byte, error) {
 	case cfg.URL != "":
 		return urlSigningKey(cfg.URL), nil
 	}
-	password, err := ReadToken(cmp.Or(cfg.DataDir, DefaultDataDir), false)
+	password, err := ReadToken(cfg.DataDir, false)
 	if err != nil {
 		return nil, err
 	}

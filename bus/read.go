@@ -53,8 +53,9 @@ type Undecodable struct {
 // Read returns every event in ROTE_RUNS whose subject matches one of the
 // filters, in stream order: everything stored when the call began, and
 // possibly events stored while it reads. A message that does not decode,
-// or whose signature does not hold, is skipped with a warning naming its subject and sequence, so that one
-// bad message cannot make every run unreadable; ReadChecked returns them.
+// or whose signature does not hold, is skipped with a warning naming its
+// subject and sequence, so that one bad message cannot make every run
+// unreadable; ReadChecked returns them.
 func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error) {
 	envs, bad, err := l.ReadChecked(ctx, filters...)
 	for _, u := range bad {
@@ -97,7 +98,7 @@ func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope
 				remaining = md.NumPending
 				env, err := Decode(msg)
 				if err == nil {
-					err = l.signer.check(md.Sequence.Stream, msg)
+					err = l.checkSignature(md.Sequence.Stream, msg)
 				}
 				if err != nil {
 					bad = append(bad, Undecodable{Subject: msg.Subject(), Seq: md.Sequence.Stream, Err: err})

@@ -16,8 +16,8 @@ import (
 // benchmark read it.
 type RunLog struct {
 	*publisher
-	blobs  jetstream.ObjectStore
-	signer signer
+	blobs      jetstream.ObjectStore
+	signedFrom uint64 // the stream sequence from which every event is signed
 }
 
 // Signed reports whether this client signs the events it publishes and

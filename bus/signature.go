@@ -79,26 +79,20 @@ func signature(key []byte, subject, typ string, data []byte) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// signer checks the signatures of the run log's messages.
-type signer struct {
-	key        []byte
-	signedFrom uint64 // stream sequence from which every event is signed
-}
-
-// check says why msg, stored at seq, is not a signed event of this bus,
-// or nil. Without a key nothing is checked.
-func (s *signer) check(seq uint64, msg jetstream.Msg) error {
-	if s == nil || s.key == nil {
+// checkSignature says why msg, stored at seq, is not a signed event of
+// this bus, or nil. Without a key nothing is checked.
+func (l *RunLog) checkSignature(seq uint64, msg jetstream.Msg) error {
+	if l.key == nil {
 		return nil
 	}
 	got := msg.Headers().Get(HeaderSignature)
 	if got == "" {
-		if seq < s.signedFrom {
+		if seq < l.signedFrom {
 			return nil // written before this store's events were signed
 		}
 		return errUnsigned
 	}
-	want := signature(s.key, msg.Subject(), msg.Headers().Get(HeaderEventType), msg.Data())
+	want := signature(l.key, msg.Subject(), msg.Headers().Get(HeaderEventType), msg.Data())
 	if !hmac.Equal([]byte(got), []byte(want)) {
 		return errBadSignature
 	}

@@ -93,7 +93,7 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, key 
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, key: key}
-	b.runs = &RunLog{publisher: pub, blobs: obj, signer: signer{key: key, signedFrom: from}}
+	b.runs = &RunLog{publisher: pub, blobs: obj, signedFrom: from}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
