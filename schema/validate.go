@@ -133,8 +133,7 @@ func (p *Playbook) Validate() error {
 	for i, e := range p.Verify {
 		path := fmt.Sprintf("$.verify[%d]", i)
 		ps.addErr(path, e.Validate())
-		p.checkRefs(&ps, path, nil, func() ([]Ref, error) { return e.Refs() })
-		p.refuseSecrets(&ps, path, func() ([]Ref, error) { return e.Refs() })
+		p.refuseSecrets(&ps, path, p.checkRefs(&ps, path, nil, func() ([]Ref, error) { return e.Refs() }))
 	}
 	if intentRefs, err := ParseRefs(p.Intent); err != nil {
 		ps.addErr("$.intent", err)
@@ -226,16 +225,15 @@ func (p *Playbook) validateSteps(ps *problems) {
 			ancestors = p.ancestors(s.ID)
 		}
 		p.checkRefs(ps, path+".args", ancestors, func() ([]Ref, error) { return RefsIn(s.Args) })
-		p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) })
-		p.refuseSecrets(ps, path+".prompt", func() ([]Ref, error) { return ParseRefs(s.Prompt) })
+		p.refuseSecrets(ps, path+".prompt", p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) }))
 		if s.Target != nil {
 			p.checkRefs(ps, path+".target", ancestors, func() ([]Ref, error) {
 				return RefsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near})
 			})
 		}
 		for k, e := range s.Expect {
-			p.checkRefs(ps, fmt.Sprintf("%s.expect[%d]", path, k), ancestors, func() ([]Ref, error) { return e.Refs() })
-			p.refuseSecrets(ps, fmt.Sprintf("%s.expect[%d]", path, k), func() ([]Ref, error) { return e.Refs() })
+			epath := fmt.Sprintf("%s.expect[%d]", path, k)
+			p.refuseSecrets(ps, epath, p.checkRefs(ps, epath, ancestors, func() ([]Ref, error) { return e.Refs() }))
 		}
 		for _, name := range sortedKeys(s.Outputs) {
 			o, opath := s.Outputs[name], path+".outputs."+name
@@ -297,29 +295,26 @@ func (s *Step) validateKind(ps *problems, path string) {
 	}
 }
 
-// checkRefs reports references to undeclared parameters, and to step
-// outputs that are not produced by a slot or judgment step among
-// ancestors (nil ancestors: the graph is broken, skip step references).
-// refuseSecrets reports each secret parameter refs names, where a secret
+// refuseSecrets reports each secret parameter among refs, where a secret
 // may not go: a check's text is recorded and shown with its outcome, and a
 // prompt is sent to the model.
-func (p *Playbook) refuseSecrets(ps *problems, path string, refs func() ([]Ref, error)) {
-	rs, err := refs()
-	if err != nil {
-		return // checkRefs reports it
-	}
-	for _, r := range rs {
+func (p *Playbook) refuseSecrets(ps *problems, path string, refs []Ref) {
+	for _, r := range refs {
 		if r.Param != "" && p.Params[r.Param].Type == ParamSecret {
 			ps.add(path, "{{%s}} is a secret: a check or a prompt may not name it (its text is recorded and shown, a prompt is sent to the model)", r.Param)
 		}
 	}
 }
 
-func (p *Playbook) checkRefs(ps *problems, path string, ancestors map[string]bool, refs func() ([]Ref, error)) {
+// checkRefs reports references to undeclared parameters, and to step
+// outputs that are not produced by a slot or judgment step among
+// ancestors (nil ancestors: the graph is broken, skip step references).
+// It returns the references, none when they do not parse.
+func (p *Playbook) checkRefs(ps *problems, path string, ancestors map[string]bool, refs func() ([]Ref, error)) []Ref {
 	rs, err := refs()
 	if err != nil {
 		ps.addErr(path, err)
-		return
+		return nil
 	}
 	for _, r := range rs {
 		if r.Param != "" {
@@ -344,6 +339,7 @@ func (p *Playbook) checkRefs(ps *problems, path string, ancestors map[string]boo
 			ps.add(path, "{{steps.%s}} is used but step %s is not among this step's needs", r.Step, r.Step)
 		}
 	}
+	return rs
 }
 
 func (p *Playbook) declared(name string) bool {
