@@ -11,12 +11,14 @@ import (
 // usage error.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
-		if err := check(cmd, a); err != nil && !cmd.HasParent() {
+		err := check(cmd, a)
+		switch {
+		case err == nil:
+			return nil
+		case !cmd.HasParent():
 			return usageError("%v", err) // main prefixes "rote:" already
-		} else if err != nil {
-			return usageError("%s: %v", cmd.CommandPath(), err)
 		}
-		return nil
+		return usageError("%s: %v", cmd.CommandPath(), err)
 	}
 }
 
