@@ -79,13 +79,16 @@ func CheckNavigation(raw string, origins []string) (*url.URL, error) {
 
 // URLArg is the tool argument that says where a tool goes (an MCP
 // browser server's navigate, a fetch): an MCP replay checks it as a
-// browser session checks a page load (CheckURLArg).
+// browser session checks a page load, with CheckNavigation. A relative
+// address is refused there too: servers read it differently
+// (@playwright/mcp takes /host:port/x for https://host:port/x), so where
+// it goes cannot be checked.
 const URLArg = "url"
 
-// literalOrigin is the origin of the absolute http or https address s
+// LiteralOrigin is the origin of the absolute http or https address s
 // starts with, before any template reference; "" when the origin itself
 // is templated or s is no such address.
-func literalOrigin(s string) string {
+func LiteralOrigin(s string) string {
 	if i := strings.Index(s, "{{"); i >= 0 {
 		s = s[:i]
 		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://"), "/") {
@@ -107,20 +110,9 @@ func (p *Playbook) MCPOrigins() []string {
 	out := slices.Clone(p.Origins)
 	for _, s := range p.Steps {
 		raw, _ := s.Args[URLArg].(string)
-		if o := literalOrigin(raw); o != "" && !slices.Contains(out, o) {
+		if o := LiteralOrigin(raw); o != "" && !slices.Contains(out, o) {
 			out = append(out, o)
 		}
 	}
 	return out
-}
-
-// CheckURLArg returns nil when an MCP replay confined to origins (any,
-// when empty) may pass raw as a url argument: an absolute address
-// CheckNavigation lets a session load. A relative one is refused too:
-// servers read it differently (@playwright/mcp takes /host:port/x for
-// https://host:port/x), so where it goes cannot be checked. Refusals are
-// *Error with CodeOutOfOrigin, and nothing is sent.
-func CheckURLArg(raw string, origins []string) error {
-	_, err := CheckNavigation(raw, origins)
-	return err
 }

@@ -84,19 +84,19 @@ func TestMCPOrigins(t *testing.T) {
 		t.Fatalf("origins %v, want %v", got, want)
 	}
 	for _, ok := range []string{"http://127.0.0.1:8080/x", "https://sso.example/"} {
-		if err := CheckURLArg(ok, want); err != nil {
+		if _, err := CheckNavigation(ok, want); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"/vendors", "/127.0.0.1:9999/x", "ok", "http://evil.example/steal", "//evil.example/x", "/\\evil.example", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,x", "chrome://version"} {
-		if err := CheckURLArg(bad, want); !errors.Is(err, ErrOutOfOrigin) {
+		if _, err := CheckNavigation(bad, want); !errors.Is(err, ErrOutOfOrigin) {
 			t.Errorf("%q: %v, want out_of_origin", bad, err)
 		}
 	}
-	if err := CheckURLArg("http://anywhere.example/", nil); err != nil {
+	if _, err := CheckNavigation("http://anywhere.example/", nil); err != nil {
 		t.Errorf("a playbook that names no origin, an http address: %v", err)
 	}
-	if err := CheckURLArg("file:///etc/passwd", nil); !errors.Is(err, ErrOutOfOrigin) {
+	if _, err := CheckNavigation("file:///etc/passwd", nil); !errors.Is(err, ErrOutOfOrigin) {
 		t.Errorf("a playbook that names no origin, a file: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package distiller
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,14 +96,10 @@ func (d *distillation) mcp() error {
 
 // visited adds the origin a recorded call's url argument went to to the
 // playbook's origins: a replay's url arguments stay on the origins the
-// session visited, whatever a parameter holds (schema.CheckURLArg).
+// session visited, whatever a parameter holds (schema.URLArg).
 func (d *distillation) visited(args map[string]any) {
 	raw, _ := args[schema.URLArg].(string)
-	u, err := url.Parse(raw)
-	if err != nil {
-		return
-	}
-	if o := schema.Origin(u); o != "" && !slices.Contains(d.c.Playbook.Origins, o) {
+	if o := schema.LiteralOrigin(raw); o != "" && !slices.Contains(d.c.Playbook.Origins, o) {
 		d.c.Playbook.Origins = append(d.c.Playbook.Origins, o)
 	}
 }

@@ -48,7 +48,7 @@ type Resolver interface {
 type Opener func(ctx context.Context, runID string, origins []string) (Dispatcher, error)
 
 // A URLConfiner is a Dispatcher that checks the url argument of every
-// call it makes (schema.CheckURLArg) against origins the executor gives
+// call it makes (schema.URLArg) against origins the executor gives
 // it: the MCP dispatcher, whose server goes wherever an argument says.
 type URLConfiner interface {
 	ConfineURLs(origins []string)

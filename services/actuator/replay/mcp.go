@@ -116,9 +116,9 @@ func (d *MCPDispatcher) Fingerprint(context.Context) (string, error) {
 // included the negotiated protocol version.
 func (d *MCPDispatcher) LegacyFingerprints() []string { return schema.LegacyFingerprints(d.env) }
 
-// ConfineURLs makes every later call's url argument stay on origins
-// (schema.CheckURLArg): a file:, javascript: or other scheme is refused
-// whatever origins says.
+// ConfineURLs makes every later call's url argument an absolute address
+// on origins (schema.URLArg): a relative address, or a file:,
+// javascript: or other scheme, is refused whatever origins says.
 func (d *MCPDispatcher) ConfineURLs(origins []string) { d.origins = origins }
 
 // Dispatch calls a tool. The world it returns has the call's result as
@@ -141,7 +141,7 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		args = map[string]any{}
 	}
 	if raw, ok := args[schema.URLArg].(string); ok {
-		if err := schema.CheckURLArg(raw, d.origins); err != nil {
+		if _, err := schema.CheckNavigation(raw, d.origins); err != nil {
 			return schema.World{}, fmt.Errorf("%s %s: %w", tool, schema.URLArg, err)
 		}
 	}
