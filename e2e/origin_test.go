@@ -46,6 +46,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 			fmt.Fprintf(w, `<!doctype html><main><h1>Home</h1><a href="%[1]s/steal">Partner</a>
 <button onclick="location.href='%[1]s/js'">Jump</button>
 <a href="%[1]s/tab" target="_blank">Partner tab</a><button onclick="window.open('%[1]s/popup')">Pop up</button>
+<form action="%[1]s/newtab" target="_blank"><button>Open in a tab</button></form>
 <form action="%[1]s/post" method="post"><input name="pw" aria-label="Password"><button>Send</button></form></main>`, evil.URL)
 		default:
 			http.NotFound(w, r)
@@ -73,6 +74,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		{"script", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Jump}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"popup", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Pop up}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"form in a new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Open in a tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send}}`, map[string]string{"page": "hunter2"}},
 	}
 	for _, c := range cases {
@@ -85,7 +87,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		}
 		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
 		res := browserReplay(t, n, p, home.URL, c.params)
-		if (c.name == "backslash" || c.name == "new tab" || c.name == "popup") && res.Outcome == schema.OutcomeSuccess {
+		if (c.name == "backslash" || c.name == "new tab" || c.name == "popup" || c.name == "form in a new tab") && res.Outcome == schema.OutcomeSuccess {
 			continue // and the other origin heard nothing: checked below
 		}
 		if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrOutOfOrigin) {
