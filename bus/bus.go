@@ -41,9 +41,11 @@ type Config struct {
 	// fallback, such as the recorder's spool).
 	PublishPatience time.Duration
 	// SigningKey signs the events this client publishes and checks those
-	// it reads (HeaderSignature); at least 16 bytes. Empty derives it from
-	// the password of user "rote" (the embedded server's, or the URL's),
-	// and a bus with neither signs and checks nothing.
+	// it reads (HeaderSignature) on a bus whose user "rote" has no password
+	// this client knows; at least 16 bytes. Where it knows one (the
+	// embedded server's, or the URL's) the key is derived from it, so that
+	// every process of one store agrees whatever its environment says. A
+	// bus with neither signs and checks nothing.
 	SigningKey []byte
 	// Log hears about the connection (lost, back, closed), retried
 	// publishes and requests whose handlers failed; default
@@ -118,7 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	key, err := signingKey(cfg)
+	key, err := b.signingKey(cfg)
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -144,22 +146,32 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	return b, nil
 }
 
-// signingKey is the key cfg's bus signs events with: cfg.SigningKey,
-// else the one derived from the password of user "rote", else none.
-func signingKey(cfg Config) ([]byte, error) {
+// signingKey is the key cfg's bus signs events with: the one derived from
+// the password of user "rote" when this client knows it, else
+// cfg.SigningKey, else none. A given key that is not used is said.
+func (b *Bus) signingKey(cfg Config) ([]byte, error) {
+	if n := len(cfg.SigningKey); n > 0 && n < 16 {
+		return nil, fmt.Errorf("bus: a signing key of %d bytes: want at least 16", n)
+	}
+	var derived []byte
+	if cfg.URL != "" {
+		derived = urlSigningKey(cfg.URL)
+	} else {
+		password, err := ReadToken(cfg.DataDir, false)
+		if err != nil {
+			return nil, err
+		}
+		derived = derivedSigningKey(password)
+	}
 	switch {
-	case len(cfg.SigningKey) > 0 && len(cfg.SigningKey) < 16:
-		return nil, fmt.Errorf("bus: a signing key of %d bytes: want at least 16", len(cfg.SigningKey))
-	case len(cfg.SigningKey) > 0:
+	case derived == nil && len(cfg.SigningKey) == 0:
+		return nil, nil
+	case derived == nil:
 		return cfg.SigningKey, nil
-	case cfg.URL != "":
-		return urlSigningKey(cfg.URL), nil
+	case len(cfg.SigningKey) > 0:
+		b.log.Warn("the given signing key is not used: this bus signs with the key derived from the password of user rote, as every process of its store does")
 	}
-	password, err := ReadToken(cfg.DataDir, false)
-	if err != nil {
-		return nil, err
-	}
-	return derivedSigningKey(password), nil
+	return derived, nil
 }
 
 // connectionEvents log what happens to the connection.

@@ -24,11 +24,11 @@ import (
 // second run.finished to a run, nor copy a signed event into another
 // run, since the subject is signed too.
 //
-// The key is Config.SigningKey ($ROTE_SIGNING_KEY), else derived from
-// the password of user "rote": the embedded server's, or the one in the
-// URL of an external server when its user is "rote" (deploy/k8s). A bus
-// with neither signs nothing and checks nothing, and says so
-// (RunLog.Signed).
+// The key is derived from the password of user "rote": the embedded
+// server's, or the one in the URL of an external server when its user is
+// "rote" (deploy/k8s). Without one it is Config.SigningKey
+// ($ROTE_SIGNING_KEY). A bus with neither signs nothing and checks
+// nothing, and says so (RunLog.Signed).
 const HeaderSignature = "Rote-Sig"
 
 // signedFromKey, in ROTE_RUNS's metadata, is the stream sequence from

@@ -131,8 +131,9 @@ func TestForgedEventsAreSkipped(t *testing.T) {
 }
 
 // TestEmbeddedBusSigns: the processes of one data directory sign with a
-// key derived from its password, and one that joins with the password in
-// its URL derives the same key.
+// key derived from its password, one that joins with the password in its
+// URL derives the same key, and one given a key of its own uses the
+// store's.
 func TestEmbeddedBusSigns(t *testing.T) {
 	dir := t.TempDir()
 	c := ctx(t)
@@ -157,5 +158,22 @@ func TestEmbeddedBusSigns(t *testing.T) {
 	}
 	if _, err := bus.Open(c, bus.Config{URL: u.String(), SigningKey: []byte("short")}); err == nil {
 		t.Fatal("a 5-byte signing key was taken")
+	}
+	// A process given a key of its own ($ROTE_SIGNING_KEY) on the same
+	// store still signs and reads as the store's other processes do.
+	keyed, err := bus.Open(c, bus.Config{DataDir: dir, SigningKey: []byte("a key from this process's environment")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keyed.Close()
+	if _, err := keyed.Runs().Publish(c, started("K")); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []*bus.Bus{owner, keyed} {
+		for _, run := range []string{"J", "K"} {
+			if envs, skipped, err := b.Runs().ReadChecked(c, schema.RunFilter(run)); err != nil || len(envs) != 1 || len(skipped) != 0 {
+				t.Fatalf("run %s: %d events, skipped %v (%v)", run, len(envs), skipped, err)
+			}
+		}
 	}
 }

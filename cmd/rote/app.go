@@ -95,7 +95,8 @@ func (a *App) closeOrphans(ctx context.Context, b *bus.Bus, opened time.Time) {
 }
 
 // busConfig is the bus the global flags name, for a client called name,
-// signing with $ROTE_SIGNING_KEY (hex) when it is set.
+// with $ROTE_SIGNING_KEY (hex) when it is set, for a bus whose rote
+// password this process does not know.
 func (a *App) busConfig(name string) (bus.Config, error) {
 	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name, Log: a.Log}
 	if a.NATSURL != "" {
