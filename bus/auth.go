@@ -17,9 +17,13 @@ import (
 //     and subscribe to anything but the JetStream calls that delete or
 //     purge a stream or a message: the run log and the playbook store are
 //     append-only by permission, not only by stream flags.
+//
 //   - user "client" (client.token) is for programs that hand Rote tasks:
 //     they may publish on rote.tasks and read the run log to hear the
 //     outcome, nothing else (no event, playbook or blob written).
+//
+//   - a user per role (roles.go), for `rote serve --role NAME` joining
+//     another process's server: that role's permissions only.
 //
 // Another local user, or any process that cannot read the directory,
 // cannot connect at all.
@@ -49,24 +53,32 @@ func token(path string) (string, error) {
 	return hex.EncodeToString(key), nil
 }
 
-// ReadToken returns the password the embedded server over dir gives user
-// "rote" (client "client"), for a process that joins it with --nats:
-// nats://rote:TOKEN@host:port.
-func ReadToken(dir string, client bool) (string, error) {
+// ReadToken returns the password the embedded server over dir gives
+// user ("rote", "client" or a role), for a process that joins it with
+// --nats: nats://USER:TOKEN@host:port.
+func ReadToken(dir, user string) (string, error) {
 	name := roteToken
-	if client {
+	switch {
+	case user == clientUser:
 		name = clientToken
+	case user != roteUser && !IsRole(user):
+		return "", fmt.Errorf("bus: no user %q: want rote, client or a role (%s)", user, strings.Join(Roles(), ", "))
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return "", fmt.Errorf("bus: %w", err)
 	}
-	return strings.TrimSpace(string(raw)), nil
+	token := strings.TrimSpace(string(raw))
+	if IsRole(user) {
+		return RolePassword(token, user), nil
+	}
+	return token, nil
 }
 
-// users are the embedded server's two accounts of one account.
+// users are the embedded server's users, all of one account: rote,
+// client and a user per role (roleUsers).
 func users(rote, client string) []*server.User {
-	return []*server.User{
+	return append([]*server.User{
 		{Username: roteUser, Password: rote, Permissions: &server.Permissions{
 			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: []string{
 				"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
@@ -83,5 +95,5 @@ func users(rote, client string) []*server.User {
 			}},
 			Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
 		}},
-	}
+	}, roleUsers(rote)...)
 }

@@ -39,7 +39,7 @@ func TestEmbeddedServerAdmitsOnlyItsUsers(t *testing.T) {
 		}
 	}
 
-	clientToken, err := bus.ReadToken(dir, true)
+	clientToken, err := bus.ReadToken(dir, "client")
 	if err != nil {
 		t.Fatal(err)
 	}

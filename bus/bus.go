@@ -3,10 +3,12 @@ package bus
 import (
 	"cmp"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -40,12 +42,18 @@ type Config struct {
 	// DefaultPublishPatience, negative not at all (a caller with its own
 	// fallback, such as the recorder's spool).
 	PublishPatience time.Duration
+	// Role is the role user (see Roles) that a process joining another
+	// process's embedded server connects as, with only that role's
+	// permissions (rote serve --role NAME). Empty, or when this process
+	// serves the data directory itself, it is user "rote". With URL, the
+	// URL's user says.
+	Role string
 	// SigningKey signs the events this client publishes and checks those
-	// it reads (HeaderSignature) on a bus whose user "rote" has no password
-	// this client knows; at least 16 bytes. Where it knows one (the
-	// embedded server's, or the URL's) the key is derived from it, so that
-	// every process of one store agrees whatever its environment says. A
-	// bus with neither signs and checks nothing.
+	// it reads (HeaderSignature) on a bus where this client knows no
+	// password of user "rote" or of a role; at least 16 bytes. Where it
+	// knows one (the embedded server's, or the URL's) the key is derived
+	// from it, so that every process of one store agrees whatever its
+	// environment says. A bus with neither signs and checks nothing.
 	SigningKey []byte
 	// Log hears about the connection (lost, back, closed), retried
 	// publishes and requests whose handlers failed; default
@@ -105,6 +113,9 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		cfg.PublishPatience = DefaultPublishPatience
 	}
 	cfg.DataDir = cmp.Or(cfg.DataDir, DefaultDataDir)
+	if cfg.Role != "" && !IsRole(cfg.Role) {
+		return nil, fmt.Errorf("bus: unknown role %q: want one of %s", cfg.Role, strings.Join(Roles(), ", "))
+	}
 	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1)}
 	var err error
 	switch {
@@ -120,7 +131,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	key, err := b.signingKey(cfg)
+	keys, err := b.keyring(cfg)
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -136,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		case <-setup.Done():
 		}
 	}()
-	if err := b.ensureTopology(setup, cfg.Replicas, patience(cfg.PublishPatience), key); err != nil {
+	if err := b.ensureTopology(setup, cfg.Replicas, patience(cfg.PublishPatience), keys, IsRole(keys.user())); err != nil {
 		if cause := context.Cause(setup); errors.Is(cause, nats.ErrPermissionViolation) {
 			err = fmt.Errorf("bus: this NATS user may not set up Rote's streams (%v): Rote's commands connect as the user rote (its password is bus.token in the data directory); the user client only hands in tasks and reads outcomes", cause)
 		}
@@ -146,32 +157,48 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	return b, nil
 }
 
-// signingKey is the key cfg's bus signs events with: the one derived from
-// the password of user "rote" when this client knows it, else
-// cfg.SigningKey, else none. A given key that is not used is said.
-func (b *Bus) signingKey(cfg Config) ([]byte, error) {
+// keyring is what cfg's client signs events as and checks them with:
+// the keys derived from the password of the user it connects as (user
+// "rote", or a role) and, when it knows user rote's, from that one; else
+// cfg.SigningKey; else none. A given key that is not used is said.
+func (b *Bus) keyring(cfg Config) (*keyring, error) {
 	if n := len(cfg.SigningKey); n > 0 && n < 16 {
 		return nil, fmt.Errorf("bus: a signing key of %d bytes: want at least 16", n)
 	}
-	var derived []byte
-	if cfg.URL != "" {
-		derived = urlSigningKey(cfg.URL)
-	} else {
-		password, err := ReadToken(cfg.DataDir, false)
+	var k *keyring
+	switch {
+	case cfg.URL != "":
+		if u, err := url.Parse(cfg.URL); err == nil && u.User != nil {
+			password, _ := u.User.Password()
+			switch name := u.User.Username(); {
+			case password == "":
+			case name == roteUser:
+				k = passwordKeyring(roteUser, password, password)
+			case IsRole(name):
+				k = passwordKeyring(name, password, "")
+			}
+		}
+	default:
+		rote, err := ReadToken(cfg.DataDir, roteUser)
 		if err != nil {
 			return nil, err
 		}
-		derived = derivedSigningKey(password)
+		if cfg.Role != "" && b.embedded == nil {
+			k = passwordKeyring(cfg.Role, RolePassword(rote, cfg.Role), rote)
+		} else {
+			k = passwordKeyring(roteUser, rote, rote)
+		}
 	}
 	switch {
-	case derived == nil && len(cfg.SigningKey) == 0:
-		return nil, nil
-	case derived == nil:
-		return cfg.SigningKey, nil
+	case k == nil && len(cfg.SigningKey) == 0:
+		return &keyring{}, nil
+	case k == nil:
+		s := newSigner(roteUser, cfg.SigningKey)
+		return &keyring{own: s, keys: map[string]ed25519.PublicKey{roteUser: s.public()}}, nil
 	case len(cfg.SigningKey) > 0:
-		b.log.Warn("the given signing key is not used: this bus signs with the key derived from the password of user rote, as every process of its store does")
+		b.log.Warn("the given signing key is not used: this bus signs with the key derived from its user's password, as every process of its store does")
 	}
-	return derived, nil
+	return k, nil
 }
 
 // connectionEvents log what happens to the connection.

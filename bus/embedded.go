@@ -49,7 +49,7 @@ func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.
 			return nil, nil, nil, fmt.Errorf("%w: %s is served by another process, so this one cannot listen on %s; stop it or use another data directory", ErrDataDirBusy, dir, cfg.Listen)
 		}
 		h := &heir{dir: dir, log: cmp.Or(cfg.Log, slog.Default())}
-		conn, err := attach(ctx, dir, cfg.Name, append(extra, nats.SetCustomDialer(h), nats.ReconnectWait(250*time.Millisecond))...)
+		conn, err := attach(ctx, dir, cfg.Name, cmp.Or(cfg.Role, roteUser), append(extra, nats.SetCustomDialer(h), nats.ReconnectWait(250*time.Millisecond))...)
 		return conn, nil, h, err
 	}
 	e, err := serveDir(dir, cfg.Listen, lock, cfg.Log)
@@ -147,20 +147,20 @@ func startServer(dir, listen string, users []*server.User) (*server.Server, erro
 	return srv, nil
 }
 
-// attach connects to the server that the owner of dir published. The
-// owner writes its URL just after it starts, so a missing file is retried
-// briefly.
-func attach(ctx context.Context, dir, name string, extra ...nats.Option) (*nats.Conn, error) {
+// attach connects, as user, to the server that the owner of dir
+// published. The owner writes its URL just after it starts, so a missing
+// file is retried briefly.
+func attach(ctx context.Context, dir, name, user string, extra ...nats.Option) (*nats.Conn, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
 		if err == nil {
 			url := strings.TrimSpace(string(raw))
-			rote, err := ReadToken(dir, false)
+			password, err := ReadToken(dir, user)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s is locked and its password is unreadable (%v)", ErrDataDirBusy, dir, err)
 			}
-			conn, err := dial(ctx, Config{URL: url, Name: name}, append(extra, nats.UserInfo(roteUser, rote))...)
+			conn, err := dial(ctx, Config{URL: url, Name: name}, append(extra, nats.UserInfo(user, password))...)
 			if err == nil {
 				return conn, nil
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,7 +26,7 @@ type publisher struct {
 	js       jetstream.JetStream
 	patience patience
 	log      *slog.Logger
-	key      []byte // signs every event (HeaderSignature); nil signs none
+	signer   *signer // signs every event (HeaderSignature); nil signs none
 }
 
 // message validates and encodes ev as a NATS message on its subject.
@@ -40,8 +41,8 @@ func (p *publisher) message(ev schema.Event) (*nats.Msg, error) {
 	msg := nats.NewMsg(ev.Subject())
 	msg.Data = data
 	msg.Header.Set(HeaderEventType, ev.EventType())
-	if p.key != nil {
-		msg.Header.Set(HeaderSignature, signature(p.key, msg.Subject, ev.EventType(), data))
+	if p.signer != nil {
+		msg.Header.Set(HeaderSignature, p.signer.sign(msg.Subject, ev.EventType(), data))
 	}
 	return msg, nil
 }
@@ -53,7 +54,7 @@ func (p *publisher) message(ev schema.Event) (*nats.Msg, error) {
 // message under an event's id first and have the real event dropped as
 // its duplicate.
 func msgID(msg *nats.Msg, ev schema.Event) string {
-	if sig := msg.Header.Get(HeaderSignature); sig != "" {
+	if _, sig, _ := strings.Cut(msg.Header.Get(HeaderSignature), ":"); sig != "" {
 		return ev.EventID() + "." + sig[:16]
 	}
 	return ev.EventID()

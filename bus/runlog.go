@@ -17,12 +17,13 @@ import (
 type RunLog struct {
 	*publisher
 	blobs      jetstream.ObjectStore
+	keys       *keyring
 	signedFrom uint64 // the stream sequence from which every event is signed
 }
 
 // Signed reports whether this client signs the events it publishes and
 // checks those it reads (see HeaderSignature).
-func (l *RunLog) Signed() bool { return l.key != nil }
+func (l *RunLog) Signed() bool { return l.keys.keys != nil }
 
 // Publish validates ev, writes it to its stream and waits for the
 // server's acknowledgement. The event id (with, on a signing bus, the

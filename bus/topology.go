@@ -73,9 +73,13 @@ func blobsConfig(replicas int) jetstream.ObjectStoreConfig {
 
 // ensureTopology creates Rote's streams, bucket and object store, or
 // updates them to the current configuration, and the role clients over
-// them, which sign events with key (none when nil).
-func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, key []byte) error {
-	runsMeta, from, err := signedFrom(ctx, b.js, key != nil)
+// them, which sign and check events with k. A role user, which may not
+// change a stream, binds to them as they are (bindTopology).
+func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *keyring, role bool) error {
+	if role {
+		return b.bindTopology(ctx, p, k)
+	}
+	runsMeta, from, err := runsMetadata(ctx, b.js, k)
 	if err != nil {
 		return err
 	}
@@ -92,11 +96,45 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, key 
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
-	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, key: key}
-	b.runs = &RunLog{publisher: pub, blobs: obj, signedFrom: from}
+	b.clients(p, k, from, kv, obj)
+	return nil
+}
+
+// bindTopology opens the streams, bucket and object store that a process
+// of user rote created, and reads the signers' keys from ROTE_RUNS.
+func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
+	stream, err := b.js.Stream(ctx, StreamRuns)
+	if err != nil {
+		return fmt.Errorf("bus: %s: %w (a role user binds to the streams a process of user rote created)", StreamRuns, err)
+	}
+	meta := stream.CachedInfo().Config.Metadata
+	from, err := markOf(meta)
+	if err != nil {
+		return err
+	}
+	if k.keys == nil {
+		if err := k.keysFrom(meta); err != nil {
+			return err
+		}
+	}
+	kv, err := b.js.KeyValue(ctx, BucketPlaybooks)
+	if err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketPlaybooks, err)
+	}
+	obj, err := b.js.ObjectStore(ctx, BucketBlobs)
+	if err != nil {
+		return fmt.Errorf("bus: object store %s: %w", BucketBlobs, err)
+	}
+	b.clients(p, k, from, kv, obj)
+	return nil
+}
+
+// clients hands out the role clients over the assets.
+func (b *Bus) clients(p patience, k *keyring, signedFrom uint64, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
+	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
+	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, signedFrom: signedFrom}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
 	b.browsers = &Browsers{rpc: b.rpc}
-	return nil
 }

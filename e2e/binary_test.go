@@ -70,7 +70,7 @@ func TestServePlannerRole(t *testing.T) {
 	if strings.Contains(url, "@") {
 		t.Fatalf("serve printed a URL with credentials: %s", url)
 	}
-	token, err := bus.ReadToken(filepath.Join(cmd.Dir, ".rote"), false)
+	token, err := bus.ReadToken(filepath.Join(cmd.Dir, ".rote"), "rote")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestServeWithoutSuites(t *testing.T) {
 	if !strings.Contains(said.String(), "free-text tasks only: this rote is built without the benchmark suites") {
 		t.Fatalf("serve does not say what it serves:\n%s", said)
 	}
-	token, err := bus.ReadToken(dataDir, false)
+	token, err := bus.ReadToken(dataDir, "rote")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/rote-agent/rote/bus"
@@ -96,7 +98,7 @@ func httpGet(addr, path string) (int, string) {
 // password from its data directory, that other roles join it by.
 func hostBus(t testing.TB) (*roleProcess, string) {
 	p, dir := hostBusIn(t)
-	return p, busURL(t, p, dir, false)
+	return p, busURL(t, p, dir, "rote")
 }
 
 // hostBusIn is hostBus, with the server's data directory.
@@ -107,14 +109,10 @@ func hostBusIn(t testing.TB) (*roleProcess, string) {
 	return p, dir
 }
 
-// busURL is the URL of p's server with the password of Rote's user, or
-// of the client user, read from its data directory dir.
-func busURL(t testing.TB, p *roleProcess, dir string, client bool) string {
-	user := "rote"
-	if client {
-		user = "client"
-	}
-	token, err := bus.ReadToken(dir, client)
+// busURL is the URL of p's server with the password of user (rote,
+// client or a role) from its data directory dir.
+func busURL(t testing.TB, p *roleProcess, dir, user string) string {
+	token, err := bus.ReadToken(dir, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,11 +155,13 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	secret := []string{"ROTE_SECRET_PASSWORD=" + portal.Password, "ROTE_SECRET_KEY=00112233445566778899aabbccddeeff"}
 	// The matcher's process hosts the NATS server the others join.
 	matcher, dir := hostBusIn(t)
-	url := busURL(t, matcher, dir, false)
+	url := busURL(t, matcher, dir, "rote")
+	// Every other role joins as its own user, with its role's permissions.
+	as := func(role string) string { return busURL(t, matcher, dir, role) }
 	roles := []*roleProcess{matcher}
-	actuator := serveRole(t, "actuator", nil, "--nats", url)
-	roles = append(roles, actuator, serveRole(t, "perception", nil, "--nats", url))
-	planners := []*roleProcess{serveRole(t, "planner", secret, "--nats", url), serveRole(t, "planner", secret, "--nats", url)}
+	actuator := serveRole(t, "actuator", nil, "--nats", as("actuator"))
+	roles = append(roles, actuator, serveRole(t, "perception", nil, "--nats", as("perception")))
+	planners := []*roleProcess{serveRole(t, "planner", secret, "--nats", as("planner")), serveRole(t, "planner", secret, "--nats", as("planner"))}
 	roles = append(roles, planners...)
 	for _, p := range roles {
 		if code, body := httpGet(p.http, "/healthz"); code != http.StatusOK {
@@ -174,7 +174,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 
 	base, site := portalSite(t, "")
 	// With the client user's password: it may hand in tasks, nothing else.
-	nc, err := nats.Connect(busURL(t, matcher, dir, true))
+	nc, err := nats.Connect(busURL(t, matcher, dir, "client"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +246,11 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 			t.Fatalf("audit %s: exit %d\n%s", id, code, out)
 		}
 	}
+	// Each event is signed by the role that wrote it, as its own user.
+	want := map[string]string{schema.KindStarted: "planner", schema.KindObserved: "perception", schema.KindActions: "actuator", schema.KindLLM: "planner", schema.KindVerify: "planner", schema.KindFinished: "planner"}
+	if got := signers(t, b, ids[0]); !maps.Equal(got, want) {
+		t.Fatalf("run %s's events by kind are signed by %v, want %v", ids[0], got, want)
+	}
 	if len(starts) != len(ids) || starts["t-nosuch"] != 0 || starts["t-file"] != 0 {
 		t.Fatalf("runs started: %v; want one per task and none for the bad messages", starts)
 	}
@@ -273,6 +278,30 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	}
 	if code, body := httpGet(actuator.http, "/metrics"); code != http.StatusOK || !strings.Contains(body, `rote_requests_total{endpoint="open"`) {
 		t.Fatalf("actuator metrics lack its request counts:\n%s", body)
+	}
+}
+
+// signers are the signers (Rote-Sig) of a run's events by kind, read
+// from the stream as they are stored.
+func signers(t *testing.T, b *bus.Bus, run string) map[string]string {
+	t.Helper()
+	c := testContext(t)
+	cons, err := b.JetStream().OrderedConsumer(c, bus.StreamRuns, jetstream.OrderedConsumerConfig{FilterSubjects: []string{schema.RunFilter(run)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for {
+		m, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			return out // no more
+		}
+		signer, _, _ := strings.Cut(m.Headers().Get(bus.HeaderSignature), ":")
+		kind := m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]
+		if prev, ok := out[kind]; ok && prev != signer {
+			t.Fatalf("run %s: %s events signed by %s and %s", run, kind, prev, signer)
+		}
+		out[kind] = signer
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,6 +44,10 @@ they work on as attributes.`,
 				return err
 			}
 			cfg.Listen = listen
+			if len(roles) == 1 {
+				// Joining another process's server: as the role's user.
+				cfg.Role = roles[0]
+			}
 			b, err := app.openBus(ctx, cfg)
 			if err != nil {
 				return err
@@ -59,7 +64,7 @@ they work on as attributes.`,
 			if app.NATSURL == "" && b.Server() == nil {
 				// Another rote process owns --data and runs its server
 				// (bus.Open refused --listen in that case).
-				app.Log.Warn("the data directory is served by another rote process: this one stops working when that one stops", "data", app.DataDir, "nats", b.ClientURL())
+				app.Log.Warn("the data directory is served by another rote process: this one stops working when that one stops", "data", app.DataDir, "nats", b.ClientURL(), "user", cmp.Or(cfg.Role, "rote"))
 			}
 			ncfg, err := app.nodeConfig(roles...)
 			if err != nil {

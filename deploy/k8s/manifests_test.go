@@ -188,6 +188,16 @@ func TestEveryRoleIsProbedAndSized(t *testing.T) {
 			if env["ROTE_NATS_REPLICAS"] != "3" || !strings.HasPrefix(env["ROTE_NATS_URL"], "tls://") || env["ROTE_NATS_CA"] == "" {
 				t.Errorf("%s: NATS settings %v", where, env)
 			}
+			// Each role connects as its own user, with its own password;
+			// the planners, which create the streams, as user rote.
+			role := c.Args[slices.Index(c.Args, "--role")+1]
+			user := role
+			if role == "planner" {
+				user = "rote"
+			}
+			if !strings.HasPrefix(env["ROTE_NATS_URL"], "tls://"+user+":$(ROTE_NATS_PASSWORD)@") || secretKey(c, "ROTE_NATS_PASSWORD") != user+"-password" {
+				t.Errorf("%s: connects as %s with secret key %s, want user %s", where, env["ROTE_NATS_URL"], secretKey(c, "ROTE_NATS_PASSWORD"), user)
+			}
 		}
 	}
 	for _, r := range []string{"planner", "actuator", "perception", "matcher", "distiller"} {
@@ -195,6 +205,16 @@ func TestEveryRoleIsProbedAndSized(t *testing.T) {
 			t.Errorf("no container runs role %s", r)
 		}
 	}
+}
+
+// secretKey is the secret key env variable name of c is read from.
+func secretKey(c corev1.Container, name string) string {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			return e.ValueFrom.SecretKeyRef.Key
+		}
+	}
+	return ""
 }
 
 // TestNATSClusterIsReplicated: three nodes on persistent volumes, the
@@ -216,6 +236,9 @@ func TestNATSClusterIsReplicated(t *testing.T) {
 	t.Setenv("ROTE_NATS_PASSWORD", "p1")
 	t.Setenv("SYS_NATS_PASSWORD", "p2")
 	t.Setenv("CLIENT_NATS_PASSWORD", "p3")
+	for _, role := range bus.Roles() {
+		t.Setenv(strings.ToUpper(role)+"_NATS_PASSWORD", "p-"+role)
+	}
 	opts := &server.Options{}
 	if err := opts.ProcessConfigString(conf); err != nil {
 		t.Fatalf("nats-server refuses the configuration: %v", err)
@@ -232,9 +255,10 @@ func TestNATSClusterIsReplicated(t *testing.T) {
 	}
 }
 
-// checkUsers: the services' user may not delete or purge a stream or a
-// message; the task publishers' user may publish tasks and read the run
-// log, nothing else.
+// checkUsers: the planners' user may not delete or purge a stream or a
+// message; each other role's user has exactly the permissions the
+// embedded server gives it; the task publishers' user may publish tasks
+// and read the run log, nothing else.
 func checkUsers(t *testing.T, users []*server.User) {
 	t.Helper()
 	perms := map[string]*server.Permissions{}
@@ -261,6 +285,21 @@ func checkUsers(t *testing.T, users []*server.User) {
 	if !slices.Equal(client.Subscribe.Allow, []string{"_INBOX.>"}) {
 		t.Errorf("user client may subscribe to %v", client.Subscribe.Allow)
 	}
+	for _, role := range []string{"perception", "actuator", "matcher", "distiller"} {
+		got, want := perms[role], bus.RolePermissions(role)
+		if got == nil || got.Publish == nil || got.Subscribe == nil || got.Publish.Deny != nil || got.Subscribe.Deny != nil {
+			t.Errorf("user %s: permissions %+v", role, got)
+			continue
+		}
+		if !sameSet(got.Publish.Allow, want.Publish.Allow) || !sameSet(got.Subscribe.Allow, want.Subscribe.Allow) {
+			t.Errorf("user %s may publish %v and subscribe %v; bus.RolePermissions says %v and %v", role, got.Publish.Allow, got.Subscribe.Allow, want.Publish.Allow, want.Subscribe.Allow)
+		}
+	}
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
 // TestAutoscalersWatchTheActuators: KEDA scales the actuator Deployment on

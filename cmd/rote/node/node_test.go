@@ -3,14 +3,25 @@ package node
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 )
+
+// TestEveryRoleHasItsBusUser: `rote serve --role NAME` joins as NAME's
+// bus user, so every role a node runs must be one, and no bus user may
+// name a role that no node runs.
+func TestEveryRoleHasItsBusUser(t *testing.T) {
+	if !slices.Equal(slices.Sorted(slices.Values(Roles)), bus.Roles()) {
+		t.Fatalf("node roles %v, bus role users %v", Roles, bus.Roles())
+	}
+}
 
 func TestNewChecksItsConfig(t *testing.T) {
 	b := bustest.Start(t)

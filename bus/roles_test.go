@@ -1,0 +1,151 @@
+package bus_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
+)
+
+// TestRoleUsersHoldOnlyTheirRole: a process that joins a data directory
+// as a role's user writes what its role writes and nothing else: the
+// planner opens runs and writes the playbook store; perception can do
+// neither, nor create, change or delete a stream; both read and check
+// the log.
+func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
+	dir := t.TempDir()
+	c := ctx(t)
+	owner := openOwner(t, c, dir)
+	join := func(role string) *bus.Bus {
+		t.Helper()
+		b, err := bus.Open(c, bus.Config{DataDir: dir, Role: role, PublishPatience: -1})
+		if err != nil {
+			t.Fatalf("role %s joins: %v", role, err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	short := func() context.Context {
+		ctx, cancel := context.WithTimeout(c, 2*time.Second)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	if _, err := bus.Open(c, bus.Config{DataDir: dir, Role: "admin"}); err == nil || !strings.Contains(err.Error(), "unknown role") {
+		t.Fatalf("an unknown role: %v", err)
+	}
+
+	planner := join("planner")
+	if _, err := planner.Runs().Publish(c, started("P")); err != nil {
+		t.Fatalf("the planner opens a run: %v", err)
+	}
+	kv, err := planner.JetStream().KeyValue(c, bus.BucketPlaybooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(c, "fp.name", []byte("x")); err != nil {
+		t.Fatalf("the planner writes the playbook store: %v", err)
+	}
+
+	perception := join("perception")
+	for _, b := range []*bus.Bus{owner, planner, perception} {
+		if envs, skipped, err := b.Runs().ReadChecked(c, schema.RunFilter("P")); err != nil || len(envs) != 1 || len(skipped) != 0 {
+			t.Fatalf("the planner's event: %d read, skipped %v (%v)", len(envs), skipped, err)
+		}
+	}
+	if _, err := perception.Runs().Publish(short(), started("Q")); err == nil {
+		t.Fatal("perception opened a run")
+	}
+	js := perception.JetStream()
+	pkv, err := js.KeyValue(c, bus.BucketPlaybooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pkv.Put(short(), "fp.name", []byte("forged")); err == nil {
+		t.Fatal("perception wrote the playbook store")
+	}
+	if _, err := js.CreateOrUpdateStream(short(), jetstream.StreamConfig{Name: "EVIL", Subjects: []string{"evil.>"}}); err == nil {
+		t.Fatal("perception created a stream")
+	}
+	runs, err := js.Stream(c, bus.StreamRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := runs.CachedInfo().Config
+	cfg.MaxMsgs = 1
+	if _, err := js.UpdateStream(short(), cfg); err == nil {
+		t.Fatal("perception changed the run log's limits")
+	}
+	if err := js.DeleteStream(short(), bus.StreamRuns); err == nil {
+		t.Fatal("perception deleted the run log")
+	}
+	if envs, err := owner.Runs().ReadRun(c, "Q"); err == nil || len(envs) != 0 {
+		t.Fatalf("perception's run is in the log: %d", len(envs))
+	}
+	if e, err := kv.Get(c, "fp.name"); err != nil || string(e.Value()) != "x" {
+		t.Fatalf("the playbook store changed: %v", err)
+	}
+}
+
+// TestAnEventFromTheWrongRoleIsSkipped: on a NATS server that gives its
+// users no permissions of their own, a role's process may publish any
+// event, but readers (the authority and the role processes, which take
+// the keys from the store) skip one whose kind its role does not write,
+// and one signed with a key that is no role's.
+func TestAnEventFromTheWrongRoleIsSkipped(t *testing.T) {
+	c := ctx(t)
+	srv := bustest.StartServer(t, t.TempDir(), 0)
+	as := func(user, password string) (*bus.Bus, error) {
+		u := strings.Replace(srv.ClientURL(), "nats://", "nats://"+user+":"+password+"@", 1)
+		b, err := bus.Open(c, bus.Config{URL: u})
+		if err == nil {
+			t.Cleanup(func() { b.Close() })
+		}
+		return b, err
+	}
+	if _, err := as("perception", bus.RolePassword("pw", "perception")); err == nil || !strings.Contains(err.Error(), "user rote created") {
+		t.Fatalf("a role process on a store nobody created: %v", err)
+	}
+	authority, err := as("rote", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perception, err := as("perception", bus.RolePassword("pw", "perception"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	impostor, err := as("planner", "not-the-planners-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := perception.Runs().Publish(c, started("W")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := impostor.Runs().Publish(c, started("X")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := authority.Runs().Publish(c, started("Y")); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []*bus.Bus{authority, perception} {
+		for run, why := range map[string]string{"W": "role that does not write", "X": "signature does not match", "Y": ""} {
+			envs, skipped, err := b.Runs().ReadChecked(c, schema.RunFilter(run))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why == "" {
+				if len(envs) != 1 || len(skipped) != 0 {
+					t.Fatalf("run %s: %d read, skipped %v", run, len(envs), skipped)
+				}
+				continue
+			}
+			if len(envs) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0].Err.Error(), why) {
+				t.Fatalf("run %s: %d read, skipped %v; want skipped for %q", run, len(envs), skipped, why)
+			}
+		}
+	}
+}
