@@ -32,8 +32,9 @@ func otherOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // TestReplaysStayOnTheirOrigin replays playbooks that try to take the
 // page off the site they are bound to: other schemes, a parameter that
 // escapes a relative path, a redirect, a link, a script and a form that
-// go to another origin. Each stops with out_of_origin, and the other
-// origin never hears a request. An agent's session is held the same way.
+// go to another origin, a frame the page embeds from there and a form
+// aimed at a frame. Each stops with out_of_origin (a frame stays empty),
+// and the other origin never hears a request. An agent's session is held the same way.
 func TestReplaysStayOnTheirOrigin(t *testing.T) {
 	t.Parallel()
 	evil, stolen := otherOrigin(t)
@@ -47,7 +48,9 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 <button onclick="location.href='%[1]s/js'">Jump</button>
 <a href="%[1]s/tab" target="_blank">Partner tab</a><button onclick="window.open('%[1]s/popup')">Pop up</button>
 <form action="%[1]s/newtab" target="_blank"><button>Open in a tab</button></form>
-<form action="%[1]s/post" method="post"><input name="pw" aria-label="Password"><button>Send</button></form></main>`, evil.URL)
+<form action="%[1]s/post" method="post"><input name="pw" aria-label="Password"><button>Send</button></form>
+<iframe name="side" title="Side"></iframe><iframe src="%[1]s/embedded" title="Embedded"></iframe>
+<form action="%[1]s/framed" target="side"><input name="pw" aria-label="Frame password"><button>Send to the frame</button></form></main>`, evil.URL)
 		default:
 			http.NotFound(w, r)
 		}
@@ -75,6 +78,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		{"new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"popup", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Pop up}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form in a new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Open in a tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"form into a frame", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Frame password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send to the frame}}`, map[string]string{"page": "hunter2"}},
 		{"form", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send}}`, map[string]string{"page": "hunter2"}},
 	}
 	for _, c := range cases {
@@ -87,7 +91,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		}
 		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
 		res := browserReplay(t, n, p, home.URL, c.params)
-		if (c.name == "backslash" || c.name == "new tab" || c.name == "popup" || c.name == "form in a new tab") && res.Outcome == schema.OutcomeSuccess {
+		if (c.name == "backslash" || c.name == "new tab" || c.name == "popup" || c.name == "form in a new tab" || c.name == "form into a frame") && res.Outcome == schema.OutcomeSuccess {
 			continue // and the other origin heard nothing: checked below
 		}
 		if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrOutOfOrigin) {

@@ -13,8 +13,7 @@ import (
 )
 
 // The gate is where a session's page loads leave the browser. It holds
-// main-frame document requests (Fetch) and answers each before a byte is
-// sent: whatever started the load (a link, a form, a script, a redirect),
+// document requests (Fetch) and answers each before a byte is sent: whatever started the load (a link, a form, a script, a redirect),
 // a confined session's page may load only from its origins, and a send
 // guard armed for an action lets through only where the control was
 // recorded to send. A refused request is answered in the browser with
@@ -69,13 +68,18 @@ func (g *gate) onEvent(ev any) {
 	}
 }
 
-// decide lets a paused request through or answers it in the browser.
-// Frames other than the main one load what they like: the fence is on
-// where the page goes.
+// decide lets a paused request through or answers it in the browser. A
+// confined session's frames load only from its origins too (a form aimed
+// at a frame, a frame the page embeds): a refused frame stays empty, and
+// only the main frame's refusal is the action's out_of_origin error.
 func (g *gate) decide(e *fetch.EventRequestPaused) {
 	defer g.wg.Done()
 	refuse := false
 	g.mu.Lock()
+	if e.FrameID != g.frame && e.Request != nil && len(g.origins) > 0 {
+		_, err := schema.CheckNavigation(e.Request.URL, g.origins)
+		refuse = err != nil
+	}
 	if e.FrameID == g.frame && e.Request != nil {
 		if _, err := schema.CheckNavigation(e.Request.URL, g.origins); err != nil {
 			refuse = true
