@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,6 +56,11 @@ type Config struct {
 	// from it, so that every process of one store agrees whatever its
 	// environment says. A bus with neither signs and checks nothing.
 	SigningKey []byte
+	// TookOver is called, in a goroutine of its own, when this process
+	// has taken the data directory over from the process that served it
+	// and exited (see heir), with the time it did: the runs that process
+	// left open and no live process holds (RunAlive) can never finish.
+	TookOver func(b *Bus, at time.Time)
 	// Log hears about the connection (lost, back, closed), retried
 	// publishes and requests whose handlers failed; default
 	// slog.Default().
@@ -84,6 +90,8 @@ type Bus struct {
 	embedded *embedded  // nil when connected to an external or shared server
 	heir     *heir      // set when attached to another process's embedded server
 	denied   chan error // the server's first unread refusal of a request, for Open
+	live     *liveness  // the locks of the runs this process runs
+	tookOver func(*Bus, time.Time)
 	log      *slog.Logger
 
 	runs      *RunLog
@@ -116,7 +124,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Role != "" && !IsRole(cfg.Role) {
 		return nil, fmt.Errorf("bus: unknown role %q: want one of %s", cfg.Role, strings.Join(Roles(), ", "))
 	}
-	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1)}
+	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1), tookOver: cfg.TookOver, live: &liveness{}}
 	var err error
 	switch {
 	case cfg.URL != "":
@@ -126,6 +134,9 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if cfg.URL == "" {
+		b.live.dir = filepath.Join(cfg.DataDir, liveDir)
 	}
 	if b.js, err = jetstream.New(b.conn); err != nil {
 		b.Close()
@@ -211,6 +222,9 @@ func (b *Bus) connectionEvents() []nats.Option {
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			b.log.Info("NATS connection back", "url", c.ConnectedUrlRedacted())
+			if at, ok := b.heir.takeover(); ok && b.tookOver != nil {
+				go b.tookOver(b, at)
+			}
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { b.log.Debug("NATS connection closed") }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -329,5 +343,6 @@ func (b *Bus) Close() error {
 		b.embedded.close()
 	}
 	b.heir.close()
+	b.live.close()
 	return err
 }

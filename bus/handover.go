@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // heir is how a process attached to another's embedded server dials it,
@@ -24,8 +25,25 @@ type heir struct {
 	dir string
 	log *slog.Logger
 
-	mu  sync.Mutex
-	own *embedded // the server this process started, once it took over
+	mu     sync.Mutex
+	own    *embedded // the server this process started, once it took over
+	took   time.Time // when it did
+	judged bool      // takeover has reported it
+}
+
+// takeover returns when this process took the directory over, once: the
+// first time it is asked after it did.
+func (h *heir) takeover() (time.Time, bool) {
+	if h == nil {
+		return time.Time{}, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.own == nil || h.judged {
+		return time.Time{}, false
+	}
+	h.judged = true
+	return h.took, true
 }
 
 // Dial implements nats.CustomDialer. The address nats.go asks for is
@@ -54,7 +72,7 @@ func (h *heir) Dial(network, _ string) (net.Conn, error) {
 	if serr != nil {
 		return nil, serr
 	}
-	h.own = e
+	h.own, h.took = e, time.Now()
 	h.log.Info("took the data directory over from the process that served it, which has gone", "dir", h.dir, "url", e.srv.ClientURL())
 	return dialURL(network, e.srv.ClientURL())
 }

@@ -18,6 +18,7 @@ type RunLog struct {
 	*publisher
 	blobs      jetstream.ObjectStore
 	keys       *keyring
+	live       *liveness
 	signedFrom uint64 // the stream sequence from which every event is signed
 }
 
@@ -36,7 +37,10 @@ func (l *RunLog) Signed() bool { return l.keys.keys != nil }
 // drops. Errors: *schema.Error for an invalid event, ErrTooLarge, or the
 // JetStream error (context deadline, no responders).
 func (l *RunLog) Publish(ctx context.Context, ev schema.Event, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
-	return l.publish(ctx, ev, opts...)
+	l.live.publishing(ev)
+	ack, err := l.publish(ctx, ev, opts...)
+	l.live.published(ev, err)
+	return ack, err
 }
 
 // PublishAsync validates ev and starts writing it without waiting; the
@@ -47,7 +51,9 @@ func (l *RunLog) PublishAsync(ev schema.Event, opts ...jetstream.PublishOpt) (je
 	if err != nil {
 		return nil, err
 	}
+	l.live.publishing(ev)
 	f, err := l.js.PublishMsgAsync(msg, append(opts, jetstream.WithMsgID(msgID(msg, ev)))...)
+	l.live.published(ev, err)
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
 	}

@@ -132,7 +132,7 @@ func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
 // clients hands out the role clients over the assets.
 func (b *Bus) clients(p patience, k *keyring, signedFrom uint64, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
-	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, signedFrom: signedFrom}
+	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, signedFrom: signedFrom, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}

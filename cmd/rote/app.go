@@ -64,6 +64,11 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 // process runs the embedded server, closes the runs of dead processes.
 func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	opened := time.Now()
+	cfg.TookOver = func(b *bus.Bus, at time.Time) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		a.closeOrphans(ctx, b, at)
+	}
 	b, err := bus.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -78,12 +83,16 @@ func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 // closeOrphans finishes, as aborted, the runs that processes which died
 // before this one took over the data directory left open: recorded
 // sessions (with what their spools kept), then every other run that
-// started before and whose recorder does not live.
+// started before and that no live process holds (its recorder, or the
+// process that opened it, which may have survived the owner it took the
+// directory over from).
 func (a *App) closeOrphans(ctx context.Context, b *bus.Bus, opened time.Time) {
 	aborted, err := recorder.Recover(ctx, b.Runs(), a.DataDir, opened)
 	if err == nil {
 		var more []string
-		more, err = runlog.AbortOrphans(ctx, b.Runs(), opened, func(runID string) bool { return recorder.Alive(a.DataDir, runID) })
+		more, err = runlog.AbortOrphans(ctx, b.Runs(), opened, func(runID string) bool {
+			return recorder.Alive(a.DataDir, runID) || bus.RunAlive(a.DataDir, runID)
+		})
 		aborted = append(aborted, more...)
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,56 @@ func TestRunsOfADeadProcessAreAborted(t *testing.T) {
 	}
 	if code, out, _ = run(t, "--data", dir, "audit", "ORPHAN"); !strings.Contains(out, "aborted") {
 		t.Fatalf("audit: exit %d\n%s", code, out)
+	}
+}
+
+// TestTakeoverAbortsTheRunsOfTheOwner: when the process that serves a
+// data directory exits with a run open, the process that takes the
+// directory over marks that run aborted, and leaves its own open run,
+// which it still runs, alone.
+func TestTakeoverAbortsTheRunsOfTheOwner(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	owner, err := bus.Open(ctx, bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startRun := func(b *bus.Bus, id string) {
+		t.Helper()
+		ev := &schema.RunStarted{Meta: schema.Meta{ID: id + "-s", Time: time.Now()}, RunSpec: schema.RunSpec{RunID: id, Mode: schema.ModeReplay, Task: schema.TaskSpec{Text: "replay"}}}
+		if _, err := b.Runs().Publish(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startRun(owner, "OWNERS")
+	var stderr bytes.Buffer
+	app := &App{DataDir: dir, Stderr: &stderr, Log: slog.New(slog.NewTextHandler(&stderr, nil))}
+	survivor, err := app.Bus(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer survivor.Close()
+	startRun(survivor, "SURVIVORS")
+	owner.Close() // as a killed owner: its run's lock is gone
+	fold := func(id string) *schema.RunFold {
+		f, err := survivor.Runs().Fold(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for f := fold("OWNERS"); f.Finished == nil || f.Finished.Outcome != schema.OutcomeAborted; f = fold("OWNERS") {
+		if ctx.Err() != nil {
+			t.Fatalf("the dead owner's run was not aborted after the takeover:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if f := fold("SURVIVORS"); f.Finished != nil {
+		t.Fatalf("the survivor's own run was closed: %s", f.Finished.Outcome)
+	}
+	if !bus.RunAlive(dir, "SURVIVORS") || bus.RunAlive(dir, "OWNERS") {
+		t.Fatal("RunAlive does not tell the survivor's run from the dead owner's")
 	}
 }
 
