@@ -33,6 +33,13 @@ func Decode(msg jetstream.Msg) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
+	// The subject says whose event it is (the run, and the kind a role
+	// may write, which the signature covers): an event stored elsewhere
+	// than its own subject (a run.finished on an .observed subject, an
+	// event of another run) is refused.
+	if want := ev.Subject(); want != msg.Subject() {
+		return Envelope{}, schema.Errorf(schema.CodeInvalid, "a %s stored on %s, where its run and type put it on %s", typ, msg.Subject(), want)
+	}
 	env := Envelope{Subject: msg.Subject(), Event: ev}
 	if md, err := msg.Metadata(); err == nil {
 		env.Seq, env.Time = md.Sequence.Stream, md.Timestamp
