@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ const Unbound = "unbound"
 type PlaybookStore struct {
 	kv       jetstream.KeyValue
 	patience patience // how long a write a failover interrupts is retried
+	log      *slog.Logger
 }
 
 // PlaybookEntry is one stored version of a playbook under its key.
@@ -158,6 +160,7 @@ func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) (
 	out := make([]PlaybookEntry, 0, len(hist))
 	for _, h := range hist {
 		if h.Operation() != jetstream.KeyValuePut {
+			out = out[:0] // deleted (a rebind moved it): what follows is a new playbook
 			continue
 		}
 		stored, err := decodeStored(h.Value())
@@ -210,13 +213,21 @@ func (s *PlaybookStore) List(ctx context.Context) ([]PlaybookEntry, error) {
 	}
 	var out []PlaybookEntry
 	for _, k := range keys {
-		fp, name, _ := strings.Cut(k, ".")
-		e, err := s.Get(ctx, fp, name, 0)
-		if errors.Is(err, ErrPlaybookNotFound) {
-			continue // deleted meanwhile
+		fp, name, ok := strings.Cut(k, ".")
+		if !ok || fp == "" || name == "" {
+			s.log.Warn("a key in the playbook store that names no playbook was skipped", "key", k)
+			continue
 		}
-		if err != nil {
+		e, err := s.Get(ctx, fp, name, 0)
+		switch {
+		case errors.Is(err, ErrPlaybookNotFound):
+			continue // deleted meanwhile
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return nil, err
+		case err != nil:
+			// One bad entry must not hide every other playbook.
+			s.log.Warn("a playbook that does not read was skipped", "key", k, "err", err)
+			continue
 		}
 		out = append(out, *e)
 	}
@@ -277,8 +288,9 @@ var ErrPlaybookExists = errors.New("bus: playbook already exists")
 // Rebind moves a playbook from one fingerprint to another: every kept
 // version is copied, in order and with its version number, its document
 // rebound to the new fingerprint; a last version with origin "migrate"
-// and note says why; and the old key is purged, so that the name is found
-// under one fingerprint only. ErrPlaybookExists when the new key is taken.
+// and note says why; and the old key is deleted (its history stays in the
+// bucket behind a delete marker: the bucket allows no purge), so that the
+// name is found under one fingerprint only. ErrPlaybookExists when the new key is taken.
 func (s *PlaybookStore) Rebind(ctx context.Context, from, to, name, note string) (*PlaybookEntry, error) {
 	hist, err := s.History(ctx, from, name)
 	if err != nil {
@@ -321,8 +333,8 @@ func (s *PlaybookStore) Rebind(ctx context.Context, from, to, name, note string)
 		return nil, err
 	}
 	old := playbookKey(from, name)
-	if err := s.patience.retry(ctx, func(ctx context.Context) error { return s.kv.Purge(ctx, old) }); err != nil {
-		return nil, fmt.Errorf("bus: purge playbook %s: %w", old, err)
+	if err := s.patience.retry(ctx, func(ctx context.Context) error { return s.kv.Delete(ctx, old) }); err != nil {
+		return nil, fmt.Errorf("bus: delete playbook %s: %w", old, err)
 	}
 	return entry, nil
 }

@@ -2,7 +2,9 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -88,9 +90,9 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *k
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
 		}
 	}
-	kv, err := b.js.CreateOrUpdateKeyValue(ctx, playbooksConfig(replicas))
+	kv, err := b.playbookBucket(ctx, replicas)
 	if err != nil {
-		return fmt.Errorf("bus: create bucket %s: %w", BucketPlaybooks, err)
+		return err
 	}
 	obj, err := b.js.CreateOrUpdateObjectStore(ctx, blobsConfig(replicas))
 	if err != nil {
@@ -98,6 +100,41 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *k
 	}
 	b.clients(p, k, from, kv, obj)
 	return nil
+}
+
+// playbookBucket creates the playbook store, or brings the one there to
+// the current configuration, refusing a Nats-Rollup header: a rollup
+// would let anyone who may write the store (the distiller and the
+// planner) erase every version of every playbook but one. A key-value
+// bucket is made allowing rollups, which only its purge needs, and Rote
+// does not purge playbooks; the one there is updated as a stream, so that
+// it never allows them again on the way.
+func (b *Bus) playbookBucket(ctx context.Context, replicas int) (jetstream.KeyValue, error) {
+	cfg := playbooksConfig(replicas)
+	name := "KV_" + cfg.Bucket
+	s, err := b.js.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if _, err := b.js.CreateKeyValue(ctx, cfg); err != nil && !errors.Is(err, jetstream.ErrBucketExists) {
+			return nil, fmt.Errorf("bus: create bucket %s: %w", cfg.Bucket, err)
+		}
+		s, err = b.js.Stream(ctx, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
+	}
+	have := s.CachedInfo().Config
+	want := have
+	want.Description, want.MaxMsgsPerSubject, want.Replicas, want.AllowRollup = cfg.Description, int64(cfg.History), cfg.Replicas, false
+	if !reflect.DeepEqual(have, want) {
+		if _, err := b.js.UpdateStream(ctx, want); err != nil {
+			return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
+		}
+	}
+	kv, err := b.js.KeyValue(ctx, cfg.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
+	}
+	return kv, nil
 }
 
 // bindTopology opens the streams, bucket and object store that a process
@@ -134,7 +171,7 @@ func (b *Bus) clients(p patience, k *keyring, signedFrom uint64, kv jetstream.Ke
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
 	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, signedFrom: signedFrom, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
-	b.playbooks = &PlaybookStore{kv: kv, patience: p}
+	b.playbooks = &PlaybookStore{kv: kv, patience: p, log: b.log}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
 	b.browsers = &Browsers{rpc: b.rpc}
 }
