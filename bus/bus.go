@@ -74,6 +74,8 @@ const DefaultPublishPatience = 15 * time.Second
 var (
 	// ErrUnreachable means no NATS server answered at the URL.
 	ErrUnreachable = errors.New("bus: NATS server unreachable")
+	// ErrRefused means the server answered and refused the credentials.
+	ErrRefused = errors.New("bus: NATS login refused")
 	// ErrDataDirBusy means another process owns the data directory and
 	// could not be reached through the address it published.
 	ErrDataDirBusy = errors.New("bus: data directory in use by another process")
@@ -124,13 +126,21 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Role != "" && !IsRole(cfg.Role) {
 		return nil, fmt.Errorf("bus: unknown role %q: want one of %s", cfg.Role, strings.Join(Roles(), ", "))
 	}
+	user := connUser(cfg)
+	if cfg.Role != "" && IsRole(user) && user != cfg.Role {
+		return nil, fmt.Errorf("bus: role %s connects as NATS user %s: a role joins as its own user (or as rote)", cfg.Role, user)
+	}
 	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1), tookOver: cfg.TookOver, live: &liveness{}}
+	opts := b.connectionEvents()
+	if user == roteUser || IsRole(user) {
+		opts = append(opts, nats.CustomInboxPrefix(inboxPrefix(user)))
+	}
 	var err error
 	switch {
 	case cfg.URL != "":
-		b.conn, err = dial(ctx, cfg, b.connectionEvents()...)
+		b.conn, err = dial(ctx, cfg, opts...)
 	default:
-		b.conn, b.embedded, b.heir, err = openEmbedded(ctx, cfg, b.connectionEvents()...)
+		b.conn, b.embedded, b.heir, err = openEmbedded(ctx, cfg, opts...)
 	}
 	if err != nil {
 		return nil, err
@@ -166,6 +176,19 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// connUser is the NATS user cfg's client connects as: the URL's, else
+// the role's a process joining another's embedded server takes, else
+// rote ("" for a URL without one).
+func connUser(cfg Config) string {
+	if cfg.URL != "" {
+		if u, err := url.Parse(cfg.URL); err == nil && u.User != nil {
+			return u.User.Username()
+		}
+		return ""
+	}
+	return cmp.Or(cfg.Role, roteUser)
 }
 
 // keyring is what cfg's client signs events as and checks them with:
@@ -255,6 +278,9 @@ func dial(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, er
 		opts = append(opts, nats.RootCAs(cfg.CAFile))
 	}
 	conn, err := nats.Connect(cfg.URL, append(opts, extra...)...)
+	if errors.Is(err, nats.ErrAuthorization) {
+		return nil, fmt.Errorf("%w: the NATS server at %s refused this user's password (%v)", ErrRefused, redactURL(cfg.URL), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, redactURL(cfg.URL), err)
 	}

@@ -30,6 +30,7 @@ type roleGrant struct {
 	kinds     []string // the run event kinds it publishes
 	playbooks bool     // it writes the playbook store
 	blobs     bool     // it writes the blob store
+	tasks     bool     // it claims tasks from rote.tasks
 }
 
 // roleGrants are the role users: one per service.
@@ -42,7 +43,7 @@ var roleGrants = map[string]roleGrant{
 	// it opens and closes runs, calls MCP servers, asks the model, checks
 	// expects and verify gates, and patches playbooks.
 	"planner": {kinds: []string{schema.KindStarted, schema.KindFinished, schema.KindCalls, schema.KindLLM,
-		schema.KindPlaybook, schema.KindExpect, schema.KindVerify}, playbooks: true, blobs: true},
+		schema.KindPlaybook, schema.KindExpect, schema.KindVerify}, playbooks: true, blobs: true, tasks: true},
 }
 
 // Roles are the role users' names, sorted.
@@ -79,21 +80,42 @@ func RolePassword(rote, role string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
+// inboxPrefix is where the replies to a Rote process's requests go:
+// _ROTE_INBOX.USER, so that a role reads only its own, and a task
+// publisher (user client, which reads _INBOX.>) none of Rote's.
+func inboxPrefix(user string) string { return "_ROTE_INBOX." + user }
+
 // RolePermissions are the NATS permissions of role user role (nil for
 // an unknown role): the embedded server gives them, and deploy/k8s's
-// configuration must give the same.
+// configuration must give the same. A role may call every service and
+// answer its own service's requests, read its own replies, read the run
+// log and the stores with consumers of its own, and write what its
+// grant says; the planner alone claims tasks. Nothing else: no stream
+// or other consumer created, changed or deleted, no other service's
+// requests read or answered.
 func RolePermissions(role string) *server.Permissions {
 	g, ok := roleGrants[role]
 	if !ok {
 		return nil
 	}
 	allow := []string{
-		// Requests to Rote's services and their replies.
 		"rote.perception.>", "rote.actuator.>", "rote.planner.>", "rote.matcher.>", "rote.distiller.>",
-		"_INBOX.>", "$SRV.>",
-		// Reading the log and the stores, and the task queue's consumer.
-		"$JS.API.INFO", "$JS.API.STREAM.INFO.>", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
-		"$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>", "$JS.API.CONSUMER.>", "$JS.ACK.>", "$JS.FC.>",
+		inboxPrefix("*") + ".>", "$JS.API.INFO", "$JS.FC.>",
+	}
+	read := []string{StreamRuns, "KV_" + BucketPlaybooks, "OBJ_" + BucketBlobs}
+	if g.tasks {
+		read = append(read, StreamTasks)
+		allow = append(allow, "$JS.API.CONSUMER.DURABLE.CREATE."+StreamTasks+".>")
+	}
+	for _, s := range read {
+		allow = append(allow, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.MSG.GET."+s, "$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>",
+			"$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>", "$JS.API.CONSUMER.INFO."+s+".>",
+			"$JS.API.CONSUMER.MSG.NEXT."+s+".>", "$JS.ACK."+s+".>")
+		if s != StreamTasks {
+			// Its own ordered consumers, which it deletes and makes anew;
+			// the planners' task consumer is not its to delete.
+			allow = append(allow, "$JS.API.CONSUMER.DELETE."+s+".>")
+		}
 	}
 	for _, k := range g.kinds {
 		allow = append(allow, schema.RunKindFilter(k))
@@ -106,7 +128,7 @@ func RolePermissions(role string) *server.Permissions {
 	}
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: allow},
-		Subscribe: &server.SubjectPermission{Allow: []string{">"}},
+		Subscribe: &server.SubjectPermission{Allow: []string{"rote." + role + ".>", inboxPrefix(role) + ".>", "$SRV.>"}},
 	}
 }
 

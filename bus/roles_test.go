@@ -2,10 +2,12 @@ package bus_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
@@ -50,6 +52,23 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 	if _, err := kv.Put(c, "fp.name", []byte("x")); err != nil {
 		t.Fatalf("the planner writes the playbook store: %v", err)
 	}
+	// But it cannot erase the store with a rollup.
+	rollup := nats.NewMsg("$KV." + bus.BucketPlaybooks + ".fp.other")
+	rollup.Header.Set("Nats-Rollup", "all")
+	if _, err := planner.JetStream().PublishMsg(short(), rollup); err == nil {
+		t.Fatal("the planner rolled the playbook store up")
+	}
+	// A key that names no playbook, or a value that is none, hides no
+	// other playbook.
+	if _, err := kv.Put(c, "junk", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Playbooks().Put(c, playbook(t, strings.Repeat("a", 64), "file the report"), "import", ""); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := owner.Playbooks().List(c); err != nil || len(list) != 1 || list[0].Name != "file-report" {
+		t.Fatalf("the store with junk in it: %+v (%v)", list, err)
+	}
 
 	perception := join("perception")
 	for _, b := range []*bus.Bus{owner, planner, perception} {
@@ -82,6 +101,26 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 	}
 	if err := js.DeleteStream(short(), bus.StreamRuns); err == nil {
 		t.Fatal("perception deleted the run log")
+	}
+	// The planners' task queue is not perception's: no consumer of its
+	// own on it, none deleted or paused.
+	if _, err := js.CreateOrUpdateConsumer(short(), bus.StreamTasks, jetstream.ConsumerConfig{Durable: "evil"}); err == nil {
+		t.Fatal("perception made a consumer on the task queue")
+	}
+	if err := js.DeleteConsumer(short(), bus.StreamTasks, "rote-planner"); err == nil || errors.Is(err, jetstream.ErrConsumerNotFound) {
+		t.Fatalf("perception reached the planners' task consumer: %v", err)
+	}
+	// Another service's requests are not perception's to read (a match
+	// request carries the task's text), nor Rote's replies the client's.
+	sub, err := perception.Conn().SubscribeSync(schema.SubjectMatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Conn().Publish(schema.SubjectMatch, []byte("a task's text")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := sub.NextMsg(time.Second); err == nil {
+		t.Fatalf("perception read a matcher request: %q", m.Data)
 	}
 	if envs, err := owner.Runs().ReadRun(c, "Q"); err == nil || len(envs) != 0 {
 		t.Fatalf("perception's run is in the log: %d", len(envs))
@@ -117,6 +156,11 @@ func TestAnEventFromTheWrongRoleIsSkipped(t *testing.T) {
 	perception, err := as("perception", bus.RolePassword("pw", "perception"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A role's process given another role's user is told so at once.
+	u := strings.Replace(srv.ClientURL(), "nats://", "nats://perception:"+bus.RolePassword("pw", "perception")+"@", 1)
+	if _, err := bus.Open(c, bus.Config{URL: u, Role: "actuator"}); err == nil || !strings.Contains(err.Error(), "joins as its own user") {
+		t.Fatalf("the actuator as user perception: %v", err)
 	}
 	impostor, err := as("planner", "not-the-planners-password")
 	if err != nil {

@@ -60,7 +60,7 @@ func TestTLSWithPrivateCA(t *testing.T) {
 		t.Fatalf("without the CA: %v", err)
 	}
 	_, err = bus.Open(ctx, bus.Config{URL: "tls://rote:wrong-password@localhost:" + port, CAFile: caFile, Name: "tls"})
-	if !errors.Is(err, bus.ErrUnreachable) || strings.Contains(err.Error(), "wrong-password") {
+	if !errors.Is(err, bus.ErrRefused) || strings.Contains(err.Error(), "wrong-password") {
 		t.Fatalf("a wrong password: %v", err)
 	}
 }

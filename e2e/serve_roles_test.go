@@ -251,6 +251,12 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	if got := signers(t, b, ids[0]); !maps.Equal(got, want) {
 		t.Fatalf("run %s's events by kind are signed by %v, want %v", ids[0], got, want)
 	}
+	// And no role was refused anything it does.
+	for _, p := range roles {
+		if out := p.out.String(); strings.Contains(out, "refused a request") || strings.Contains(out, "Permissions Violation") {
+			t.Fatalf("the server refused %s something:\n%s", p.role, out)
+		}
+	}
 	if len(starts) != len(ids) || starts["t-nosuch"] != 0 || starts["t-file"] != 0 {
 		t.Fatalf("runs started: %v; want one per task and none for the bad messages", starts)
 	}

@@ -64,7 +64,7 @@ they work on as attributes.`,
 			if app.NATSURL == "" && b.Server() == nil {
 				// Another rote process owns --data and runs its server
 				// (bus.Open refused --listen in that case).
-				app.Log.Warn("the data directory is served by another rote process: this one stops working when that one stops", "data", app.DataDir, "nats", b.ClientURL(), "user", cmp.Or(cfg.Role, "rote"))
+				app.Log.Warn("the data directory is served by another rote process: when that one stops, this one (or another that joined it) takes the directory over", "data", app.DataDir, "nats", b.ClientURL(), "user", cmp.Or(cfg.Role, "rote"))
 			}
 			ncfg, err := app.nodeConfig(roles...)
 			if err != nil {
