@@ -101,6 +101,16 @@ func (s *PlaybookStore) put(ctx context.Context, key, name string, doc []byte, o
 	latest, err := s.kv.Get(ctx, key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
+		// New, or deleted: a deleted playbook's versions are kept, and
+		// its numbering goes on.
+		fp, n, _ := strings.Cut(key, ".")
+		hist, _, err := s.history(ctx, fp, n)
+		if err != nil && !errors.Is(err, ErrPlaybookNotFound) {
+			return nil, err
+		}
+		if len(hist) > 0 {
+			stored.Version = hist[len(hist)-1].Stored.Version + 1
+		}
 	case err != nil:
 		return nil, err
 	default:
@@ -143,8 +153,15 @@ func fingerprintOf(key string) string {
 }
 
 // PlaybookHistory returns every kept version of a playbook, oldest first
-// (the bucket keeps the newest 64). ErrPlaybookNotFound when there is none.
+// (the bucket keeps the newest 64), a deleted one's too, so that a
+// rollback can bring it back. ErrPlaybookNotFound when there is none.
 func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, error) {
+	hist, _, err := s.history(ctx, fingerprint, name)
+	return hist, err
+}
+
+// history is History, and whether the key's last operation deleted it.
+func (s *PlaybookStore) history(ctx context.Context, fingerprint, name string) ([]PlaybookEntry, bool, error) {
 	key := playbookKey(fingerprint, name)
 	var hist []jetstream.KeyValueEntry
 	err := s.patience.retry(ctx, func(ctx context.Context) (err error) {
@@ -152,37 +169,41 @@ func (s *PlaybookStore) History(ctx context.Context, fingerprint, name string) (
 		return err
 	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
+		return nil, false, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("bus: playbook history %s: %w", key, err)
+		return nil, false, fmt.Errorf("bus: playbook history %s: %w", key, err)
 	}
 	out := make([]PlaybookEntry, 0, len(hist))
+	deleted := false
 	for _, h := range hist {
-		if h.Operation() != jetstream.KeyValuePut {
-			out = out[:0] // deleted (a rebind moved it): what follows is a new playbook
+		deleted = h.Operation() != jetstream.KeyValuePut
+		if deleted {
 			continue
 		}
 		stored, err := decodeStored(h.Value())
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out = append(out, PlaybookEntry{Fingerprint: fingerprintOf(key), Name: name, Stored: stored})
 	}
-	if len(out) == 0 { // deleted or purged
-		return nil, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
+	if len(out) == 0 {
+		return nil, deleted, fmt.Errorf("%w: %s", ErrPlaybookNotFound, key)
 	}
-	return out, nil
+	return out, deleted, nil
 }
 
 // GetPlaybook returns one version of a playbook; version 0 means the
 // latest. ErrPlaybookNotFound when the playbook or version is not kept.
 func (s *PlaybookStore) Get(ctx context.Context, fingerprint, name string, version uint64) (*PlaybookEntry, error) {
-	hist, err := s.History(ctx, fingerprint, name)
+	hist, deleted, err := s.history(ctx, fingerprint, name)
 	if err != nil {
 		return nil, err
 	}
 	if version == 0 {
+		if deleted {
+			return nil, fmt.Errorf("%w: %s was deleted; its history keeps its versions", ErrPlaybookNotFound, playbookKey(fingerprint, name))
+		}
 		return &hist[len(hist)-1], nil
 	}
 	for i := range hist {
@@ -227,6 +248,10 @@ func (s *PlaybookStore) List(ctx context.Context) ([]PlaybookEntry, error) {
 		case err != nil:
 			// One bad entry must not hide every other playbook.
 			s.log.Warn("a playbook that does not read was skipped", "key", k, "err", err)
+			continue
+		}
+		if _, err := e.Decode(); err != nil {
+			s.log.Warn("a playbook that does not decode was skipped", "key", k, "err", err)
 			continue
 		}
 		out = append(out, *e)
@@ -292,6 +317,9 @@ var ErrPlaybookExists = errors.New("bus: playbook already exists")
 // bucket behind a delete marker: the bucket allows no purge), so that the
 // name is found under one fingerprint only. ErrPlaybookExists when the new key is taken.
 func (s *PlaybookStore) Rebind(ctx context.Context, from, to, name, note string) (*PlaybookEntry, error) {
+	if _, err := s.Get(ctx, from, name, 0); err != nil {
+		return nil, err // none, or deleted
+	}
 	hist, err := s.History(ctx, from, name)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 func playbook(t *testing.T, fp, intent string) *schema.Playbook {
@@ -142,5 +143,52 @@ func TestRebindMovesTheWholeHistory(t *testing.T) {
 	}
 	if _, err := store.Rebind(c, from, to, "file-report", "again"); !errors.Is(err, bus.ErrPlaybookExists) {
 		t.Fatalf("a rebind onto a taken key: %v", err)
+	}
+}
+
+// TestADeletedPlaybookCanBeRolledBack: a delete marker (which the
+// distiller and the planner may write) takes a playbook out of the list,
+// but its history keeps every version, a rollback brings it back with
+// its numbering going on, and a stored value whose document does not
+// decode hides no other playbook.
+func TestADeletedPlaybookCanBeRolledBack(t *testing.T) {
+	b := bustest.Start(t)
+	c := ctx(t)
+	fp := strings.Repeat("a", 64)
+	store := b.Playbooks()
+	for _, intent := range []string{"file the report", "file the monthly report"} {
+		if _, err := store.Put(c, playbook(t, fp, intent), "import", intent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kv, err := b.JetStream().KeyValue(c, bus.BucketPlaybooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Delete(c, fp+".file-report"); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := msgpack.Marshal(&schema.StoredPlaybook{Version: 1, Document: []byte("{{{ not yaml: ["), Origin: "import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(c, fp+".broken", bad); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := store.List(c); err != nil || len(list) != 0 {
+		t.Fatalf("list after a delete and a broken document: %+v (%v)", list, err)
+	}
+	if _, err := store.Get(c, fp, "file-report", 0); !errors.Is(err, bus.ErrPlaybookNotFound) {
+		t.Fatalf("the latest version of a deleted playbook: %v", err)
+	}
+	if hist, err := store.History(c, fp, "file-report"); err != nil || len(hist) != 2 {
+		t.Fatalf("a deleted playbook's history: %d versions (%v)", len(hist), err)
+	}
+	e, err := store.Rollback(c, fp, "file-report", 1)
+	if err != nil || e.Stored.Version != 3 {
+		t.Fatalf("rollback of a deleted playbook: %+v %v", e, err)
+	}
+	if list, err := store.List(c); err != nil || len(list) != 1 || list[0].Stored.Version != 3 {
+		t.Fatalf("list after the rollback: %+v (%v)", list, err)
 	}
 }

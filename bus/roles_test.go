@@ -122,6 +122,36 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 	if m, err := sub.NextMsg(time.Second); err == nil {
 		t.Fatalf("perception read a matcher request: %q", m.Data)
 	}
+	// A request whose reply is aimed at a stream's subject gets no reply:
+	// the service would write it there as user rote.
+	svc, err := owner.RPC().NewService("echo", "1.0.0", "answers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan struct{}, 2)
+	err = bus.AddEndpoint(c, svc, "echo", "rote.matcher.echo", true, func(context.Context, *map[string]string) (*map[string]string, error) {
+		answered <- struct{}{}
+		return &map[string]string{"x": "y"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := nats.NewMsg("rote.matcher.echo")
+	req.Reply = schema.RunSubject("P", schema.KindFinished)
+	req.Data = []byte{0x80} // an empty msgpack map
+	if err := perception.Conn().PublishMsg(req); err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]string
+	if err := perception.RPC().Call(c, "rote.matcher.echo", map[string]string{}, &rep); err != nil || rep["x"] != "y" {
+		t.Fatalf("a request with an inbox: %v %v", rep, err)
+	}
+	if len(answered) != 1 {
+		t.Fatalf("the service answered %d requests, want the one with an inbox", len(answered))
+	}
+	if envs, skipped, err := owner.Runs().ReadChecked(c, schema.RunFilter("P")); err != nil || len(envs) != 1 || len(skipped) != 0 {
+		t.Fatalf("run P after a reply aimed at it: %d events, skipped %v (%v)", len(envs), skipped, err)
+	}
 	if envs, err := owner.Runs().ReadRun(c, "Q"); err == nil || len(envs) != 0 {
 		t.Fatalf("perception's run is in the log: %d", len(envs))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -111,8 +112,21 @@ func AddEndpoint[Req, Rep any](ctx context.Context, svc *Service, name, subject 
 	}
 	logged := LogFailures[Req, Rep](svc.log.With("endpoint", name))(h)
 	return svc.micro.AddEndpoint(name, micro.HandlerFunc(func(r micro.Request) {
+		if !inbox(r.Reply()) {
+			// A reply goes where the requester says, written as this
+			// process's user: aimed at a stream's subject, it would put
+			// this process's words into the run log or the playbook
+			// store on a requester's behalf.
+			svc.log.Warn("a request whose reply subject is no inbox was dropped", "endpoint", name, "reply", r.Reply())
+			return
+		}
 		go serve(ctx, r, logged)
 	}), opts...)
+}
+
+// inbox reports whether subject is a requester's reply inbox.
+func inbox(subject string) bool {
+	return strings.HasPrefix(subject, "_INBOX.") || strings.HasPrefix(subject, inboxPrefix(""))
 }
 
 func serve[Req, Rep any](ctx context.Context, r micro.Request, h Handler[Req, Rep]) {

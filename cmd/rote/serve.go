@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
@@ -47,6 +49,8 @@ they work on as attributes.`,
 			if len(roles) == 1 {
 				// Joining another process's server: as the role's user.
 				cfg.Role = roles[0]
+			} else if u, err := url.Parse(app.NATSURL); err == nil && u.User != nil && bus.IsRole(u.User.Username()) {
+				return usageError("--role %s runs every role, so it connects as user rote, not as the role user %s", roleFlag, u.User.Username())
 			}
 			b, err := app.openBus(ctx, cfg)
 			if err != nil {
