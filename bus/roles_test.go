@@ -136,6 +136,9 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := owner.Conn().Flush(); err != nil { // the server knows the endpoint
+		t.Fatal(err)
+	}
 	req := nats.NewMsg("rote.matcher.echo")
 	req.Reply = schema.RunSubject("P", schema.KindFinished)
 	req.Data = []byte{0x80} // an empty msgpack map
