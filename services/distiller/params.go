@@ -3,6 +3,8 @@ package distiller
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -70,14 +72,80 @@ func (b *binder) whole(v string) (string, bool) {
 }
 
 // within templates every parameter value of at least minLiteral
-// characters inside s.
+// characters that stands in s as a whole token (see replaceTokens): a
+// path segment or a query value of a URL, a word of a text. A value
+// inside a constant is left alone: with username=admin, /wp-admin/ stays
+// what it is, and another username still finds it.
 func (b *binder) within(s string) string {
 	for _, k := range b.names {
 		if v := b.values[k]; len(v) >= minLiteral {
-			s = strings.ReplaceAll(s, v, "{{"+k+"}}")
+			s = replaceTokens(s, v, "{{"+k+"}}")
 		}
 	}
 	return s
+}
+
+// replaceTokens replaces each occurrence of v in s that is a whole
+// token: joined on neither side to a letter, a digit, '-', '_' or '@',
+// nor to a '.' that joins one (a file name, a host name), nor inside a
+// {{template}}.
+func replaceTokens(s, v, repl string) string {
+	var out strings.Builder
+	i := 0
+	for {
+		j := strings.Index(s[i:], v)
+		if j < 0 {
+			out.WriteString(s[i:])
+			return out.String()
+		}
+		j += i
+		if end := j + len(v); tokenStart(s, j) && tokenEnd(s, end) {
+			out.WriteString(s[i:j])
+			out.WriteString(repl)
+			i = end
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[j:])
+		out.WriteString(s[i : j+size])
+		i = j + size
+	}
+}
+
+// joins reports whether r makes one token with what it touches.
+func joins(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '@'
+}
+
+// tokenStart reports whether a token may start at s[at:].
+func tokenStart(s string, at int) bool {
+	if at == 0 {
+		return true
+	}
+	r, size := utf8.DecodeLastRuneInString(s[:at])
+	if joins(r) || r == '{' {
+		return false
+	}
+	if r == '.' {
+		before, _ := utf8.DecodeLastRuneInString(s[:at-size])
+		return !joins(before)
+	}
+	return true
+}
+
+// tokenEnd reports whether a token may end where s[at:] begins.
+func tokenEnd(s string, at int) bool {
+	if at == len(s) {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(s[at:])
+	if joins(r) || r == '}' {
+		return false
+	}
+	if r == '.' {
+		after, _ := utf8.DecodeRuneInString(s[at+size:])
+		return !joins(after)
+	}
+	return true
 }
 
 // fromTask reports whether v, which is no parameter's value, still comes
