@@ -10,6 +10,7 @@
 // threshold), and a second playbook as good is an ambiguity, a miss.
 // Stage 3 binds every declared parameter: from the structured values the
 // task gives, else from the task text where the intent's slots capture
-// them, else with one bounded model call (source matcher, made by the
+// them (a captured value that holds a clause of its own, "editor and
+// delete user bob", is a miss), else with one bounded model call (source matcher, made by the
 // planner over the bus) whose values must appear in the task text.
 package matcher

@@ -98,9 +98,17 @@ func capture(intent string) *regexp.Regexp {
 // intent does not have.
 var sentenceBreak = regexp.MustCompile(`[.!?;]\s`)
 
+// clauseBreak in a captured value means the slot swallowed a clause of
+// its own ("editor and delete user bob", "Berlin, then email the CFO",
+// "memo unless it is published"): the task asks for more than the
+// playbook does, so it must miss. A value that really holds such a word
+// ("Johnson and Johnson") misses too: the cold agent does it, and nothing
+// is done wrong.
+var clauseBreak = regexp.MustCompile(`(?i)[,;]|\b(and|then|or|but|also|plus|afterwards|after|before|except|unless|if|while|whereas|instead|nor)\b`)
+
 // captured returns the slot values the intent's pattern captures in the
 // task text, or nil when it does not fit or a value looks swallowed: a
-// sentence break inside, or more than maxCaptureWords words.
+// sentence or clause break inside, or more than maxCaptureWords words.
 func captured(task, intent string) map[string]string {
 	re := capture(intent)
 	if re == nil {
@@ -116,7 +124,7 @@ func captured(task, intent string) map[string]string {
 			continue
 		}
 		v := strings.TrimSpace(m[i])
-		if v == "" || sentenceBreak.MatchString(v) || len(strings.Fields(v)) > maxCaptureWords {
+		if v == "" || sentenceBreak.MatchString(v) || clauseBreak.MatchString(v) || len(strings.Fields(v)) > maxCaptureWords {
 			return nil
 		}
 		out[name] = v
