@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -30,7 +29,7 @@ type liveness struct {
 // publishing holds the lock of ev's run before ev, a run.started, is
 // published; other events pass.
 func (l *liveness) publishing(ev schema.Event) {
-	if e, ok := ev.(*schema.RunStarted); ok && l != nil && l.dir != "" {
+	if e, ok := ev.(*schema.RunStarted); ok && l.dir != "" {
 		l.hold(e.RunID)
 	}
 }
@@ -38,7 +37,7 @@ func (l *liveness) publishing(ev schema.Event) {
 // published releases the lock of ev's run once ev, a run.finished, is
 // published, or when ev, a run.started, could not be (err).
 func (l *liveness) published(ev schema.Event, err error) {
-	if l == nil || l.dir == "" {
+	if l.dir == "" {
 		return
 	}
 	switch e := ev.(type) {
@@ -86,22 +85,22 @@ func (l *liveness) hold(run string) {
 func (l *liveness) release(run string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if f, ok := l.held[run]; ok {
-		os.Remove(f.Name())
-		f.Close()
-		delete(l.held, run)
-	}
+	l.drop(run)
 }
 
 // close releases every run this process still holds: they are not
 // finished, but this process no longer runs them.
 func (l *liveness) close() {
-	if l == nil {
-		return
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for run, f := range l.held {
+	for run := range l.held {
+		l.drop(run)
+	}
+}
+
+// drop removes run's lock file and unlocks it; l.mu is held.
+func (l *liveness) drop(run string) {
+	if f, ok := l.held[run]; ok {
 		os.Remove(f.Name())
 		f.Close()
 		delete(l.held, run)
@@ -111,20 +110,21 @@ func (l *liveness) close() {
 // RunAlive reports whether a live process of dataDir's embedded store
 // runs run: its lock file exists and another process holds it.
 func RunAlive(dataDir, run string) bool {
-	if schema.ValidateRunID(run) != nil {
-		return false
-	}
-	f, err := os.OpenFile(filepath.Join(dataDir, liveDir, run), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	return schema.ValidateRunID(run) == nil && LockHeld(filepath.Join(dataDir, liveDir, run))
+}
+
+// LockHeld reports whether the file at path exists and another open file
+// (of this process or another) holds its flock. A lock that cannot be
+// tested counts as held: the caller must not take its holder for dead.
+func LockHeld(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return true
 	}
-	if err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
 }

@@ -76,19 +76,7 @@ func claimRun(dataDir, runID string) (*RunLock, error) {
 // Alive reports whether run runID of dataDir has a live recorder: its
 // lock file exists and another process holds it.
 func Alive(dataDir, runID string) bool {
-	if schema.ValidateRunID(runID) != nil {
-		return false
-	}
-	f, err := os.OpenFile(filepath.Join(dataDir, locksDir, runID+".lock"), os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return schema.ValidateRunID(runID) == nil && bus.LockHeld(filepath.Join(dataDir, locksDir, runID+".lock"))
 }
 
 // Release removes the lock file and unlocks it.
