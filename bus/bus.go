@@ -183,12 +183,20 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 // rote ("" for a URL without one).
 func connUser(cfg Config) string {
 	if cfg.URL != "" {
-		if u, err := url.Parse(cfg.URL); err == nil && u.User != nil {
-			return u.User.Username()
-		}
-		return ""
+		user, _ := urlUser(cfg.URL)
+		return user
 	}
 	return cmp.Or(cfg.Role, roteUser)
+}
+
+// urlUser is the user and password in a NATS URL, empty for none.
+func urlUser(raw string) (user, password string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return "", ""
+	}
+	password, _ = u.User.Password()
+	return u.User.Username(), password
 }
 
 // keyring is what cfg's client signs events as and checks them with:
@@ -202,15 +210,12 @@ func (b *Bus) keyring(cfg Config) (*keyring, error) {
 	var k *keyring
 	switch {
 	case cfg.URL != "":
-		if u, err := url.Parse(cfg.URL); err == nil && u.User != nil {
-			password, _ := u.User.Password()
-			switch name := u.User.Username(); {
-			case password == "":
-			case name == roteUser:
-				k = passwordKeyring(roteUser, password, password)
-			case IsRole(name):
-				k = passwordKeyring(name, password, "")
-			}
+		switch name, password := urlUser(cfg.URL); {
+		case password == "":
+		case name == roteUser:
+			k = passwordKeyring(roteUser, password, password)
+		case IsRole(name):
+			k = passwordKeyring(name, password, "")
 		}
 	default:
 		rote, err := ReadToken(cfg.DataDir, roteUser)

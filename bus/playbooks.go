@@ -103,8 +103,7 @@ func (s *PlaybookStore) put(ctx context.Context, key, name string, doc []byte, o
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		// New, or deleted: a deleted playbook's versions are kept, and
 		// its numbering goes on.
-		fp, n, _ := strings.Cut(key, ".")
-		hist, _, err := s.history(ctx, fp, n)
+		hist, _, err := s.history(ctx, fingerprintOf(key), name)
 		if err != nil && !errors.Is(err, ErrPlaybookNotFound) {
 			return nil, err
 		}

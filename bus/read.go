@@ -105,7 +105,7 @@ func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope
 				remaining = md.NumPending
 				env, err := Decode(msg)
 				if err == nil {
-					err = l.keys.check(md.Sequence.Stream, l.signedFrom, msg)
+					err = l.keys.check(md.Sequence.Stream, msg)
 				}
 				if err != nil {
 					bad = append(bad, Undecodable{Subject: msg.Subject(), Seq: md.Sequence.Stream, Err: err})

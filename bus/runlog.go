@@ -16,10 +16,9 @@ import (
 // benchmark read it.
 type RunLog struct {
 	*publisher
-	blobs      jetstream.ObjectStore
-	keys       *keyring
-	live       *liveness
-	signedFrom uint64 // the stream sequence from which every event is signed
+	blobs jetstream.ObjectStore
+	keys  *keyring
+	live  *liveness
 }
 
 // Signed reports whether this client signs the events it publishes and

@@ -109,6 +109,8 @@ type keyring struct {
 	// authority: keys were derived from user rote's password, and are
 	// written into ROTE_RUNS's metadata for role processes.
 	authority bool
+	// signedFrom is the stream sequence from which every event is signed.
+	signedFrom uint64
 }
 
 // passwordKeyring is the keyring of a client connected as user (rote or
@@ -129,13 +131,13 @@ func passwordKeyring(user, password, rote string) *keyring {
 
 // check says why msg, stored at seq, is not a signed event of this bus
 // that its signer may write, or nil. Without keys nothing is checked.
-func (k *keyring) check(seq, signedFrom uint64, msg jetstream.Msg) error {
+func (k *keyring) check(seq uint64, msg jetstream.Msg) error {
 	if k.keys == nil {
 		return nil
 	}
 	got := msg.Headers().Get(HeaderSignature)
 	if got == "" {
-		if seq < signedFrom {
+		if seq < k.signedFrom {
 			return nil // written before this store's events were signed
 		}
 		return errUnsigned
@@ -155,20 +157,20 @@ func (k *keyring) check(seq, signedFrom uint64, msg jetstream.Msg) error {
 	return nil
 }
 
-// runsMetadata returns the metadata ROTE_RUNS keeps across updates and
-// the sequence from which its events are signed. A client that signs
-// marks a store that has no mark yet at its next sequence; one that does
-// not keeps an existing mark, so that opening a store without the key
-// never makes earlier messages pass unsigned. An authority writes its
-// signers' public keys.
-func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[string]string, uint64, error) {
+// runsMetadata returns the metadata ROTE_RUNS keeps across updates, and
+// takes from it the sequence from which its events are signed. A client
+// that signs marks a store that has no mark yet at its next sequence; one
+// that does not keeps an existing mark, so that opening a store without
+// the key never makes earlier messages pass unsigned. An authority writes
+// its signers' public keys.
+func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[string]string, error) {
 	meta := map[string]string{}
 	var next uint64 = 1
 	stream, err := js.Stream(ctx, StreamRuns)
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 	case err != nil:
-		return nil, 0, fmt.Errorf("bus: %s: %w", StreamRuns, err)
+		return nil, fmt.Errorf("bus: %s: %w", StreamRuns, err)
 	default:
 		info := stream.CachedInfo()
 		maps.Copy(meta, info.Config.Metadata)
@@ -182,21 +184,23 @@ func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[
 			meta[keyPrefix+name] = hex.EncodeToString(pub)
 		}
 	}
-	from, err := markOf(meta)
-	return meta, from, err
+	return meta, k.markFrom(meta)
 }
 
-// markOf is the signed-from mark in a stream's metadata, 0 for none.
-func markOf(meta map[string]string) (uint64, error) {
+// markFrom takes the signed-from mark from a stream's metadata (0 for
+// none).
+func (k *keyring) markFrom(meta map[string]string) error {
 	v, ok := meta[signedFromKey]
 	if !ok {
-		return 0, nil
+		k.signedFrom = 0
+		return nil
 	}
 	from, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("bus: %s metadata %s=%q: %w", StreamRuns, signedFromKey, v, err)
+		return fmt.Errorf("bus: %s metadata %s=%q: %w", StreamRuns, signedFromKey, v, err)
 	}
-	return from, nil
+	k.signedFrom = from
+	return nil
 }
 
 // keysFrom reads the signers' public keys from ROTE_RUNS's metadata, for

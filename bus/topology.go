@@ -26,7 +26,7 @@ const (
 )
 
 // streamConfigs returns the stream configurations Rote needs, replicated
-// replicas times; runsMeta is ROTE_RUNS's metadata (see signedFrom).
+// replicas times; runsMeta is ROTE_RUNS's metadata (see runsMetadata).
 func streamConfigs(replicas int, runsMeta map[string]string) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{
 		{
@@ -81,7 +81,7 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *k
 	if role {
 		return b.bindTopology(ctx, p, k)
 	}
-	runsMeta, from, err := runsMetadata(ctx, b.js, k)
+	runsMeta, err := runsMetadata(ctx, b.js, k)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *k
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
-	b.clients(p, k, from, kv, obj)
+	b.clients(p, k, kv, obj)
 	return nil
 }
 
@@ -145,8 +145,7 @@ func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
 		return fmt.Errorf("bus: %s: %w (a role user binds to the streams a process of user rote created)", StreamRuns, err)
 	}
 	meta := stream.CachedInfo().Config.Metadata
-	from, err := markOf(meta)
-	if err != nil {
+	if err := k.markFrom(meta); err != nil {
 		return err
 	}
 	if k.keys == nil {
@@ -162,14 +161,14 @@ func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
 	if err != nil {
 		return fmt.Errorf("bus: object store %s: %w", BucketBlobs, err)
 	}
-	b.clients(p, k, from, kv, obj)
+	b.clients(p, k, kv, obj)
 	return nil
 }
 
 // clients hands out the role clients over the assets.
-func (b *Bus) clients(p patience, k *keyring, signedFrom uint64, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
+func (b *Bus) clients(p patience, k *keyring, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
-	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, signedFrom: signedFrom, live: b.live}
+	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p, log: b.log}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
