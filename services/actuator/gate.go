@@ -13,8 +13,9 @@ import (
 )
 
 // The gate is where a session's page loads leave the browser. It holds
-// document requests (Fetch) and answers each before a byte is sent: whatever started the load (a link, a form, a script, a redirect),
-// a confined session's page may load only from its origins, and a send
+// document requests (Fetch) and answers each before a byte is sent:
+// whatever started the load (a link, a form, a script, a redirect), a
+// confined session's page may load only from its origins, and a send
 // guard armed for an action lets through only where the control was
 // recorded to send. A refused request is answered in the browser with
 // 204 No Content, so the page stays where it was.
@@ -76,18 +77,18 @@ func (g *gate) decide(e *fetch.EventRequestPaused) {
 	defer g.wg.Done()
 	refuse := false
 	g.mu.Lock()
-	if e.FrameID != g.frame && e.Request != nil && len(g.origins) > 0 {
+	if e.Request != nil {
 		_, err := schema.CheckNavigation(e.Request.URL, g.origins)
-		refuse = err != nil
-	}
-	if e.FrameID == g.frame && e.Request != nil {
-		if _, err := schema.CheckNavigation(e.Request.URL, g.origins); err != nil {
+		switch {
+		case e.FrameID != g.frame:
+			refuse = err != nil && len(g.origins) > 0
+		case err != nil:
 			refuse = true
 			if g.outside == nil {
 				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, nothing was sent", err.(*schema.Error).Message)
 			}
 		}
-		if g.guard != nil && g.guard.judge(e) {
+		if e.FrameID == g.frame && g.guard != nil && g.guard.judge(e) {
 			refuse = true
 		}
 	}
