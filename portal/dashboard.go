@@ -19,8 +19,8 @@ func (p *Portal) dashboard(w http.ResponseWriter, _ *http.Request, s *session) {
 		OpenRecords:     len(p.visibleRecords()),
 		ArchivedRecords: len(p.st.Archived),
 		Vendors:         len(p.st.Vendors),
-		Reports:         len(reports),
-		LatestReport:    reports[0],
+		Reports:         len(p.reports),
+		LatestReport:    p.reports[0],
 	}
 	for _, m := range messages {
 		if _, filed := p.st.Triage[m.ID]; !filed {

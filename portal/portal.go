@@ -38,9 +38,10 @@ type Portal struct {
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
 
-	// mu guards st and sessions. Every request but /static runs under it.
+	// mu guards st, reports and sessions. Every request but /static runs under it.
 	mu       sync.Mutex
 	st       State
+	reports  []report
 	sessions map[string]*session
 }
 
@@ -148,5 +149,6 @@ func (p *Portal) Reset() {
 // resetLocked is Reset with p.mu held (or before p is shared).
 func (p *Portal) resetLocked() {
 	p.st = seedState()
+	p.reports = seedReports()
 	p.sessions = map[string]*session{}
 }

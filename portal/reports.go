@@ -6,9 +6,27 @@ import (
 	"strings"
 )
 
-// reportList serves GET /reports: the seeded reports, newest first.
+// reportList serves GET /reports: the published reports, newest first.
 func (p *Portal) reportList(w http.ResponseWriter, _ *http.Request, s *session) {
-	p.render(w, s, http.StatusOK, "reports", view{Title: "Reports", Section: "/reports", Data: reports})
+	p.render(w, s, http.StatusOK, "reports", view{Title: "Reports", Section: "/reports", Data: p.reports})
+}
+
+// PublishReport publishes the next month's report at the top of the list
+// and returns its id: the data a playbook learned on changes under it
+// (the latest report is no longer the one it downloaded). Reset takes
+// it back.
+func (p *Portal) PublishReport() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := p.reports[0]
+	year, month := 0, last.month+1
+	fmt.Sscanf(last.ID, "RPT-%d-", &year)
+	if month > 12 {
+		year, month = year+1, 1
+	}
+	next := monthlyReport(year, month)
+	p.reports = append([]report{next}, p.reports...)
+	return next.ID
 }
 
 // reportCSV is the deterministic content of a report.
@@ -34,7 +52,7 @@ func reportCSV(r report) string {
 // reportDownload serves GET /reports/{id}/download: the report as a CSV
 // attachment named <id>.csv. Every download is recorded.
 func (p *Portal) reportDownload(w http.ResponseWriter, r *http.Request, s *session) {
-	rep, ok := findReport(r.PathValue("id"))
+	rep, ok := p.findReport(r.PathValue("id"))
 	if !ok {
 		p.notFound(w, r, s)
 		return

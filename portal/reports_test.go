@@ -19,7 +19,7 @@ func TestReportsList(t *testing.T) {
 		t.Error("reports are not newest first")
 	}
 	for _, id := range []string{"RPT-2026-06", "RPT-2026-07", "RPT-2026-08", "RPT-2026-09", "RPT-2026-10", "RPT-2026-11"} {
-		r, ok := findReport(id)
+		r, ok := b.p.findReport(id)
 		if !ok {
 			t.Fatalf("no report %s", id)
 		}
@@ -54,5 +54,31 @@ func TestReportDownload(t *testing.T) {
 	b.get("/reports/RPT-2020-01/download")
 	if got, want := b.p.State().Downloads, []string{"RPT-2026-11", "RPT-2026-06", "RPT-2026-11"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Downloads = %v, want %v", got, want)
+	}
+}
+
+// TestPublishReport: a newer report goes to the top of the list, can be
+// downloaded, rolls the year over, and Reset takes it back.
+func TestPublishReport(t *testing.T) {
+	b := loggedIn(t, "")
+	if id := b.p.PublishReport(); id != "RPT-2026-12" {
+		t.Fatalf("published %s, want RPT-2026-12", id)
+	}
+	if id := b.p.PublishReport(); id != "RPT-2027-01" {
+		t.Fatalf("published %s, want RPT-2027-01", id)
+	}
+	pg := b.get("/reports")
+	jan, dec, nov := strings.Index(pg.body, "January 2027"), strings.Index(pg.body, "December 2026"), strings.Index(pg.body, "November 2026")
+	if jan < 0 || dec < jan || nov < dec {
+		t.Errorf("the published reports are not newest first (January 2027 at %d, December 2026 at %d, November 2026 at %d)", jan, dec, nov)
+	}
+	pg.mustContain(t, `<time datetime="2027-02-01">`)
+	if pg := b.get("/reports/RPT-2027-01/download"); pg.status != http.StatusOK || !strings.HasPrefix(strings.Split(pg.body, "\n")[1], "RPT-2027-01,January 2027,") {
+		t.Errorf("download of the published report: %d %q", pg.status, pg.body)
+	}
+	b.p.Reset()
+	b = loggedIn(t, "")
+	if pg := b.get("/reports/RPT-2027-01/download"); pg.status != http.StatusNotFound {
+		t.Errorf("after Reset the published report still downloads: %d", pg.status)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The seed data below is generated from fixed word lists, so every portal
@@ -174,29 +175,33 @@ type report struct {
 	month     int
 }
 
-// reports are the six seeded monthly reports, newest first: November 2026
-// (RPT-2026-11) down to June 2026 (RPT-2026-06).
-var reports = makeReports()
-
-func makeReports() []report {
-	names := []string{"", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+// seedReports are the six seeded monthly reports, newest first: November
+// 2026 (RPT-2026-11) down to June 2026 (RPT-2026-06).
+func seedReports() []report {
 	var out []report
 	for m := 11; m >= 6; m-- {
-		period := names[m] + " 2026"
-		out = append(out, report{
-			ID:        fmt.Sprintf("RPT-2026-%02d", m),
-			Title:     "Operations report " + period,
-			Period:    period,
-			Published: fmt.Sprintf("2026-%02d-01", m+1),
-			month:     m,
-		})
+		out = append(out, monthlyReport(2026, m))
 	}
 	return out
 }
 
-// findReport returns the report with the given id.
-func findReport(id string) (report, bool) {
-	for _, r := range reports {
+// monthlyReport is the operations report of a month, published on the
+// first of the next.
+func monthlyReport(year, month int) report {
+	period := time.Month(month).String() + " " + strconv.Itoa(year)
+	published := time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC)
+	return report{
+		ID:        fmt.Sprintf("RPT-%d-%02d", year, month),
+		Title:     "Operations report " + period,
+		Period:    period,
+		Published: published.Format("2006-01-02"),
+		month:     month,
+	}
+}
+
+// findReport returns the published report with the given id.
+func (p *Portal) findReport(id string) (report, bool) {
+	for _, r := range p.reports {
 		if r.ID == id {
 			return r, true
 		}

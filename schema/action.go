@@ -45,18 +45,21 @@ type Contract struct {
 }
 
 // Target identifies a page control, most specific first: its stable id,
-// its role and accessible name, and nearby text as a last resort.
+// its role and accessible name, and nearby text as a last resort. A
+// target chosen among sibling records has no id or name of its own: its
+// Pick chooses it on the page as it is.
 type Target struct {
 	ID       string    `yaml:"id,omitempty" json:"id,omitempty" msgpack:"id,omitempty"`
 	Role     string    `yaml:"role,omitempty" json:"role,omitempty" msgpack:"role,omitempty"`
 	Name     string    `yaml:"name,omitempty" json:"name,omitempty" msgpack:"name,omitempty"`
 	Near     string    `yaml:"near,omitempty" json:"near,omitempty" msgpack:"near,omitempty"`
 	Contract *Contract `yaml:"contract,omitempty" json:"contract,omitempty" msgpack:"contract,omitempty"`
+	Pick     *Pick     `yaml:"pick,omitempty" json:"pick,omitempty" msgpack:"pick,omitempty"`
 }
 
 // Empty reports whether t identifies nothing.
 func (t *Target) Empty() bool {
-	return t == nil || (t.ID == "" && t.Role == "" && t.Name == "" && t.Near == "")
+	return t == nil || (t.ID == "" && t.Role == "" && t.Name == "" && t.Near == "" && t.Pick == nil)
 }
 
 // Action is one typed browser action.

@@ -60,6 +60,7 @@ const (
 	ResolvedByID       Resolution = "id"
 	ResolvedByRoleName Resolution = "role_name"
 	ResolvedByText     Resolution = "text"
+	ResolvedByRule     Resolution = "rule" // a Pick among sibling records
 )
 
 // BrowserAction is one dispatched (or refused) browser action.
@@ -76,7 +77,14 @@ type BrowserAction struct {
 	// Options are the labels a select offered: what a choice was made
 	// among, for the distiller to tell a judgment from a constant.
 	Options []string `msgpack:"options,omitempty" json:"options,omitempty"`
-	Error   *Error   `msgpack:"error,omitempty" json:"error,omitempty"`
+	// Among are the sibling records a clicked control was one of, and
+	// Chosen its place among them: a choice, for the distiller to bind
+	// or turn into a rule, never to freeze.
+	Among  *RecordSet `msgpack:"among,omitempty" json:"among,omitempty"`
+	Chosen int        `msgpack:"chosen,omitempty" json:"chosen,omitempty"`
+	// Picked is what a Pick's evaluation found at replay.
+	Picked string `msgpack:"picked,omitempty" json:"picked,omitempty"`
+	Error  *Error `msgpack:"error,omitempty" json:"error,omitempty"`
 }
 
 // EventType returns TypeBrowserAction.
@@ -91,9 +99,9 @@ func (e *BrowserAction) Validate() error {
 		return err
 	}
 	switch e.Resolution {
-	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText:
+	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText, ResolvedByRule:
 	default:
-		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name or text", TypeBrowserAction, e.Resolution)
+		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name, text or rule", TypeBrowserAction, e.Resolution)
 	}
 	return within(TypeBrowserAction, e.Action.Validate())
 }

@@ -228,8 +228,9 @@ func (p *Playbook) validateSteps(ps *problems) {
 		p.refuseSecrets(ps, path+".prompt", p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) }))
 		if s.Target != nil {
 			p.checkRefs(ps, path+".target", ancestors, func() ([]Ref, error) {
-				return RefsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near})
+				return RefsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near, s.Target.Pick.values()})
 			})
+			ps.addErr(path+".target.pick", s.Target.Pick.Validate())
 		}
 		for k, e := range s.Expect {
 			epath := fmt.Sprintf("%s.expect[%d]", path, k)

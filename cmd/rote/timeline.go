@@ -98,6 +98,12 @@ func describeEvent(ev schema.Event) string {
 			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
 		}
 		s += fmt.Sprintf(" settle %s, took %s", e.SettleWait.Round(time.Millisecond), e.Duration.Round(time.Millisecond))
+		switch {
+		case e.Picked != "":
+			s += ", picked " + e.Picked
+		case e.Among != nil:
+			s += fmt.Sprintf(", one of %d records", len(e.Among.Records))
+		}
 		if e.Error != nil {
 			s += " error " + e.Error.Error()
 		}

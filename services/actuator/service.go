@@ -339,6 +339,34 @@ func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 	}
 }
 
+// resolveRecorded resolves ev's target on a page, by its pick when it
+// has one, and records on ev what a choice was made among: the pick's
+// evaluation, or the sibling records a clicked or hovered control was
+// one of.
+func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*schema.ObservedNode, schema.Resolution, error) {
+	t := ev.Action.Target
+	if t.Pick != nil {
+		i, why, err := t.Pick.Choose(t.Role, nodes)
+		if err != nil {
+			return nil, "", err
+		}
+		ev.Picked = why
+		return &nodes[i], schema.ResolvedByRule, nil
+	}
+	node, r, err := resolve(t, nodes)
+	if err != nil || (ev.Action.Kind != schema.ActClick && ev.Action.Kind != schema.ActHover) {
+		return node, r, err
+	}
+	for i := range nodes {
+		if &nodes[i] == node {
+			if set, chosen, ok := schema.RecordsAround(nodes, i); ok {
+				ev.Among, ev.Chosen = &set, chosen
+			}
+		}
+	}
+	return node, r, nil
+}
+
 // perform settles, resolves and dispatches one action. It returns the
 // extracted text of an extract and the rung that resolved the target.
 func (s *Service) perform(ctx context.Context, sess *session, ev *schema.BrowserAction) (string, schema.Resolution, error) {
@@ -371,7 +399,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if err != nil {
 			return "", "", err
 		}
-		node, r, err := resolve(a.Target, obs.Nodes)
+		node, r, err := resolveRecorded(ev, obs.Nodes)
 		if err != nil {
 			return "", "", err
 		}

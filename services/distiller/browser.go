@@ -110,13 +110,23 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 	case schema.ActExtract:
 		s.OnFail = schema.OnFail{Policy: schema.FailRetry, Retries: 1}
 	}
-	if act.Target != nil {
+	switch {
+	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
+		t, err := d.choice(a)
+		if err != nil {
+			return err
+		}
+		s.Target = t
+	case act.Target != nil:
 		s.Target = d.target(act.Target)
 	}
 	if s.ID == "" {
 		name := ""
 		if s.Target != nil {
 			name = s.Target.Name
+		}
+		if s.Target != nil && s.Target.Pick != nil {
+			name = strings.ReplaceAll(s.Target.Pick.Name, "*", "")
 		}
 		s.ID = slug(string(act.Kind)+" "+name, 40)
 	}
@@ -213,6 +223,15 @@ func (d *distillation) target(t *schema.Target) *schema.Target {
 		if out.Contract != nil {
 			out.Contract.Href = ""
 		}
+	}
+	if t.Pick != nil {
+		// A step replayed by its pick: what it chose then is no target.
+		pick := *t.Pick
+		pick.Rules = slices.Clone(pick.Rules)
+		for i := range pick.Rules {
+			pick.Rules[i].Value = d.b.within(pick.Rules[i].Value)
+		}
+		out.ID, out.Name, out.Pick = "", "", &pick
 	}
 	for _, a := range dropVaryingAddresses(out.Contract) {
 		d.note("the contract of %s %q leaves out %s, which holds an id that varies", t.Role, t.Name, a)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -154,6 +155,18 @@ func (x *replay) renderTarget(t *schema.Target) (*schema.Target, error) {
 			return nil, err
 		}
 		*f = v
+	}
+	if t.Pick != nil {
+		pick := *t.Pick
+		pick.Rules = slices.Clone(pick.Rules)
+		for i := range pick.Rules {
+			v, err := schema.RenderString(pick.Rules[i].Value, x.bindings)
+			if err != nil {
+				return nil, err
+			}
+			pick.Rules[i].Value = v
+		}
+		out.Pick = &pick
 	}
 	return &out, nil
 }

@@ -1,0 +1,284 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Pick chooses a step's target among sibling records on the page as it is
+// at replay: the report whose row is newest, the row whose title is a
+// parameter's value. Every rule must choose the same record, or the step
+// stops: a rule that held when the run was learned and no longer agrees
+// with the others means the page changed in a way the playbook cannot
+// tell right from wrong.
+type Pick struct {
+	// Name is the records' control name, "*" standing for the record's
+	// key where the name holds it (always, outside a table).
+	Name string `yaml:"name" json:"name" msgpack:"name"`
+	// Rows says the records are table rows, keyed by their first cell.
+	Rows bool `yaml:"rows,omitempty" json:"rows,omitempty" msgpack:"rows,omitempty"`
+	// Within is the context the records share (landmark, heading).
+	Within string     `yaml:"within,omitempty" json:"within,omitempty" msgpack:"within,omitempty"`
+	Rules  []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
+}
+
+// PickRule is one rule a Pick applies.
+type PickRule struct {
+	Order PickOrder `yaml:"order" json:"order" msgpack:"order"`
+	// By is what the rule reads: "" the record's key; else a column's
+	// header, or "column N" (from 1) for a table without one.
+	By string `yaml:"by,omitempty" json:"by,omitempty" msgpack:"by,omitempty"`
+	// Value is what OrderHas looks for, most often {{a parameter}}.
+	Value string `yaml:"value,omitempty" json:"value,omitempty" msgpack:"value,omitempty"`
+}
+
+// PickOrder is how a rule chooses a record.
+type PickOrder string
+
+// Pick orders.
+const (
+	OrderHas     PickOrder = "has"     // the one record whose field holds Value as whole words
+	OrderFirst   PickOrder = "first"   // the first in the page's order
+	OrderLast    PickOrder = "last"    // the last in the page's order
+	OrderNewest  PickOrder = "newest"  // the latest date
+	OrderOldest  PickOrder = "oldest"  // the earliest date
+	OrderHighest PickOrder = "highest" // the largest number
+	OrderLowest  PickOrder = "lowest"  // the smallest number
+)
+
+// Validate checks that p names its records and has rules it knows.
+func (p *Pick) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if strings.TrimSpace(p.Name) == "" || (!p.Rows && !strings.Contains(p.Name, keyMark)) {
+		return Errorf(CodeInvalid, "pick: name %q does not say which controls to pick among (a table's, or a list's with * where its key stands)", p.Name)
+	}
+	if len(p.Rules) == 0 {
+		return Errorf(CodeInvalid, "pick: no rule")
+	}
+	for _, r := range p.Rules {
+		switch r.Order {
+		case OrderHas:
+			if r.Value == "" {
+				return Errorf(CodeInvalid, "pick: has needs a value")
+			}
+		case OrderFirst, OrderLast, OrderNewest, OrderOldest, OrderHighest, OrderLowest:
+		default:
+			return Errorf(CodeOutOfSet, "pick: order %q: want has, first, last, newest, oldest, highest or lowest", r.Order)
+		}
+	}
+	return nil
+}
+
+// values lists the values p's rules look for, for their references.
+func (p *Pick) values() []any {
+	var out []any
+	if p != nil {
+		for _, r := range p.Rules {
+			out = append(out, r.Value)
+		}
+	}
+	return out
+}
+
+// String says the rules in words: "newest by Published, first".
+func (p *Pick) String() string {
+	var parts []string
+	for _, r := range p.Rules {
+		parts = append(parts, r.describe())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Choose applies p to the records of role on a page. It returns the
+// index in nodes of the chosen control and what the evaluation found, in
+// words, for the record of the run. It fails with CodeNotFound when the
+// page has no such records or a rule's column is gone, and with
+// CodeAmbiguous when a rule cannot choose one record or the rules
+// disagree.
+func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
+	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
+	if len(set.Records) == 0 {
+		return 0, "", Errorf(CodeNotFound, "no %s %q is on the page in %q to pick among", role, p.Name, p.Within)
+	}
+	chosen := -1
+	for _, r := range p.Rules {
+		k, err := r.Apply(set)
+		if err != nil {
+			return 0, "", err
+		}
+		if chosen >= 0 && k != chosen {
+			return 0, "", Errorf(CodeAmbiguous, "the rules that chose the record when it was learned disagree now: %s picks %q, the one before it %q", r.describe(), set.Records[k].Name, set.Records[chosen].Name)
+		}
+		chosen = k
+	}
+	return set.Node(chosen), fmt.Sprintf("%s of %d %ss: %s", p, len(set.Records), role, set.Records[chosen].Name), nil
+}
+
+func (r PickRule) describe() string {
+	s := string(r.Order)
+	if r.Order == OrderHas {
+		s += " " + strconv.Quote(r.Value)
+	}
+	if r.By != "" {
+		s += " by " + r.By
+	}
+	return s
+}
+
+// Apply returns the index of the record r chooses in set.
+func (r PickRule) Apply(set RecordSet) (int, error) {
+	switch r.Order {
+	case OrderFirst:
+		return 0, nil
+	case OrderLast:
+		return len(set.Records) - 1, nil
+	}
+	fields, err := set.Field(r.By)
+	if err != nil {
+		return 0, err
+	}
+	if r.Order == OrderHas {
+		found := -1
+		for k, f := range fields {
+			if holdsWords(f, r.Value) {
+				if found >= 0 {
+					return 0, Errorf(CodeAmbiguous, "two records have %q %s: refusing to guess", r.Value, r.where())
+				}
+				found = k
+			}
+		}
+		if found < 0 {
+			return 0, Errorf(CodeNotFound, "no record has %q %s", r.Value, r.where())
+		}
+		return found, nil
+	}
+	values := make([]float64, len(fields))
+	for k, f := range fields {
+		v, ok := Ordinal(f, r.Order == OrderNewest || r.Order == OrderOldest)
+		if !ok {
+			return 0, Errorf(CodeNotFound, "record %d has %q %s, which is not a %s: cannot pick the %s", k+1, f, r.where(), r.kind(), r.Order)
+		}
+		values[k] = v
+	}
+	best, tied := 0, false
+	for k := 1; k < len(values); k++ {
+		better := values[k] > values[best]
+		if r.Order == OrderOldest || r.Order == OrderLowest {
+			better = values[k] < values[best]
+		}
+		switch {
+		case better:
+			best, tied = k, false
+		case values[k] == values[best]:
+			tied = true
+		}
+	}
+	if tied {
+		return 0, Errorf(CodeAmbiguous, "two records tie for the %s %s: refusing to guess", r.Order, r.where())
+	}
+	return best, nil
+}
+
+// holdsWords reports whether field holds value as whole words, case
+// aside: "Glacier memo 9" is not in "Glacier memo 99".
+func holdsWords(field, value string) bool {
+	field, value = strings.ToLower(field), strings.ToLower(strings.TrimSpace(value))
+	return value != "" && replaceWord(field, value, "\x00") != field
+}
+
+func (r PickRule) where() string {
+	if r.By == "" {
+		return "as their key"
+	}
+	return "in " + r.By
+}
+
+func (r PickRule) kind() string {
+	if r.Order == OrderNewest || r.Order == OrderOldest {
+		return "date"
+	}
+	return "number"
+}
+
+// Field returns each record's field by: its key (""), the cell under
+// the column headed by, or "column N".
+func (s RecordSet) Field(by string) ([]string, error) {
+	col := -1
+	switch {
+	case by == "":
+	case strings.HasPrefix(by, "column "):
+		n, err := strconv.Atoi(strings.TrimPrefix(by, "column "))
+		if err != nil || n < 1 {
+			return nil, Errorf(CodeInvalid, "pick: %q is no column", by)
+		}
+		col = n - 1
+	default:
+		for k, h := range s.Header {
+			if strings.EqualFold(h, by) {
+				col = k
+			}
+		}
+		if col < 0 {
+			return nil, Errorf(CodeNotFound, "the table has no column %q to pick by", by)
+		}
+	}
+	out := make([]string, len(s.Records))
+	for k, rec := range s.Records {
+		if col < 0 {
+			out[k] = rec.Key
+			continue
+		}
+		if col >= len(rec.Cells) {
+			return nil, Errorf(CodeNotFound, "record %q has no %s", rec.Name, by)
+		}
+		out[k] = rec.Cells[col]
+	}
+	return out, nil
+}
+
+// dateLayouts are the ways a page writes the dates a rule compares.
+var dateLayouts = []string{
+	"2006-01-02", "2006-01-02 15:04", "2006-01-02 15:04:05", time.RFC3339, "2006/01/02", "2006-01",
+	"January 2006", "Jan 2006", "January 2, 2006", "Jan 2, 2006", "2 January 2006", "2 Jan 2006",
+	"Monday, January 2, 2006", "Mon, 02 Jan 2006",
+}
+
+var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?\d[\d,]*(\.\d+)?\s*%?$`)
+
+// Ordinal reads s as a date (asDate) or a number, for a rule to order:
+// a date in one of dateLayouts, or a number with an optional currency
+// sign, thousands commas and percent.
+func Ordinal(s string, asDate bool) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if asDate {
+		for _, l := range dateLayouts {
+			if t, err := time.Parse(l, s); err == nil {
+				return float64(t.Unix()), true
+			}
+		}
+		return 0, false
+	}
+	if !numberText.MatchString(s) {
+		return 0, false
+	}
+	neg := strings.Contains(s, "-")
+	digits := strings.Map(func(r rune) rune {
+		if (r >= '0' && r <= '9') || r == '.' {
+			return r
+		}
+		return -1
+	}, s)
+	v, err := strconv.ParseFloat(digits, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}

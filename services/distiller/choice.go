@@ -1,0 +1,161 @@
+package distiller
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// choice distills a click on one of several sibling records (a row's
+// Download link, an entry of a list of reports) into a target the replay
+// chooses on the page as it is then, never the record clicked once:
+// bound to a parameter when the record holds its value; else by the
+// rules the choice obeyed (newest by a date column, highest by a number,
+// first, last), all of which must agree at replay. A choice it can
+// explain neither way is refused: frozen, it would act on the same
+// record whatever the data.
+func (d *distillation) choice(a *schema.BrowserAction) (*schema.Target, error) {
+	set, k := a.Among, a.Chosen
+	if k < 0 || k >= len(set.Records) || set.Pattern == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", describe(a))
+	}
+	rec := set.Records[k]
+	t := &schema.Target{Role: a.Action.Target.Role, Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
+	if c := a.Action.Target.Contract; c != nil {
+		cc := *c
+		dropVaryingAddresses(&cc)
+		t.Contract = &cc
+	}
+	fields := recordFields(set, k)
+	for _, f := range fields {
+		if v, ok := d.b.whole(f.value); ok {
+			t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, By: f.by, Value: v}}
+			return t, nil
+		}
+	}
+	for _, f := range fields {
+		if v := d.b.within(f.value); v != f.value && strings.Contains(v, "{{") {
+			t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, By: f.by, Value: onlyTemplates(v)}}
+			return t, nil
+		}
+	}
+	if d.b.fromTask(rec.Key) {
+		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", describe(a), rec.Key, len(set.Records))
+	}
+	if set.More > 0 {
+		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", describe(a), rec.Key, schema.MaxRecords)
+	}
+	t.Pick.Rules = heldRules(*set, k, d.b.intent())
+	if len(t.Pick.Rules) == 0 {
+		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q, record %d of %d (%s), which no parameter names and no rule the task states picks (the first or last, the newest or oldest by a date, the highest or lowest by a number): replayed, it would act on that record whatever the page holds; declare the record as a parameter and run again",
+			describe(a), rec.Key, k+1, len(set.Records), keysOf(set.Records))
+	}
+	d.note("%s chose %q among %d records: the replay picks %s", describe(a), rec.Key, len(set.Records), t.Pick)
+	return t, nil
+}
+
+// recordField is one field of a record a rule can read.
+type recordField struct{ by, value string }
+
+// recordFields lists record k's key and, in a table, its other cells,
+// each named as a rule reads it: by its column's header, or its place.
+func recordFields(set *schema.RecordSet, k int) []recordField {
+	rec := set.Records[k]
+	out := []recordField{{"", rec.Key}}
+	for c := 1; c < len(rec.Cells); c++ {
+		by := fmt.Sprintf("column %d", c+1)
+		if c < len(set.Header) && set.Header[c] != "" && uniqueHeader(set.Header, c) {
+			by = set.Header[c]
+		}
+		out = append(out, recordField{by, rec.Cells[c]})
+	}
+	return out
+}
+
+func uniqueHeader(h []string, c int) bool {
+	for i, x := range h {
+		if i != c && strings.EqualFold(x, h[c]) {
+			return false
+		}
+	}
+	return true
+}
+
+// heldRules returns the rules that choose record k of set and that the
+// task states in words: every order by every field that picks it alone
+// ("the latest report": newest by Period and by Published), and its
+// place when the task asks for the first or the last. A rule the data
+// happens to obey but the task never asked for is chance, not a reason:
+// the post the agent judged right being the newest says nothing about
+// the next one.
+func heldRules(set schema.RecordSet, k int, task string) []schema.PickRule {
+	stated := statedOrders(task)
+	var out []schema.PickRule
+	for _, f := range recordFields(&set, k) {
+		for _, o := range []schema.PickOrder{schema.OrderNewest, schema.OrderOldest, schema.OrderHighest, schema.OrderLowest} {
+			r := schema.PickRule{Order: o, By: f.by}
+			if got, err := r.Apply(set); err == nil && got == k && stated[o] {
+				out = append(out, r)
+			}
+		}
+	}
+	if k == 0 && stated[schema.OrderFirst] {
+		out = append(out, schema.PickRule{Order: schema.OrderFirst})
+	}
+	if k == len(set.Records)-1 && stated[schema.OrderLast] {
+		out = append(out, schema.PickRule{Order: schema.OrderLast})
+	}
+	return out
+}
+
+// orderWords are the words by which a task asks for each order.
+var orderWords = map[schema.PickOrder][]string{
+	schema.OrderNewest:  {"latest", "newest", "most recent", "recent", "last published"},
+	schema.OrderOldest:  {"oldest", "earliest", "first published"},
+	schema.OrderHighest: {"highest", "largest", "biggest", "most expensive", "maximum", "greatest", "top-rated"},
+	schema.OrderLowest:  {"lowest", "smallest", "cheapest", "least expensive", "least", "minimum", "fewest"},
+	schema.OrderFirst:   {"first", "top", "topmost"},
+	schema.OrderLast:    {"last", "bottom", "final"},
+}
+
+// statedOrders returns the orders whose words the task text holds.
+func statedOrders(task string) map[schema.PickOrder]bool {
+	words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	}), " ") + " "
+	out := map[schema.PickOrder]bool{}
+	for o, ws := range orderWords {
+		for _, w := range ws {
+			if strings.Contains(words, " "+w+" ") {
+				out[o] = true
+			}
+		}
+	}
+	return out
+}
+
+// onlyTemplates keeps the {{...}} references of a templated field: the
+// words a record must hold are the parameters', not the constants
+// around them that the record happened to show.
+func onlyTemplates(v string) string {
+	var refs []string
+	for {
+		i := strings.Index(v, "{{")
+		j := strings.Index(v, "}}")
+		if i < 0 || j < i {
+			return strings.Join(refs, " ")
+		}
+		refs = append(refs, v[i:j+2])
+		v = v[j+2:]
+	}
+}
+
+func keysOf(recs []schema.Record) string {
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = r.Key
+	}
+	return schema.ClipList(keys, 5)
+}

@@ -1,0 +1,81 @@
+package distiller
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// reports are three report rows, newest first, as the actuator records
+// what a click on one of their Download links was made among.
+func reports() *schema.RecordSet {
+	return &schema.RecordSet{Pattern: "Download *", Rows: true, Within: "main › Reports", Header: []string{"Report", "Period", "Published", "File"},
+		Records: []schema.Record{
+			{Name: "Download Operations report November 2026", Key: "Operations report November 2026", Cells: []string{"Operations report November 2026", "November 2026", "2026-12-01", "Download"}},
+			{Name: "Download Operations report October 2026", Key: "Operations report October 2026", Cells: []string{"Operations report October 2026", "October 2026", "2026-11-01", "Download"}},
+			{Name: "Download Operations report September 2026", Key: "Operations report September 2026", Cells: []string{"Operations report September 2026", "September 2026", "2026-10-01", "Download"}},
+		}}
+}
+
+func chose(k int) schema.BrowserAction {
+	a := act(schema.ActClick, "link", reports().Records[k].Name, "")
+	a.Among, a.Chosen = reports(), k
+	return a
+}
+
+func withTask(r *schema.RunFold, text string, params map[string]string) *schema.RunFold {
+	r.Spec.Task.Text, r.Spec.Task.Params = text, params
+	r.Verify.Checks = []schema.Check{{Expect: schema.Expect{Op: schema.OpURLContains, Arg: "/reports"}, Passed: true}}
+	return r
+}
+
+// TestDistillChoiceAmongRecords: a click on one of several records
+// becomes a pick, never the record clicked once: bound to the parameter
+// that names it, or by the rule the task states and the data obeyed;
+// a choice neither explains, or one the task names with no parameter,
+// is refused.
+func TestDistillChoiceAmongRecords(t *testing.T) {
+	latest := withTask(runOf(chose(0)), "Download the latest operations report.", nil)
+	c, err := Distill(latest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := c.Playbook.Steps[0].Target
+	if tg.ID != "" || tg.Name != "" || tg.Pick == nil || tg.Pick.String() != "newest by Period, newest by Published" || tg.Pick.Name != "Download *" {
+		t.Fatalf("target %+v pick %v", tg, tg.Pick)
+	}
+	doc, _ := schema.EncodePlaybook(c.Playbook)
+	if !strings.Contains(string(doc), "order: newest") || strings.Contains(string(doc), "November") {
+		t.Errorf("the playbook should hold the rule and not the record it chose once:\n%s", doc)
+	}
+
+	first := withTask(runOf(chose(0)), "Download the first report in the list.", nil)
+	if c, err := Distill(first, Options{}); err != nil || c.Playbook.Steps[0].Target.Pick.String() != "first" {
+		t.Errorf("first: %v %v", err, c)
+	}
+
+	named := withTask(runOf(chose(1)), "Download the operations report for October 2026.", map[string]string{"period": "October 2026"})
+	c, err = Distill(named, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Playbook.Steps[0].Target.Pick; p == nil || p.String() != `has "{{period}}" by Period` {
+		t.Errorf("a record named by a parameter: %+v", p)
+	}
+
+	for name, tc := range map[string]struct {
+		run  *schema.RunFold
+		want string
+	}{
+		// The newest, but nothing in the task asks for the newest: chance.
+		"an unstated rule": {withTask(runOf(chose(0)), "Download the operations report.", nil), "no rule the task states picks"},
+		"no rule at all":   {withTask(runOf(chose(1)), "Download the latest operations report.", nil), "no rule the task states picks"},
+		"named, no param":  {withTask(runOf(chose(1)), "Download Operations report October 2026.", nil), "the task names it but no parameter does"},
+	} {
+		if _, err := Distill(tc.run, Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+}
