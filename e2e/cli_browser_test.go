@@ -165,7 +165,7 @@ func TestLearnCommands(t *testing.T) {
 		t.Fatalf("cold run: exit %d (%v)\n%s", code, err, out)
 	}
 	code, out = rote(t, dir, "distill", cold.Agent.RunID)
-	if code != 0 || !strings.Contains(out, "name: catalog-top-results") || !strings.Contains(out, `value: "{{query}}"`) {
+	if code != 0 || !strings.Contains(out, "name: catalog-top-results") || !strings.Contains(out, `value: "{{query}}"`) || !strings.Contains(out, `count: "{{n}}"`) {
 		t.Fatalf("distill: exit %d\n%s", code, out)
 	}
 	code, out = rote(t, dir, "promote", cold.Agent.RunID)
@@ -181,6 +181,17 @@ func TestLearnCommands(t *testing.T) {
 	for _, want := range []string{"matched catalog-top-results v1 (score 1.00", "mode         replay", "model calls  0", "outcome: success"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("warm run: exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	// Other queries and another n (rep 3: stand, top 2; rep 5: office,
+	// top 1): the answer is exactly the top n, in the page's order.
+	for rep, want := range map[string][]string{"3": portal.TopResults("stand", 2), "5": portal.TopResults("office", 1)} {
+		code, out = rote(t, dir, "run", "--suite-task", "B3", "--rep", rep, "--url", base, "--json")
+		var warm struct {
+			Replay struct{ Answer string }
+		}
+		if err := json.Unmarshal([]byte(out), &warm); code != 0 || err != nil || warm.Replay.Answer != strings.Join(want, "\n") {
+			t.Fatalf("warm run, rep %s: exit %d (%v), answer %q, want %q\n%s", rep, code, err, warm.Replay.Answer, want, out)
 		}
 	}
 	code, out = rote(t, dir, "run", "--suite-task", "B1", "--url", base)

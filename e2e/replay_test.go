@@ -62,22 +62,23 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 		playbook string
 		params   map[string]string
 		check    func(t *testing.T, st portal.State)
+		answer   string
 	}{
 		{"download-latest-report", nil, func(t *testing.T, st portal.State) {
 			if !slices.Equal(st.Downloads, []string{"RPT-2026-11"}) {
 				t.Fatalf("downloads %v", st.Downloads)
 			}
-		}},
+		}, ""},
 		{"register-vendor", vendorParams, func(t *testing.T, st portal.State) {
 			if len(st.Vendors) != 1 || st.Vendors[0].CompanyName != "Initech" || st.Vendors[0].Country != "Germany" || st.Vendors[0].Category != "Supplier" || st.Vendors[0].Phone != "+49 30 1234567" {
 				t.Fatalf("vendors %+v", st.Vendors)
 			}
-		}},
-		{"catalog-top-results", map[string]string{"query": "desk"}, func(t *testing.T, st portal.State) {
+		}, ""},
+		{"catalog-top-results", map[string]string{"query": "desk", "n": "1"}, func(t *testing.T, st portal.State) {
 			if len(st.Vendors) != 0 || len(st.Downloads) != 0 {
 				t.Fatalf("reading the catalog changed the portal: %+v", st)
 			}
-		}},
+		}, "Ergonomic Desk Lamp"},
 	}
 	for _, c := range cases {
 		t.Run(c.playbook, func(t *testing.T) {
@@ -88,6 +89,9 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 			}
 			if len(res.Usage) != 0 {
 				t.Fatalf("deterministic replay called a model: %+v", res.Usage)
+			}
+			if res.Answer != c.answer {
+				t.Errorf("answer %q, want %q", res.Answer, c.answer)
 			}
 			for _, s := range res.Steps {
 				if s.Tokens.Logical() != 0 || s.Attempts != 1 {

@@ -1,5 +1,7 @@
 package schema
 
+import "strconv"
+
 // ActionKind is the closed set of browser actions.
 type ActionKind string
 
@@ -67,7 +69,7 @@ type Action struct {
 	Kind   ActionKind `json:"action" msgpack:"kind"`
 	Target *Target    `json:"target,omitempty" msgpack:"target,omitempty"`
 	URL    string     `json:"url,omitempty" msgpack:"url,omitempty"`       // navigate
-	Value  string     `json:"value,omitempty" msgpack:"value,omitempty"`   // fill, select, press (a key name), check ("false" unchecks)
+	Value  string     `json:"value,omitempty" msgpack:"value,omitempty"`   // fill, select, press (a key name), check ("false" unchecks), extract (how many records of a list)
 	Reason string     `json:"reason,omitempty" msgpack:"reason,omitempty"` // done, fail
 }
 
@@ -96,6 +98,16 @@ func (a Action) Validate() error {
 	case ActPress:
 		if a.Value == "" {
 			return Errorf(CodeInvalid, "press needs a key in value")
+		}
+	case ActExtract:
+		if a.Value == "" {
+			break
+		}
+		if n, err := strconv.Atoi(a.Value); err != nil || n < 1 || n > MaxRecords {
+			return Errorf(CodeInvalid, "extract: count %q is not a number from 1 to %d", a.Value, MaxRecords)
+		}
+		if a.Target == nil || a.Target.Pick == nil || len(a.Target.Pick.Rules) != 1 || a.Target.Pick.Rules[0].Order != OrderFirst {
+			return Errorf(CodeInvalid, "extract: a count reads the first records of a list: it needs a target that picks them (pick with the one rule first)")
 		}
 	}
 	return nil

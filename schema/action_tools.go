@@ -57,6 +57,8 @@ func ActionFromArgs(kind ActionKind, args map[string]any, target *Target) (Actio
 		a.Value = str("value")
 	case ActPress:
 		a.Value = str("key")
+	case ActExtract:
+		a.Value = str("count")
 	case ActCheck:
 		if checked, ok := args["checked"].(bool); ok && !checked {
 			a.Value = "false"

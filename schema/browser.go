@@ -82,6 +82,9 @@ type BrowserAction struct {
 	// or turn into a rule, never to freeze.
 	Among  *RecordSet `msgpack:"among,omitempty" json:"among,omitempty"`
 	Chosen int        `msgpack:"chosen,omitempty" json:"chosen,omitempty"`
+	// Lists are the lists the page showed when an extract read its main
+	// text: what an answer read off it may be the first few of.
+	Lists []RecordSet `msgpack:"lists,omitempty" json:"lists,omitempty"`
 	// Picked is what a Pick's evaluation found at replay.
 	Picked string `msgpack:"picked,omitempty" json:"picked,omitempty"`
 	Error  *Error `msgpack:"error,omitempty" json:"error,omitempty"`

@@ -94,6 +94,21 @@ func (p *Pick) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// Take reads the names of the first n records of role that p's pattern
+// finds on a page, in the page's order (fewer when the page lists
+// fewer), and says what it read, for the record of the run.
+func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string, error) {
+	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
+	if len(set.Records) == 0 {
+		return nil, "", Errorf(CodeNotFound, "no %s %q is on the page in %q to read", role, p.Name, p.Within)
+	}
+	var names []string
+	for _, r := range set.Records[:min(n, len(set.Records))] {
+		names = append(names, r.Name)
+	}
+	return names, fmt.Sprintf("the first %d of %d %ss", len(names), len(set.Records), role), nil
+}
+
 // Choose applies p to the records of role on a page. It returns the
 // index in nodes of the chosen control and what the evaluation found, in
 // words, for the record of the run. It fails with CodeNotFound when the

@@ -29,6 +29,8 @@ type RecordSet struct {
 	Records []Record `msgpack:"records" json:"records"`
 	// Header is the cells of the rows' header row, when the table has one.
 	Header []string `msgpack:"header,omitempty" json:"header,omitempty"`
+	// Role is the role of a list's nodes (ListsOf).
+	Role string `msgpack:"role,omitempty" json:"role,omitempty"`
 	// More counts the records left out past MaxRecords.
 	More  int   `msgpack:"more,omitempty" json:"more,omitempty"`
 	nodes []int // the index in the page's nodes of each record's control
@@ -102,7 +104,7 @@ func (s RecordSet) capped(chosen int) (RecordSet, int, bool) {
 }
 
 // RecordsLike returns the records of a page that fit a pattern met
-// before: controls of role whose names fit pattern, in table rows or
+// before: nodes of role whose names fit pattern, in table rows or
 // not as rows says, sharing the context within.
 func RecordsLike(nodes []ObservedNode, role, pattern string, rows bool, within string) RecordSet {
 	set := RecordSet{Pattern: pattern, Rows: rows, Within: within}
@@ -111,7 +113,7 @@ func RecordsLike(nodes []ObservedNode, role, pattern string, rows bool, within s
 		set.Header = table.header(within)
 	}
 	for j, m := range nodes {
-		if !m.Actionable || m.Role != role {
+		if m.Role != role {
 			continue
 		}
 		if rows {
@@ -128,6 +130,48 @@ func RecordsLike(nodes []ObservedNode, role, pattern string, rows bool, within s
 		}
 	}
 	return set
+}
+
+// listRoles are the roles whose runs of siblings ListsOf reads as lists.
+var listRoles = map[string]bool{"link": true, "heading": true, "row": true, "listitem": true, "button": true}
+
+// maxLists bounds how many lists ListsOf returns.
+const maxLists = 20
+
+// ListsOf returns the lists a page shows: the nodes of one role (links,
+// headings, rows, list items, buttons) that share a context, two or
+// more, in the page's order, each as records keyed by their whole name.
+// They are what an answer read off the page may be the first few of.
+func ListsOf(nodes []ObservedNode) []RecordSet {
+	type group struct{ role, ctx string }
+	var order []group
+	sets := map[group]*RecordSet{}
+	for j, n := range nodes {
+		if !listRoles[n.Role] || n.Name == "" {
+			continue
+		}
+		g := group{n.Role, n.Context}
+		set := sets[g]
+		if set == nil {
+			set = &RecordSet{Pattern: keyMark, Within: n.Context}
+			sets[g] = set
+			order = append(order, g)
+		}
+		if len(set.Records) < MaxRecords {
+			set.Records = append(set.Records, Record{Name: n.Name, Key: n.Name})
+			set.nodes = append(set.nodes, j)
+		} else {
+			set.More++
+		}
+	}
+	var out []RecordSet
+	for _, g := range order {
+		if s := sets[g]; len(s.Records) > 1 && len(out) < maxLists {
+			s.Role = g.role
+			out = append(out, *s)
+		}
+	}
+	return out
 }
 
 // Node returns the index in the page's nodes of record k's control.

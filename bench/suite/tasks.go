@@ -137,7 +137,7 @@ func vendorParams(rep int) map[string]string {
 	return p
 }
 
-var queries = []string{"desk", "chair", "lamp", "stand", "book"}
+var queries = []string{"desk", "chair", "lamp", "stand", "book", "office"}
 
 const vendorText = "Sign in as {{username}} and %s the vendor {{company}} (tax ID {{tax_id}}, email {{email}}, phone {{phone}}, {{street}}, {{city}}, {{country}}) as a {{category}}."
 
@@ -184,16 +184,27 @@ var tasks = []*Task{
 		Suite: SuitePortal, ID: "B3", Name: "catalog-top-results", Text: "Sign in as {{username}}, search the catalog for {{query}} and report the top {{n}} results.",
 		Params: func(rep int) map[string]string {
 			p := credentials()
-			p["query"], p["n"] = queries[rep%len(queries)], "2"
+			p["query"], p["n"] = queries[rep%len(queries)], strconv.Itoa(1+(rep+1)%3)
 			return p
 		},
 		Secrets: []string{"password"},
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "results for “{{query}}”"}, {Op: schema.OpURLContains, Arg: "/catalog?q="}},
+		// Strict: the answer names exactly the top n results, in the
+		// page's own order, and no other result.
 		Check: func(st portal.State, p map[string]string, answer string) error {
 			n, _ := strconv.Atoi(p["n"])
-			for _, name := range portal.TopResults(p["query"], n) {
-				if !strings.Contains(answer, name) {
-					return fmt.Errorf("answer %q lacks top result %q", answer, name)
+			top := portal.TopResults(p["query"], n)
+			at := 0
+			for _, name := range top {
+				i := strings.Index(answer[at:], name)
+				if i < 0 {
+					return fmt.Errorf("answer %q lacks top result %q, or names it out of order", answer, name)
+				}
+				at += i + len(name)
+			}
+			for _, name := range portal.TopResults(p["query"], 1<<10)[len(top):] {
+				if strings.Contains(answer, name) {
+					return fmt.Errorf("answer %q names %q, which is not in the top %d", answer, name, n)
 				}
 			}
 			if len(st.Vendors)+len(st.Downloads)+len(st.Triage) != 0 {

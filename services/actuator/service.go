@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -367,6 +368,30 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 	return node, r, nil
 }
 
+// read performs an extract of no one element: the first records of a
+// list its target picks (a count), or the page's main text, recording
+// the lists the page showed, for the distiller to tell which of them an
+// answer read.
+func (s *Service) read(ctx context.Context, sess *session, ev *schema.BrowserAction) (string, schema.Resolution, error) {
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
+	if err != nil {
+		return "", "", err
+	}
+	a := ev.Action
+	if a.Value == "" {
+		ev.Lists = schema.ListsOf(obs.Nodes)
+		text, err := sess.extract(nil)
+		return text, "", err
+	}
+	n, _ := strconv.Atoi(a.Value) // validated
+	names, why, err := a.Target.Pick.Take(a.Target.Role, obs.Nodes, n)
+	if err != nil {
+		return "", "", err
+	}
+	ev.Picked = why
+	return strings.Join(names, "\n"), schema.ResolvedByRule, nil
+}
+
 // perform settles, resolves and dispatches one action. It returns the
 // extracted text of an extract and the rung that resolved the target.
 func (s *Service) perform(ctx context.Context, sess *session, ev *schema.BrowserAction) (string, schema.Resolution, error) {
@@ -390,6 +415,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		return "", "", sess.gate.take()
 	case schema.ActDone, schema.ActFail:
 		return "", "", nil
+	}
+	if a.Kind == schema.ActExtract && (a.Value != "" || a.Target.Empty()) {
+		return s.read(ctx, sess, ev)
 	}
 	var el *element
 	var rung schema.Resolution

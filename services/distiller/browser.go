@@ -109,6 +109,11 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 		s.Args = map[string]any{"key": act.Value}
 	case schema.ActExtract:
 		s.OnFail = schema.OnFail{Policy: schema.FailRetry, Retries: 1}
+		if act.Target == nil {
+			if t, count, ok := d.listRead(a); ok {
+				s.Target, s.Args = t, map[string]any{"count": count}
+			}
+		}
 	}
 	switch {
 	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:

@@ -131,12 +131,13 @@ func TestDistillBindsIDsThatLookLikeWords(t *testing.T) {
 // element argument only describes the control; words of the task in it
 // are no unbound value, while the same words in any other argument are.
 func TestDistillLetsAnElementDescriptionQuoteTheTask(t *testing.T) {
-	snapshot := "- button \"Register vendor\" [ref=e9]\n"
+	snapshot := "- textbox \"Vendor name\" [ref=e8]\n- button \"Register vendor\" [ref=e9]\n"
 	calls := [][3]string{
 		{"browser_snapshot", `{}`, textResult(snapshot)},
 		{"browser_click", `{"element":"Register vendor","target":"e9"}`, textResult("labelled")},
+		{"browser_type", `{"element":"Vendor name","target":"e8","text":"Acme"}`, textResult("typed")},
 	}
-	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}, {Name: "browser_type"}}}}
 	r := mcpRun(map[string]string{"name": "Acme"}, "Register vendor Acme", calls...)
 	r.Inventories = append(r.Inventories, inventory)
 	c, err := Distill(r, Options{})

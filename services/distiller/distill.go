@@ -1,8 +1,11 @@
 package distiller
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -72,6 +75,9 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.everyParamUsed(); err != nil {
+		return nil, err
+	}
 	for _, chk := range r.Verify.Checks {
 		c.Playbook.Verify = append(c.Playbook.Verify, d.templateExpect(chk.Expect))
 	}
@@ -136,6 +142,22 @@ func (d *distillation) templateText(s string) string {
 		}
 	}
 	return s
+}
+
+// everyParamUsed refuses a playbook with a declared parameter that no
+// step uses: replayed with another value it would do exactly what it did
+// with this one (trash the post it trashed, whatever the title says).
+func (d *distillation) everyParamUsed() error {
+	steps, err := json.Marshal(d.c.Playbook.Steps)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.c.Playbook.Params)) {
+		if !strings.Contains(string(steps), "{{"+k+"}}") {
+			return schema.Errorf(schema.CodeUnbound, "parameter %s is declared but no step uses it: replayed with another %s, the playbook would do what it did with this one. Bind it (the run must type it, choose it, go to it or act on the record it names) or leave it out of the task", k, k)
+		}
+	}
+	return nil
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

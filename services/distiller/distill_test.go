@@ -112,6 +112,7 @@ func TestDistillRefuses(t *testing.T) {
 		"undeclared value": {runOf(act(schema.ActFill, "textbox", "Vendor", "the vendor")), schema.ErrUnbound, "comes from the task but is no parameter"},
 		"frozen radio":     {runOf(act(schema.ActCheck, "radio", "Reseller", "")), schema.ErrUnbound, "no parameter names"},
 		"frozen select":    {runOf(selectNoOptions), schema.ErrUnbound, "were not recorded"},
+		"unused parameter": {runOf(act(schema.ActFill, "textbox", "Company", "Initech"), act(schema.ActFill, "password", "Password", "{{password}}")), schema.ErrUnbound, "parameter city is declared but no step uses it"},
 	} {
 		_, err := Distill(c.run, Options{})
 		if !errors.Is(err, c.code) || !strings.Contains(err.Error(), c.want) {
@@ -127,6 +128,7 @@ func TestDistillMakesAJudgment(t *testing.T) {
 	choose := act(schema.ActSelect, "combobox", "Category", "Account")
 	choose.Options = []string{"Billing", "Technical", "Account", "Spam"}
 	r := runOf(choose, act(schema.ActClick, "button", "File message", ""))
+	r.Spec.Task.Params = nil // the task's values are no step's here
 	r.Verify.Checks = append(r.Verify.Checks, schema.Check{Expect: schema.Expect{Op: schema.OpTextVisible, Arg: "Filed as Account"}, Passed: true})
 	c, err := Distill(r, Options{})
 	if err != nil {
