@@ -347,3 +347,53 @@ func TestDistillKeepsTheVisitedOrigins(t *testing.T) {
 		t.Fatalf("the first address is %v, want the page templated", u)
 	}
 }
+
+// TestDistillDropsTheIDOfANamedControl: a rote mcp browser click on a
+// control whose name holds a parameter's value replays by role and the
+// templated name, not by the id that control had: with the old post
+// still listed, the id would trash it again whatever the title says.
+func TestDistillDropsTheIDOfANamedControl(t *testing.T) {
+	result := textResult("click ok (target by id)\ncontrol: {\"id\":\"tr0001\",\"role\":\"link\",\"name\":\"Move “Glacier memo 99” to the Trash\"}\npage: http://127.0.0.1:8090/wp-admin/edit.php\n")
+	r := mcpRun(map[string]string{"title": "Glacier memo 99"}, "Trash the post Glacier memo 99",
+		[3]string{"click", `{"target":"tr0001"}`, result},
+		[3]string{"done", `{"reason":"trashed"}`, textResult("labelled")},
+	)
+	r.Inventories = append(r.Inventories, &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}})
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Playbook.Steps[0]
+	if _, ok := s.Args["target"]; ok || s.Args["name"] != "Move “{{title}}” to the Trash" || s.Args["role"] != "link" {
+		t.Fatalf("step args %v", s.Args)
+	}
+}
+
+// TestDistillLetsARoteBrowserTargetQuoteTheTask: words of the task that
+// only name the control a rote mcp browser call acts on (button
+// "Submit" for "press the Submit button") are no unbound value; the same
+// words typed into a field are.
+func TestDistillLetsARoteBrowserTargetQuoteTheTask(t *testing.T) {
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	clicked := textResult("click ok (target by role_name)\ncontrol: {\"id\":\"sb0001\",\"role\":\"button\",\"name\":\"Submit\"}\n")
+	r := mcpRun(nil, "Press the Submit button",
+		[3]string{"click", `{"role":"button","name":"Submit"}`, clicked},
+		[3]string{"done", `{"reason":"pressed"}`, textResult("labelled")},
+	)
+	r.Inventories = append(r.Inventories, inventory)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["name"] != "Submit" || a["role"] != "button" {
+		t.Errorf("click args %v", a)
+	}
+	r = mcpRun(nil, "Type Submit into the box",
+		[3]string{"fill", `{"role":"textbox","name":"Box","value":"Submit"}`, textResult("fill ok\n")},
+		[3]string{"done", `{"reason":"typed"}`, textResult("labelled")},
+	)
+	r.Inventories = append(r.Inventories, inventory)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) {
+		t.Errorf("a task word typed: %v, want unbound", err)
+	}
+}

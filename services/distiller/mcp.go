@@ -161,11 +161,25 @@ func (d *distillation) browserServer() bool {
 
 // templateArgs templates the strings inside a call's arguments. A value
 // that comes from the task but matches no parameter is refused, except
-// in a browser server's element argument: that only describes the
-// control for people (the ref picks it), so saying "the Register
-// button" where the task said "register" binds nothing.
+// in an argument that only says which control to act on: saying "the
+// Register button" where the task said "register" binds nothing, and
+// neither does a rote mcp browser click on button "Submit" for a task
+// that says "click Submit".
 func (d *distillation) templateArgs(what string, v any) (any, error) {
 	return d.templateArg(what, "", v)
+}
+
+// describesControl reports whether the argument key of this server's
+// calls only names the control a call acts on: @playwright/mcp's
+// element, rote mcp browser's target, role, name and near.
+func (d *distillation) describesControl(key string) bool {
+	switch key {
+	case "element":
+		return d.browserServer()
+	case "target", "role", "name", "near":
+		return d.server() == RoteBrowserServer
+	}
+	return false
 }
 
 func (d *distillation) templateArg(what, key string, v any) (any, error) {
@@ -177,7 +191,7 @@ func (d *distillation) templateArg(what, key string, v any) (any, error) {
 		if t := d.b.within(x); t != x {
 			return t, nil
 		}
-		if d.b.fromTask(x) && !(key == "element" && d.browserServer()) {
+		if d.b.fromTask(x) && !d.describesControl(key) {
 			return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
 		}
 		return x, nil

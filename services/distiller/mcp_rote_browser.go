@@ -52,6 +52,13 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	if _, ok := args["role"]; !ok && t.Role != "" {
 		args["role"], args["name"] = t.Role, d.templateText(t.Name)
 	}
+	if s.Target.Name != t.Name {
+		// The control is named by a parameter: its id hashes the name it
+		// had, and would find that control again (the post trashed then)
+		// while it is on the page. Role and name find the one the new
+		// value names.
+		delete(args, "target")
+	}
 	if c.Tool == string(schema.ActClick) && togglesOnClick[t.Role] {
 		// A click toggles: replayed on a box found the other way it would
 		// undo what the session did. The step checks the box into the
