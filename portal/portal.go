@@ -111,6 +111,10 @@ func (p *Portal) routes() *http.ServeMux {
 	m.Handle("GET /reports", p.auth(p.reportList))
 	m.Handle("GET /reports/{id}/download", p.auth(p.reportDownload))
 
+	m.Handle("GET /drills/{seed}", p.auth(p.drillPage))
+	m.Handle("POST /drills/{seed}/press", p.auth(p.drillPress))
+	m.Handle("POST /drills/{seed}", p.auth(p.drillSubmit))
+
 	m.Handle("/", p.auth(p.notFound))
 	return m
 }

@@ -32,6 +32,8 @@ type State struct {
 	// Deleted are the records named in the inserted-field variant's
 	// "Delete a record" form, in order.
 	Deleted []string `json:"deleted"`
+	// Drills are the drills submitted, in order, right or wrong.
+	Drills []DrillAnswer `json:"drills"`
 }
 
 // Vendor is one vendor as the multi-page form collected it.
@@ -103,5 +105,6 @@ func (s State) clone() State {
 	c.Archived = slices.Clone(s.Archived)
 	c.Purged = slices.Clone(s.Purged)
 	c.Deleted = slices.Clone(s.Deleted)
+	c.Drills = slices.Clone(s.Drills)
 	return c
 }

@@ -228,7 +228,11 @@ func (p *Playbook) validateSteps(ps *problems) {
 		p.refuseSecrets(ps, path+".prompt", p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) }))
 		if s.Target != nil {
 			p.checkRefs(ps, path+".target", ancestors, func() ([]Ref, error) {
-				return RefsIn([]any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near, s.Target.Pick.values()})
+				refs := []any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near, s.Target.Pick.values()}
+				if c := s.Target.Contract; c != nil {
+					refs = append(refs, c.FormAction, c.Href)
+				}
+				return RefsIn(refs)
 			})
 			ps.addErr(path+".target.pick", s.Target.Pick.Validate())
 		}

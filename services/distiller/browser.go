@@ -214,11 +214,7 @@ func (d *distillation) checked(a *schema.BrowserAction) error {
 // and the stable id unless the name is templated (the id hashes the
 // name, and so would a link's href).
 func (d *distillation) target(t *schema.Target) *schema.Target {
-	out := &schema.Target{ID: t.ID, Role: t.Role, Name: t.Name, Near: d.b.within(t.Near)}
-	if t.Contract != nil {
-		c := *t.Contract
-		out.Contract = &c
-	}
+	out := &schema.Target{ID: t.ID, Role: t.Role, Name: t.Name, Near: d.b.within(t.Near), Contract: d.contract(t)}
 	name, ok := d.b.whole(t.Name)
 	if !ok {
 		name = d.b.within(t.Name)
@@ -238,20 +234,30 @@ func (d *distillation) target(t *schema.Target) *schema.Target {
 		}
 		out.ID, out.Name, out.Pick = "", "", &pick
 	}
-	for _, a := range dropVaryingAddresses(out.Contract) {
-		d.note("the contract of %s %q leaves out %s, which holds an id that varies", t.Role, t.Name, a)
-	}
 	return out
 }
 
-// dropVaryingAddresses clears the addresses of c that have digits in
-// them and returns them: such an address most likely names one record (an
-// id), and another input would meet another address. The tag, input type
-// and method still guard the control.
-func dropVaryingAddresses(c *schema.Contract) []string {
-	if c == nil {
+// contract is the contract a step holds t's control to: its addresses
+// templated where a parameter's value stands in them as a whole segment
+// (/drills/{{seed}}/press), and left out where digits remain: such an
+// address most likely names one record (an id), and another input would
+// meet another address. The tag, input type and method still guard the
+// control.
+func (d *distillation) contract(t *schema.Target) *schema.Contract {
+	if t.Contract == nil {
 		return nil
 	}
+	c := *t.Contract
+	c.FormAction, c.Href = d.b.within(c.FormAction), d.b.within(c.Href)
+	for _, a := range dropVaryingAddresses(&c) {
+		d.note("the contract of %s %q leaves out %s, which holds an id that varies", t.Role, t.Name, a)
+	}
+	return &c
+}
+
+// dropVaryingAddresses clears the addresses of c that have digits in
+// them and returns them.
+func dropVaryingAddresses(c *schema.Contract) []string {
 	var dropped []string
 	for _, f := range []*string{&c.FormAction, &c.Href} {
 		if hasDigit(*f) {

@@ -22,12 +22,7 @@ func (d *distillation) choice(a *schema.BrowserAction) (*schema.Target, error) {
 		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", describe(a))
 	}
 	rec := set.Records[k]
-	t := &schema.Target{Role: a.Action.Target.Role, Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
-	if c := a.Action.Target.Contract; c != nil {
-		cc := *c
-		dropVaryingAddresses(&cc)
-		t.Contract = &cc
-	}
+	t := &schema.Target{Role: a.Action.Target.Role, Contract: d.contract(a.Action.Target), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
 	fields := recordFields(set, k)
 	for _, f := range fields {
 		if v, ok := d.b.whole(f.value); ok {

@@ -76,9 +76,9 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	// (Enter submits). A value typed or chosen sends nothing, and a field
 	// that became a textarea is no reason to stop.
 	if t.Contract != nil && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActPress)) {
-		s.Target.Contract = t.Contract
+		s.Target.Contract = d.contract(t)
 		var contract map[string]any
-		b, _ := json.Marshal(t.Contract)
+		b, _ := json.Marshal(s.Target.Contract)
 		_ = json.Unmarshal(b, &contract)
 		args["contract"] = contract
 	}

@@ -149,7 +149,13 @@ func (x *replay) renderTarget(t *schema.Target) (*schema.Target, error) {
 		return nil, nil
 	}
 	out := *t
-	for _, f := range []*string{&out.ID, &out.Role, &out.Name, &out.Near} {
+	fields := []*string{&out.ID, &out.Role, &out.Name, &out.Near}
+	if t.Contract != nil {
+		c := *t.Contract
+		out.Contract = &c
+		fields = append(fields, &c.FormAction, &c.Href)
+	}
+	for _, f := range fields {
 		v, err := schema.RenderString(*f, x.bindings)
 		if err != nil {
 			return nil, err
