@@ -16,6 +16,7 @@ const (
 	PromptFailure  = "Failure: "                // why it failed
 	PromptIntent   = "Intent: "                 // the playbook's intent
 	PromptBind     = "Bind: "                   // the parameter names to bind, ", "-separated
+	PromptChoices  = "Playbooks:"               // then "N. intent" lines, from 1
 )
 
 // LedgerEntry is one line of the action ledger: a prior step, compact.

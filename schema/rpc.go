@@ -229,16 +229,22 @@ const SubjectBind = "rote.planner.bind"
 
 // BindRequest asks for the values of Names in Task, whose shape Intent
 // templates.
+// With Choices, no intent fitted the task word for word: the model is
+// to say which of the shortlisted intents (numbered from 1) the task asks
+// for, in other words, or none (0), and bind that intent's slots.
 type BindRequest struct {
-	RunID  string   `msgpack:"run_id"`
-	Task   string   `msgpack:"task"`
-	Intent string   `msgpack:"intent"`
-	Names  []string `msgpack:"names"`
+	RunID   string   `msgpack:"run_id"`
+	Task    string   `msgpack:"task"`
+	Intent  string   `msgpack:"intent"`
+	Names   []string `msgpack:"names"`
+	Choices []string `msgpack:"choices,omitempty"`
 }
 
-// BindReply is the values found, and what the call cost.
+// BindReply is the values found, the choice made among a request's
+// Choices (0: none), and what the call cost.
 type BindReply struct {
 	Values map[string]string `msgpack:"values"`
+	Choice int               `msgpack:"choice,omitempty"`
 	Usage  TokenUsage        `msgpack:"usage"`
 }
 

@@ -15,6 +15,8 @@ func Oracle() scripted.Oracle {
 	return scripted.OracleFunc(func(req scripted.Request) (scripted.Answer, error) {
 		r := read(req)
 		switch {
+		case len(r.choices) > 0:
+			return chooseIntent(&r)
 		case r.failed != "":
 			return repair(&r)
 		case r.question != "" && len(r.options) > 0:

@@ -20,7 +20,8 @@ type reading struct {
 	options  []string
 	failed   string // a repair request's step id
 	failure  string
-	stepText string // the failed step as shown
+	stepText string   // the failed step as shown
+	choices  []string // the intents a choose request offers, in order
 }
 
 // read collects the sections of every message of req.
@@ -73,6 +74,12 @@ func (r *reading) section(text string) {
 			}
 		case strings.HasPrefix(l, schema.PromptFailure):
 			r.failure = strings.TrimPrefix(l, schema.PromptFailure)
+		case l == schema.PromptChoices:
+			for i+1 < len(lines) && strings.Contains(lines[i+1], ". ") {
+				i++
+				_, intent, _ := strings.Cut(lines[i], ". ")
+				r.choices = append(r.choices, intent)
+			}
 		}
 	}
 }

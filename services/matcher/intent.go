@@ -3,6 +3,8 @@ package matcher
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Threshold is the least score a match needs: every content word of the
@@ -105,6 +107,39 @@ var sentenceBreak = regexp.MustCompile(`[.!?;]\s`)
 // ("Johnson and Johnson") misses too: the cold agent does it, and nothing
 // is done wrong.
 var clauseBreak = regexp.MustCompile(`(?i)[,;]|\b(and|then|or|but|also|plus|afterwards|after|before|except|unless|if|while|whereas|instead|nor)\b`)
+
+// negation marks a task that asks for the opposite of an intent.
+var negation = regexp.MustCompile(`(?i)\b(not|never|no|without|don't|doesn't|isn't|won't|cannot|can't)\b`)
+
+// clauses counts the clause breaks and negations of s: a task with more
+// than an intent asks for something of its own.
+func clauses(s string) int {
+	return len(clauseBreak.FindAllString(s, -1)) + len(negation.FindAllString(s, -1)) + len(sentenceBreak.FindAllString(s, -1))
+}
+
+// wholeIn reports whether v stands in task as whole words and is a
+// phrase of its own: no clause or sentence break, at most
+// maxCaptureWords words.
+func wholeIn(task, v string) bool {
+	if v == "" || sentenceBreak.MatchString(v) || clauseBreak.MatchString(v) || len(strings.Fields(v)) > maxCaptureWords {
+		return false
+	}
+	for at := 0; ; {
+		i := strings.Index(task[at:], v)
+		if i < 0 {
+			return false
+		}
+		i += at
+		before, _ := utf8.DecodeLastRuneInString(task[:i])
+		after, _ := utf8.DecodeRuneInString(task[i+len(v):])
+		if !isWord(before) && !isWord(after) {
+			return true
+		}
+		at = i + 1
+	}
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // captured returns the slot values the intent's pattern captures in the
 // task text, or nil when it does not fit or a value looks swallowed: a

@@ -127,7 +127,7 @@ func (s *Service) match(ctx context.Context, req *schema.MatchRequest) (*schema.
 	switch {
 	case best.score < Threshold:
 		rep.Reason = fmt.Sprintf("best intent %q (%s) scores %.2f, under %.2f", best.playbook.Intent, best.entry.Name, best.score, Threshold)
-		return rep, nil
+		return s.inOtherWords(ctx, req, cands, rep), nil
 	case len(cands) > 1 && best.score-cands[1].score < Margin:
 		rep.Reason = fmt.Sprintf("ambiguous: %s and %s both fit (%.2f, %.2f)", best.entry.Name, cands[1].entry.Name, best.score, cands[1].score)
 		return rep, nil
@@ -140,6 +140,67 @@ func (s *Service) match(ctx context.Context, req *schema.MatchRequest) (*schema.
 	}
 	rep.Hit, rep.Bindings = true, bindings
 	return rep, nil
+}
+
+// maxShortlist is how many of the closest playbooks (sharing a content
+// word with the task at least) are offered to the model as what a task
+// may ask for in other words.
+const maxShortlist = 3
+
+// inOtherWords asks the model, in one bounded call, whether a task that
+// no intent fits word for word asks for what one of the closest does, in
+// other words. Only intents with at least as many clauses and negations
+// as the task are offered: a task with a clause or a negation of its own
+// ("... and delete user bob", "do not ...") is never sent. The values the
+// model binds must stand in the task as whole words, each a phrase with
+// no clause of its own, and fit the playbook's types. miss is the reply
+// when anything falls short.
+func (s *Service) inOtherWords(ctx context.Context, req *schema.MatchRequest, cands []candidate, miss *schema.MatchReply) *schema.MatchReply {
+	var short []candidate
+	for _, c := range cands {
+		if len(short) < maxShortlist && c.score > 0 && clauses(req.Task) <= clauses(c.playbook.Intent) {
+			short = append(short, c)
+		}
+	}
+	if len(short) == 0 {
+		return miss
+	}
+	intents := make([]string, len(short))
+	for i, c := range short {
+		intents[i] = c.playbook.Intent
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.BindTimeout)
+	defer cancel()
+	var rep schema.BindReply
+	err := s.rpc.Call(ctx, schema.SubjectBind, &schema.BindRequest{RunID: req.RunID, Task: req.Task, Choices: intents}, &rep)
+	miss.Usage = rep.Usage
+	switch {
+	case err != nil:
+		miss.Reason += "; asking the model whether it fits in other words failed: " + err.Error()
+		return miss
+	case rep.Choice == 0:
+		miss.Reason += "; the model found no playbook the task asks for in other words"
+		return miss
+	}
+	chosen := short[rep.Choice-1]
+	out := map[string]string{}
+	for name := range chosen.playbook.Params {
+		v, given := req.Params[name]
+		if !given {
+			v = strings.TrimSpace(rep.Values[name])
+		}
+		if !given && !wholeIn(req.Task, v) {
+			miss.Reason += fmt.Sprintf("; the model chose %s, but its value for %s (%q) is no phrase of the task", chosen.entry.Name, name, v)
+			return miss
+		}
+		out[name] = v
+	}
+	if _, err := chosen.playbook.Bind(out); err != nil {
+		miss.Reason += fmt.Sprintf("; the model chose %s, but its values do not fit it: %v", chosen.entry.Name, err)
+		return miss
+	}
+	return &schema.MatchReply{Hit: true, Playbook: schema.PlaybookRef{Name: chosen.entry.Name, Version: chosen.entry.Stored.Version}, Score: chosen.score,
+		Candidates: miss.Candidates, Bindings: out, Usage: rep.Usage, Reason: "matched in other words by the model"}
 }
 
 // bind binds every declared parameter of p (stage 3), or says why not.

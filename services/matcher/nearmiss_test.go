@@ -1,13 +1,27 @@
 package matcher
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // intents are learned playbooks' intents a near miss must not match.
-var intents = []string{
-	"Create a user named {{name}} with role {{role}}",
-	"Register the vendor {{company}} in {{city}}",
-	"Download the latest report",
-	"Trash the post {{title}}",
+// corpus reads a testdata file: one entry a line, # comments.
+func corpus(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // TestNearMissesNeverMatch: a task that adds a clause of its own, uses
@@ -15,39 +29,9 @@ var intents = []string{
 // each differs from one in a word or two; the same shapes with new values
 // and casing do match, and bind whole values.
 func TestNearMissesNeverMatch(t *testing.T) {
-	nearMisses := []string{
-		"Create a user named alice with role editor and delete user bob",
-		"Create a user named alice with role editor, then delete user bob",
-		"Create a user named alice with role editor; delete user bob",
-		"Create a user named alice with role editor and also reset every password",
-		"Create a user named alice with role editor. Delete user bob.",
-		"Create a user named alice with role editor or administrator",
-		"Create a user named alice and bob with role editor",
-		"Delete a user named alice with role editor",
-		"Create a post named alice with role editor",
-		"Do not create a user named alice with role editor",
-		"Don't create a user named alice with role editor",
-		"Register the vendor Initech in Berlin and delete the vendor Acme",
-		"Register the vendor Initech in Berlin, then email the CFO",
-		"Register the vendor Initech in Berlin but not in Paris",
-		"Register the vendor Initech in Berlin plus Paris",
-		"Register the vendor Initech in Berlin also add a note",
-		"Unregister the vendor Initech in Berlin",
-		"Register the customer Initech in Berlin",
-		"Never register the vendor Initech in Berlin",
-		"Download the latest report and delete it",
-		"Delete the latest report",
-		"Download the oldest report",
-		"Do not download the latest report",
-		"Download the latest invoice",
-		"Trash the post Glacier safety memo and empty the trash",
-		"Trash the post Glacier safety memo, then publish the draft",
-		"Trash the post Glacier safety memo except its comments",
-		"Trash the post Glacier safety memo unless it is published",
-		"Trash the post Glacier; delete user bob",
-		"Restore the post Glacier safety memo",
-		"Trash the page Glacier safety memo",
-		"Don't trash the post Glacier safety memo",
+	nearMisses, intents := corpus(t, "nearmiss.txt"), corpus(t, "intents.txt")
+	if len(nearMisses) < 30 {
+		t.Fatalf("%d near misses, want at least 30", len(nearMisses))
 	}
 	for _, task := range nearMisses {
 		for _, intent := range intents {

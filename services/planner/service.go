@@ -87,9 +87,47 @@ func (s *Service) slot(ctx context.Context, req *schema.SlotRequest) (*schema.Mo
 
 const bindSystemPrompt = `You read parameter values out of a task. You see the task, the intent it should fit (with {{name}} slots) and the names to bind. Answer with one JSON object mapping each name to its value, copied exactly as the task writes it, and nothing else. Leave out a name the task does not give.`
 
+const chooseSystemPrompt = `You decide whether a task asks for exactly what one of a few stored playbooks does, in other words. You see the task and the playbooks' intents, numbered, with {{name}} slots. A task that asks for more (another clause, another object), for less, for something else, or that negates the intent, fits none. Answer with one JSON object and nothing else: {"choice": N, "values": {"name": "value"}} with N the number of the one intent the task asks for and every slot's value copied exactly as the task writes it, or {"choice": 0} when none fits.`
+
+// maxChooseChars bounds what a choose call sends the model: about 400
+// tokens at the three characters a token that names and values of
+// Latin text average at least.
+const maxChooseChars = 1200
+
+// choose answers a bind request with choices: which shortlisted intent
+// the task asks for in other words, and its values; one bounded call
+// (source matcher). A prompt over the bound is refused, never cut.
+func (s *Service) choose(ctx context.Context, req *schema.BindRequest) (*schema.BindReply, error) {
+	var b strings.Builder
+	b.WriteString(schema.PromptTask + oneLine(req.Task) + "\n" + schema.PromptChoices + "\n")
+	for i, c := range req.Choices {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(c))
+	}
+	user := b.String()
+	if n := len(chooseSystemPrompt) + len(user); n > maxChooseChars {
+		return nil, schema.Errorf(schema.CodeTooLarge, "the choice would send the model %d characters, over the %d of a bounded matcher call", n, maxChooseChars)
+	}
+	rep, err := s.ask(ctx, req.RunID, "match", schema.SourceMatcher, chooseSystemPrompt, user, 128)
+	if err != nil {
+		return nil, err
+	}
+	var answer struct {
+		Choice int               `json:"choice"`
+		Values map[string]string `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(rep.Value), &answer); err != nil || answer.Choice < 0 || answer.Choice > len(req.Choices) {
+		return nil, schema.Errorf(schema.CodeInvalid, "the model's choice is not {\"choice\": 0..%d, \"values\": {...}}: %q", len(req.Choices), rep.Value)
+	}
+	return &schema.BindReply{Values: answer.Values, Choice: answer.Choice, Usage: rep.Usage}, nil
+}
+
 // bind answers rote.planner.bind for the matcher: one bounded call
-// (source matcher) whose answer must be a JSON object of strings.
+// (source matcher) whose answer must be a JSON object of strings; with
+// choices, see choose.
 func (s *Service) bind(ctx context.Context, req *schema.BindRequest) (*schema.BindReply, error) {
+	if len(req.Choices) > 0 {
+		return s.choose(ctx, req)
+	}
 	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + schema.PromptTask + oneLine(req.Task) + "\n" + schema.PromptBind + strings.Join(req.Names, ", ")
 	rep, err := s.ask(ctx, req.RunID, "match", schema.SourceMatcher, bindSystemPrompt, user, 256)
 	if err != nil {
