@@ -52,6 +52,9 @@ type Summary struct {
 	Reps  int                    `json:"reps"`
 	Model string                 `json:"model"`
 	Suite string                 `json:"suite"`
+	// Gained counts the repetitions Rote warm completed and the cold
+	// agent did not: success parity the other way.
+	Gained int `json:"parity_gained"`
 	// Speed is what the latency gate's wall times are made of.
 	Speed Speed `json:"speed"`
 	// Perception is the WordPress suite's perception table.
@@ -110,7 +113,7 @@ func (s *Summary) Pass() bool {
 }
 
 // GateNames are the gates in report order.
-var GateNames = []string{"token_reduction", "success_parity", "false_matches", "latency"}
+var GateNames = []string{"token_reduction", "success_parity", "wrong_outcomes", "false_matches", "latency"}
 
 // Summarize pairs results by task, variant and repetition and computes
 // every metric; mustMiss names the tasks whose warm runs must not match
@@ -149,15 +152,21 @@ func Summarize(results []Result, mustMiss map[string]bool, seed uint64, reps int
 		}
 	}
 	s := &Summary{Tasks: map[string]TaskSummary{}, Seed: seed, Reps: reps, Model: model}
-	lost, falseMatches := 0, 0
+	lost, falseMatches, wrong := 0, 0, 0
 	for task, ps := range byTask {
 		ts := summarizeTask(ps, seed)
 		ts.MustMiss = mustMiss[task]
 		s.Tasks[task] = ts
 		falseMatches += ts.FalseMatches
 		for _, p := range ps {
-			if p.cold.Success && !p.warm.Success {
+			switch {
+			case p.cold.Success && !p.warm.Success:
 				lost++
+			case !p.cold.Success && p.warm.Success:
+				s.Gained++
+			}
+			if p.warm.Verified && !p.warm.Success {
+				wrong++
 			}
 		}
 	}
@@ -169,7 +178,8 @@ func Summarize(results []Result, mustMiss map[string]bool, seed uint64, reps int
 	s.Gates = map[string]stats.Gate{
 		"token_reduction": stats.AtLeast("token_reduction", red.Low, stats.MinTokenReduction,
 			fmt.Sprintf("lower 95%% bound of 1 - warm/cold logical tokens over %d pairs (point %.4f, upper %.4f)", len(saving), red.Value, red.High)),
-		"success_parity": stats.Exactly("success_parity", float64(lost), 0, "repetitions the cold agent completed and Rote warm did not"),
+		"success_parity": stats.Exactly("success_parity", float64(lost), 0, fmt.Sprintf("repetitions the cold agent completed and Rote warm did not (the other way: %d)", s.Gained)),
+		"wrong_outcomes": stats.Exactly("wrong_outcomes", float64(wrong), 0, "warm runs that passed their own verify gate while the site's state says the task was not done right"),
 		"false_matches":  stats.Exactly("false_matches", float64(falseMatches), 0, "warm runs matched to a playbook of another task"),
 		"latency": stats.AtLeast("latency", speed.Low, stats.MinSpeedup,
 			fmt.Sprintf("lower 95%% bound of cold/warm wall time over %d pairs (point %.2f, upper %.2f)", len(saving), speed.Value, speed.High)),

@@ -41,8 +41,13 @@ func TestSummaryGatesAndStableBytes(t *testing.T) {
 	bad[1].Success = false   // B1 rep 1 warm lost a success
 	bad[3].FalseMatch = true // B6 rep 1 warm matched
 	bad[5].WallMS = 3000     // B1 rep 2 warm as slow as cold
+	bad[9].Success = false   // B1 rep 3 warm verified itself, but the site disagrees
+	bad[12].Success = false  // B1 rep 4 cold failed where warm did it
 	sb := Summarize(bad, map[string]bool{"B6": true}, 7, 4, "test")
-	for _, g := range []string{"success_parity", "false_matches", "latency"} {
+	if sb.Gained != 1 {
+		t.Errorf("parity gained %d, want 1", sb.Gained)
+	}
+	for _, g := range []string{"success_parity", "wrong_outcomes", "false_matches", "latency"} {
 		if sb.Gates[g].Pass {
 			t.Errorf("gate %s passed: %v", g, sb.Gates[g])
 		}

@@ -7,29 +7,35 @@ import (
 
 // downloadLatest (B1): sign in, open Reports, download the report with the
 // latest publication date.
-func downloadLatest(t *turn) action {
+func downloadLatest(t *turn) action { return downloadBy(t, true) }
+
+// downloadOldest (V4, B1's near miss): the same, the earliest date.
+func downloadOldest(t *turn) action { return downloadBy(t, false) }
+
+// downloadBy downloads the report published latest (or earliest).
+func downloadBy(t *turn, latest bool) action {
 	if a, ok := t.chrome(); ok {
 		return a
 	}
 	if a, ok := t.navTo("/reports", "Reports"); ok {
 		return a
 	}
-	latest, date := "", ""
+	chosen, date := "", ""
 	for _, n := range t.page().Nodes {
 		cells := strings.Split(n.Name, " | ")
-		if n.Role == "row" && len(cells) == 4 && cells[3] == "Download" && cells[2] > date {
-			latest, date = cells[0], cells[2]
+		if n.Role == "row" && len(cells) == 4 && cells[3] == "Download" && (date == "" || (cells[2] > date) == latest) {
+			chosen, date = cells[0], cells[2]
 		}
 	}
-	if latest == "" {
+	if chosen == "" {
 		return fail("the reports page lists no downloadable report")
 	}
-	if t.did("click", "Download "+latest) > 0 {
-		return done("downloaded " + latest + " (published " + date + ")")
+	if t.did("click", "Download "+chosen) > 0 {
+		return done("downloaded " + chosen + " (published " + date + ")")
 	}
-	link, ok := t.page().Find("link", "Download "+latest)
+	link, ok := t.page().Find("link", "Download "+chosen)
 	if !ok {
-		return fail("no download link for " + latest)
+		return fail("no download link for " + chosen)
 	}
 	return click(link)
 }

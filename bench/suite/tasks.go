@@ -27,6 +27,9 @@ type Task struct {
 	Name    string // the playbook name its runs learn
 	Text    string // the task as a user says it; {{param}} marks parameters
 	Variant string // the portal variant it runs on ("" the baseline)
+	// FreeText says the task's values come only as its text: a run is
+	// given none of them apart from secrets.
+	FreeText bool
 	Start   string // the path the run starts on ("" the site's root)
 	// Params are the parameter values of repetition rep (0 is the first);
 	// the same rep always gives the same values.
@@ -92,12 +95,16 @@ func Suite(name string) ([]*Task, error) {
 		return tasks, nil
 	case SuiteWordPress:
 		return wpTasks, nil
+	case SuiteVariation:
+		return variationTasks, nil
 	}
-	return nil, schema.Errorf(schema.CodeNotFound, "suite %q: want %s or %s", name, SuitePortal, SuiteWordPress)
+	return nil, schema.Errorf(schema.CodeNotFound, "suite %q: want %s, %s or %s", name, SuitePortal, SuiteWordPress, SuiteVariation)
 }
 
 // allTasks are every suite's tasks.
-func allTasks() []*Task { return append(slices.Clip(tasks), wpTasks...) }
+func allTasks() []*Task {
+	return append(append(slices.Clip(tasks), wpTasks...), variationTasks...)
+}
 
 // Lookup returns the task with id (case-insensitive), or an *schema.Error.
 func Lookup(id string) (*Task, error) {

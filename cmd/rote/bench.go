@@ -20,7 +20,7 @@ func newBenchCommand(app *App) *cobra.Command {
 	var asJSON bool
 	cfg := benchmark.Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
-		Use:   "bench [--suite portal|wordpress] [--reps N] [--out DIR] [--seed S] [--json]",
+		Use:   "bench [--suite portal|wordpress|variation] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
 		Long: `bench runs a frozen suite. It first learns a playbook from one cold run of
 each learned task (distill, shadow replay, promote). Then, for every task and
@@ -33,13 +33,18 @@ under a drift variant (a different one each repetition), B6 looks like B2 and
 must miss. --suite wordpress is a real WordPress (run scripts/wordpress
 first): W1 publish a post, W2 rename a post, W3 change the site title are
 learned; W4 (change the tagline) must miss; it also measures perception on the
-posts list (100 rows). Success is the site's server-side state (the portal's,
-or SQL against WordPress's database).
+posts list (100 rows). --suite variation is the portal with the inputs
+that break a frozen playbook: V1 downloads the latest report after a newer one
+is published, V2 registers a vendor given only as text, V3 says V1 in other
+words, V4 (download the oldest report) must miss V1's playbook, V5 does a
+drill page whose instruction changes with every repetition, learned from a run
+with detours. Success is the site's server-side state (the portal's, or SQL
+against WordPress's database).
 
 Every number is read back from ROTE_RUNS. --out gets results.jsonl,
 summary.json, report.md and the plots (SVG and PNG); the gates (token
-reduction, success parity, false matches, latency) print PASS or FAIL, and a
-failed gate exits non-zero.`,
+reduction, success parity, wrong outcomes, false matches, latency) print PASS
+or FAIL, and a failed gate exits non-zero.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cfg.Check(); err != nil {
@@ -81,7 +86,7 @@ failed gate exits non-zero.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal or wordpress")
+	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress or variation")
 	cmd.Flags().IntVar(&cfg.Reps, "reps", 15, "repetitions per task")
 	cmd.Flags().StringVar(&cfg.Out, "out", "bench-out", "where to write results.jsonl, summary.json, report.md and the plots")
 	cmd.Flags().Uint64Var(&cfg.Seed, "seed", 1, "the bootstrap's seed")

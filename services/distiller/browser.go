@@ -85,7 +85,8 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 	switch act.Kind {
 	case schema.ActNavigate:
 		u := d.relative(act.URL)
-		s.ID, s.Args, s.OnFail = "open-"+slug(strings.SplitN(u, "?", 2)[0], 24), map[string]any{"url": d.b.within(u)}, schema.OnFail{Policy: schema.FailRetry, Retries: 2}
+		u = d.b.within(u)
+		s.ID, s.Args, s.OnFail = "open-"+slug(strings.SplitN(u, "?", 2)[0], 24), map[string]any{"url": u}, schema.OnFail{Policy: schema.FailRetry, Retries: 2}
 	case schema.ActFill:
 		v, err := d.typed(a, act.Value)
 		if err != nil {

@@ -48,6 +48,17 @@ var plans = map[string]plan{
 			return t.Variant
 		},
 	},
+	suite.SuiteVariation: {
+		learned:  []string{"V1", "V2", "V5"},
+		mustMiss: map[string]bool{"V4": true},
+		drifts:   map[string]bool{"V1": true},
+		variant: func(t *suite.Task, _ int) string {
+			if t.ID == "V1" { // learned on the baseline, replayed on newer data
+				return suite.NewerReport
+			}
+			return t.Variant
+		},
+	},
 	suite.SuiteWordPress: {
 		learned:  []string{"W1", "W2", "W3"},
 		mustMiss: map[string]bool{"W4": true},
@@ -69,7 +80,7 @@ type Config struct {
 // Check reports what is wrong with cfg, or nil.
 func (cfg Config) Check() error {
 	if _, ok := plans[cfg.Suite]; !ok {
-		return fmt.Errorf("suite %q: want %s or %s", cfg.Suite, suite.SuitePortal, suite.SuiteWordPress)
+		return fmt.Errorf("suite %q: want %s, %s or %s", cfg.Suite, suite.SuitePortal, suite.SuiteWordPress, suite.SuiteVariation)
 	}
 	if cfg.Reps < 1 {
 		return fmt.Errorf("--reps must be at least 1")
@@ -184,9 +195,16 @@ func (bn *bench) learn(t *suite.Task) error {
 }
 
 // pair runs one repetition: the cold agent twice (the first only warms the
-// provider cache) and Rote warm once, each on a fresh site.
+// provider cache) and Rote warm once, each on a fresh site. A free-text
+// task gives both arms its values only as text (and its secrets).
 func (bn *bench) pair(t *suite.Task, rep int, variant, drift string, mustMiss bool) error {
 	task, site, n := bn.task(t, rep), bn.lab.Site, bn.lab.Node
+	if t.FreeText {
+		task.Params = map[string]string{}
+		for _, k := range t.Secrets {
+			task.Params[k] = t.Params(rep)[k]
+		}
+	}
 	for i := range 2 {
 		if err := site.Reset(bn.ctx, variant); err != nil {
 			return err

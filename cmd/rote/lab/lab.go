@@ -23,12 +23,12 @@ func Open(ctx context.Context, b *bus.Bus, suiteName string, cfg node.Config) (*
 	var site Site
 	var err error
 	switch suiteName {
-	case suite.SuitePortal:
+	case suite.SuitePortal, suite.SuiteVariation:
 		site, err = ServePortal("")
 	case suite.SuiteWordPress:
 		site, err = OpenWordPress(ctx)
 	default:
-		err = fmt.Errorf("suite %q: want %s or %s", suiteName, suite.SuitePortal, suite.SuiteWordPress)
+		err = fmt.Errorf("suite %q: want %s, %s or %s", suiteName, suite.SuitePortal, suite.SuiteWordPress, suite.SuiteVariation)
 	}
 	if err != nil {
 		return nil, err

@@ -41,11 +41,20 @@ func ServePortal(variant string) (*Portal, error) {
 // Base is the portal's address.
 func (p *Portal) Base() string { return p.url }
 
-// Reset serves a fresh portal in variant from now on.
+// Reset serves a fresh portal in variant from now on; variant
+// suite.NewerReport is the baseline with a report published after the
+// seeded ones.
 func (p *Portal) Reset(_ context.Context, variant string) error {
-	fresh, err := portal.New(portal.Config{Variant: variant})
+	markup := variant
+	if variant == suite.NewerReport {
+		markup = ""
+	}
+	fresh, err := portal.New(portal.Config{Variant: markup})
 	if err != nil {
 		return err
+	}
+	if variant == suite.NewerReport {
+		fresh.PublishReport()
 	}
 	p.p.Store(fresh)
 	return nil
