@@ -30,7 +30,7 @@ type Task struct {
 	// FreeText says the task's values come only as its text: a run is
 	// given none of them apart from secrets.
 	FreeText bool
-	Start   string // the path the run starts on ("" the site's root)
+	Start    string // the path the run starts on ("" the site's root)
 	// Params are the parameter values of repetition rep (0 is the first);
 	// the same rep always gives the same values.
 	Params func(rep int) map[string]string
