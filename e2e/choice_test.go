@@ -18,21 +18,12 @@ func TestLatestReportFollowsNewData(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	base, site := portalSite(t, "")
-	code, out := rote(t, dir, "run", "--suite-task", "B1", "--url", base, "--json")
-	var cold struct {
-		Outcome string
-		Agent   struct {
-			RunID string `json:"run_id"`
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &cold); code != 0 || err != nil || cold.Outcome != "success" {
-		t.Fatalf("cold run: exit %d (%v)\n%s", code, err, out)
-	}
-	code, out = rote(t, dir, "distill", cold.Agent.RunID)
+	coldRun := coldSuiteRun(t, dir, "B1", base)
+	code, out := rote(t, dir, "distill", coldRun)
 	if code != 0 || !strings.Contains(out, "order: newest") || strings.Contains(out, "name: Download Operations report November 2026") {
 		t.Fatalf("distill: exit %d, want a newest rule and no frozen report\n%s", code, out)
 	}
-	code, out = rote(t, dir, "promote", cold.Agent.RunID, "--param", "password="+portal.Password)
+	code, out = rote(t, dir, "promote", coldRun, "--param", "password="+portal.Password)
 	if code != 0 || !strings.Contains(out, "promoted download-latest-report v1") {
 		t.Fatalf("promote: exit %d\n%s", code, out)
 	}
@@ -56,4 +47,21 @@ func TestLatestReportFollowsNewData(t *testing.T) {
 	if want := "picked newest by Period, newest by Published of 7 links: Download Operations report December 2026"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("runs show: exit %d, want %q in\n%s", code, want, out)
 	}
+}
+
+// coldSuiteRun runs suite task id cold with rote run against the site at
+// base and returns the agent's run id; the run must succeed.
+func coldSuiteRun(t *testing.T, dir, id, base string) string {
+	t.Helper()
+	code, out := rote(t, dir, "run", "--suite-task", id, "--url", base, "--json")
+	var cold struct {
+		Outcome string
+		Agent   struct {
+			RunID string `json:"run_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cold); code != 0 || err != nil || cold.Outcome != "success" {
+		t.Fatalf("cold run of %s: exit %d (%v)\n%s", id, code, err, out)
+	}
+	return cold.Agent.RunID
 }

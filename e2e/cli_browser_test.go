@@ -154,25 +154,16 @@ func TestLearnCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	base, site := portalSite(t, "")
-	code, out := rote(t, dir, "run", "--suite-task", "B3", "--url", base, "--json")
-	var cold struct {
-		Outcome string
-		Agent   struct {
-			RunID string `json:"run_id"`
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &cold); code != 0 || err != nil || cold.Outcome != "success" {
-		t.Fatalf("cold run: exit %d (%v)\n%s", code, err, out)
-	}
-	code, out = rote(t, dir, "distill", cold.Agent.RunID)
+	coldRun := coldSuiteRun(t, dir, "B3", base)
+	code, out := rote(t, dir, "distill", coldRun)
 	if code != 0 || !strings.Contains(out, "name: catalog-top-results") || !strings.Contains(out, `value: "{{query}}"`) || !strings.Contains(out, `count: "{{n}}"`) {
 		t.Fatalf("distill: exit %d\n%s", code, out)
 	}
-	code, out = rote(t, dir, "promote", cold.Agent.RunID)
+	code, out = rote(t, dir, "promote", coldRun)
 	if code != 2 || !strings.Contains(out, "password is secret") {
 		t.Fatalf("promote without the secret: exit %d\n%s", code, out)
 	}
-	code, out = rote(t, dir, "promote", cold.Agent.RunID, "--param", "password="+portal.Password)
+	code, out = rote(t, dir, "promote", coldRun, "--param", "password="+portal.Password)
 	if code != 0 || !strings.Contains(out, "promoted catalog-top-results v1") {
 		t.Fatalf("promote: exit %d\n%s", code, out)
 	}

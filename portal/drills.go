@@ -77,49 +77,47 @@ type drillView struct {
 	Pressed string
 }
 
-func drillSeed(r *http.Request) (int, bool) {
+// drillOf returns the drill the request's path names, or answers 404.
+func (p *Portal) drillOf(w http.ResponseWriter, r *http.Request, s *session) (Drill, bool) {
 	seed, err := strconv.Atoi(r.PathValue("seed"))
-	return seed, err == nil && seed > 0 && seed < 1_000_000
+	if err != nil || seed < 1 || seed >= 1_000_000 {
+		p.notFound(w, r, s)
+		return Drill{}, false
+	}
+	return DrillFor(seed), true
 }
 
 // drillPage serves GET /drills/{seed}: the instruction and the buttons.
 func (p *Portal) drillPage(w http.ResponseWriter, r *http.Request, s *session) {
-	seed, ok := drillSeed(r)
-	if !ok {
-		p.notFound(w, r, s)
-		return
+	if d, ok := p.drillOf(w, r, s); ok {
+		p.render(w, s, http.StatusOK, "drill", view{Title: fmt.Sprintf("Drill %d", d.Seed), Data: drillView{Drill: d}})
 	}
-	d := DrillFor(seed)
-	p.render(w, s, http.StatusOK, "drill", view{Title: fmt.Sprintf("Drill %d", seed), Data: drillView{Drill: d}})
 }
 
 // drillPress serves POST /drills/{seed}/press: the button pressed, then
 // the form for the rest.
 func (p *Portal) drillPress(w http.ResponseWriter, r *http.Request, s *session) {
-	seed, ok := drillSeed(r)
+	d, ok := p.drillOf(w, r, s)
 	if !ok {
-		p.notFound(w, r, s)
 		return
 	}
-	d := DrillFor(seed)
 	pressed := r.PostFormValue("button")
 	if !slices.Contains(d.Buttons, pressed) {
-		p.render(w, s, http.StatusBadRequest, "drill", view{Title: fmt.Sprintf("Drill %d", seed), Alert: "Press one of the buttons", Data: drillView{Drill: d}})
+		p.render(w, s, http.StatusBadRequest, "drill", view{Title: fmt.Sprintf("Drill %d", d.Seed), Alert: "Press one of the buttons", Data: drillView{Drill: d}})
 		return
 	}
-	p.render(w, s, http.StatusOK, "drill_form", view{Title: fmt.Sprintf("Drill %d", seed), Status: "Pressed " + pressed, Data: drillView{Drill: d, Pressed: pressed}})
+	p.render(w, s, http.StatusOK, "drill_form", view{Title: fmt.Sprintf("Drill %d", d.Seed), Status: "Pressed " + pressed, Data: drillView{Drill: d, Pressed: pressed}})
 }
 
 // drillSubmit serves POST /drills/{seed}: the answer is recorded as sent.
 func (p *Portal) drillSubmit(w http.ResponseWriter, r *http.Request, s *session) {
-	seed, ok := drillSeed(r)
+	d, ok := p.drillOf(w, r, s)
 	if !ok {
-		p.notFound(w, r, s)
 		return
 	}
-	a := DrillAnswer{Seed: seed, Pressed: r.PostFormValue("pressed"), Date: strings.TrimSpace(r.PostFormValue("date")),
+	a := DrillAnswer{Seed: d.Seed, Pressed: r.PostFormValue("pressed"), Date: strings.TrimSpace(r.PostFormValue("date")),
 		Quantity: strings.TrimSpace(r.PostFormValue("quantity")), Item: r.PostFormValue("item")}
 	p.st.Drills = append(p.st.Drills, a)
-	s.flash = fmt.Sprintf("Drill %d submitted", seed)
-	http.Redirect(w, r, fmt.Sprintf("/drills/%d", seed), http.StatusSeeOther)
+	s.flash = fmt.Sprintf("Drill %d submitted", d.Seed)
+	http.Redirect(w, r, fmt.Sprintf("/drills/%d", d.Seed), http.StatusSeeOther)
 }
