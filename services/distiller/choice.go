@@ -23,18 +23,9 @@ func (d *distillation) choice(a *schema.BrowserAction) (*schema.Target, error) {
 	}
 	rec := set.Records[k]
 	t := &schema.Target{Role: a.Action.Target.Role, Contract: d.contract(a.Action.Target), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
-	fields := recordFields(set, k)
-	for _, f := range fields {
-		if v, ok := d.b.whole(f.value); ok {
-			t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, By: f.by, Value: v}}
-			return t, nil
-		}
-	}
-	for _, f := range fields {
-		if v := d.b.within(f.value); v != f.value && strings.Contains(v, "{{") {
-			t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, By: f.by, Value: onlyTemplates(v)}}
-			return t, nil
-		}
+	if r, ok := d.namedRecord(*set, k); ok {
+		t.Pick.Rules = []schema.PickRule{r}
+		return t, nil
 	}
 	if d.b.fromTask(rec.Key) {
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", describe(a), rec.Key, len(set.Records))
@@ -49,6 +40,33 @@ func (d *distillation) choice(a *schema.BrowserAction) (*schema.Target, error) {
 	}
 	d.note("%s chose %q among %d records: the replay picks %s", describe(a), rec.Key, len(set.Records), t.Pick)
 	return t, nil
+}
+
+// namedRecord returns the rule that finds record k of set by the
+// parameter value one of its fields holds (its key first, then its
+// cells): the field's whole value, or the parameter values standing in
+// it as whole words. A field that does not tell the record from its
+// siblings (every row's author is admin) names nothing.
+func (d *distillation) namedRecord(set schema.RecordSet, k int) (schema.PickRule, bool) {
+	for _, f := range recordFields(&set, k) {
+		v, ok := d.b.whole(f.value)
+		if !ok {
+			v = onlyTemplates(d.b.within(f.value))
+		}
+		if v == "" {
+			continue
+		}
+		value := v
+		for name, val := range d.b.values {
+			value = strings.ReplaceAll(value, "{{"+name+"}}", val)
+		}
+		r := schema.PickRule{Order: schema.OrderHas, By: f.by, Value: value}
+		if got, err := r.Apply(set); err == nil && got == k {
+			r.Value = v
+			return r, true
+		}
+	}
+	return schema.PickRule{}, false
 }
 
 // recordField is one field of a record a rule can read.

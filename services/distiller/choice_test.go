@@ -61,7 +61,7 @@ func TestDistillChoiceAmongRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Playbook.Steps[0].Target.Pick; p == nil || p.String() != `has "{{period}}" by Period` {
+	if p := c.Playbook.Steps[0].Target.Pick; p == nil || p.String() != `has "{{period}}"` {
 		t.Errorf("a record named by a parameter: %+v", p)
 	}
 
@@ -77,5 +77,26 @@ func TestDistillChoiceAmongRecords(t *testing.T) {
 		if _, err := Distill(tc.run, Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
+	}
+}
+
+// TestDistillChoiceSkipsAFieldEveryRecordHolds: the author column holds
+// the username parameter in every row; the record is named by its title,
+// the field that tells it from its siblings.
+func TestDistillChoiceSkipsAFieldEveryRecordHolds(t *testing.T) {
+	posts := &schema.RecordSet{Pattern: "Trash", Rows: true, Within: "main › Posts", Header: []string{"Title", "Author"}, Records: []schema.Record{
+		{Name: "Trash", Key: "Harbor log", Cells: []string{"Harbor log", "admin"}},
+		{Name: "Trash", Key: "Glacier memo 99 — Draft", Cells: []string{"Glacier memo 99 — Draft", "admin"}},
+	}}
+	a := act(schema.ActClick, "link", "Trash", "")
+	a.Among, a.Chosen = posts, 1
+	r := withTask(runOf(a), "Sign in as admin and trash the post Glacier memo 99", map[string]string{"username": "admin", "title": "Glacier memo 99"})
+	r.Actions = append([]*schema.BrowserAction{{Seq: 0, Action: schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Username"}, Value: "admin"}}}, r.Actions...)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Playbook.Steps[1].Target.Pick; p == nil || p.String() != `has "{{title}}"` {
+		t.Fatalf("pick %+v", p)
 	}
 }
