@@ -44,7 +44,7 @@ func TestLatestReportFollowsNewData(t *testing.T) {
 		t.Fatalf("the warm run downloaded %v, want the newest report %s", got, newest)
 	}
 	code, out = rote(t, dir, "runs", "show", warm.Replay.RunID)
-	if want := "picked newest by Period, newest by Published of 7 links: Download Operations report December 2026"; code != 0 || !strings.Contains(out, want) {
+	if want := "picked newest by Period, newest by Published among 7 link records: Download Operations report December 2026"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("runs show: exit %d, want %q in\n%s", code, want, out)
 	}
 }

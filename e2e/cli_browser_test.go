@@ -169,7 +169,7 @@ func TestLearnCommands(t *testing.T) {
 	}
 	site.Reset()
 	code, out = rote(t, dir, "run", "--suite-task", "B3", "--rep", "3", "--url", base)
-	for _, want := range []string{"matched catalog-top-results v1 (score 1.00", "mode         replay", "model calls  0", "outcome: success"} {
+	for _, want := range []string{"matched catalog-top-results v1 (score 1.00", "mode         replay", "model calls  0", "outcome: success", "answer       " + strings.Join(portal.TopResults("stand", 2), "; ")} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("warm run: exit %d, want %q in\n%s", code, want, out)
 		}

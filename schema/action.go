@@ -1,7 +1,5 @@
 package schema
 
-import "strconv"
-
 // ActionKind is the closed set of browser actions.
 type ActionKind string
 
@@ -103,12 +101,10 @@ func (a Action) Validate() error {
 		if a.Value == "" {
 			break
 		}
-		if n, err := strconv.Atoi(a.Value); err != nil || n < 1 || n > MaxRecords {
-			return Errorf(CodeInvalid, "extract: count %q is not a number from 1 to %d", a.Value, MaxRecords)
+		if err := checkCount(a.Value); err != nil {
+			return err
 		}
-		if a.Target == nil || a.Target.Pick == nil || len(a.Target.Pick.Rules) != 1 || a.Target.Pick.Rules[0].Order != OrderFirst {
-			return Errorf(CodeInvalid, "extract: a count reads the first records of a list: it needs a target that picks them (pick with the one rule first)")
-		}
+		return readsList(a.Target)
 	}
 	return nil
 }

@@ -74,6 +74,61 @@ func (p *Pick) Validate() error {
 	return nil
 }
 
+// validatePick checks how step s uses a pick: only a click or a hover
+// chooses among records, and an extract reads the first of them; a pick
+// is the whole target (an id, name or near beside it would say another
+// control); and an extract's count is the first records of a list.
+func (s *Step) validatePick() error {
+	t := s.Target
+	count, counted := s.Args["count"]
+	if s.Tool == string(ActExtract) && counted {
+		if err := readsList(t); err != nil {
+			return err
+		}
+		if refs, _ := ParseRefs(fmt.Sprint(count)); len(refs) == 0 {
+			if err := checkCount(fmt.Sprint(count)); err != nil {
+				return err
+			}
+		}
+	}
+	if t == nil || t.Pick == nil {
+		return nil
+	}
+	switch {
+	case s.Tool != string(ActClick) && s.Tool != string(ActHover) && !(s.Tool == string(ActExtract) && counted):
+		return Errorf(CodeInvalid, "%s: a pick chooses among records for a click or a hover, or reads a list for an extract with a count", s.Tool)
+	case t.ID != "" || t.Name != "" || t.Near != "":
+		return Errorf(CodeInvalid, "a target with a pick has no id, name or near: the pick chooses the control")
+	case t.Role == "":
+		return Errorf(CodeInvalid, "a target with a pick needs the role of the records' controls")
+	}
+	for _, r := range t.Pick.Rules {
+		if n, ok := strings.CutPrefix(r.By, "column "); ok {
+			if c, err := strconv.Atoi(n); err != nil || c < 1 {
+				return Errorf(CodeInvalid, "pick: %q is no column (columns count from 1)", r.By)
+			}
+		}
+	}
+	return nil
+}
+
+// readsList checks that an extract with a count has a target that reads
+// the first records of a list.
+func readsList(t *Target) error {
+	if t == nil || t.Pick == nil || len(t.Pick.Rules) != 1 || t.Pick.Rules[0].Order != OrderFirst {
+		return Errorf(CodeInvalid, "extract: a count reads the first records of a list: it needs a target that picks them (pick with the one rule first)")
+	}
+	return nil
+}
+
+// checkCount checks an extract's count: a number from 1 to MaxRecords.
+func checkCount(count string) error {
+	if n, err := strconv.Atoi(count); err != nil || n < 1 || n > MaxRecords {
+		return Errorf(CodeInvalid, "extract: count %q is not a number from 1 to %d", count, MaxRecords)
+	}
+	return nil
+}
+
 // values lists the values p's rules look for, for their references.
 func (p *Pick) values() []any {
 	var out []any
@@ -106,7 +161,7 @@ func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string,
 	for _, r := range set.Records[:min(n, len(set.Records))] {
 		names = append(names, r.Name)
 	}
-	return names, fmt.Sprintf("the first %d of %d %ss", len(names), len(set.Records), role), nil
+	return names, fmt.Sprintf("the first %d of %d %s records: %s", len(names), len(set.Records), role, ClipList(names, 5)), nil
 }
 
 // Choose applies p to the records of role on a page. It returns the
@@ -131,7 +186,7 @@ func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
 		}
 		chosen = k
 	}
-	return set.Node(chosen), fmt.Sprintf("%s of %d %ss: %s", p, len(set.Records), role, set.Records[chosen].Name), nil
+	return set.Node(chosen), fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].Name), nil
 }
 
 func (r PickRule) describe() string {

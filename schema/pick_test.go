@@ -182,3 +182,44 @@ func TestPickValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestPickWithoutWithin: a pick that names no context chooses among the
+// first table of such records on the page.
+func TestPickWithoutWithin(t *testing.T) {
+	p := schema.Pick{Name: "Download *", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderOldest, By: "Published"}}}
+	nodes := reportsPage(11, 10, 9)
+	if i, _, err := p.Choose("link", nodes); err != nil || nodes[i].Name != "Download Operations report September 2026" {
+		t.Fatalf("chose %d: %v", i, err)
+	}
+}
+
+// TestStepsUsePicksAsTheyMean: a playbook whose step puts a pick where it
+// chooses nothing, beside a name it contradicts, or reads a count that is
+// no count, is refused on load.
+func TestStepsUsePicksAsTheyMean(t *testing.T) {
+	pick := &schema.Pick{Name: "Download *", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst}}}
+	for name, c := range map[string]struct {
+		step schema.Step
+		want string
+	}{
+		"pick and name": {schema.Step{Tool: "click", Target: &schema.Target{Role: "link", Name: "Download X", Pick: pick}}, "no id, name or near"},
+		"pick on fill":  {schema.Step{Tool: "fill", Target: &schema.Target{Role: "textbox", Pick: pick}, Args: map[string]any{"value": "x"}}, "a pick chooses among records"},
+		"count zero":    {schema.Step{Tool: "extract", Target: &schema.Target{Role: "link", Pick: pick}, Args: map[string]any{"count": 0}}, "not a number from 1"},
+		"count words":   {schema.Step{Tool: "extract", Target: &schema.Target{Role: "link", Pick: pick}, Args: map[string]any{"count": "abc"}}, "not a number from 1"},
+		"count no pick": {schema.Step{Tool: "extract", Args: map[string]any{"count": "2"}}, "needs a target that picks them"},
+		"column zero": {schema.Step{Tool: "click", Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "Download *", Rows: true,
+			Rules: []schema.PickRule{{Order: schema.OrderNewest, By: "column 0"}}}}}, "no column"},
+	} {
+		c.step.ID, c.step.Kind = "s", schema.StepDeterministic
+		p := &schema.Playbook{Name: "p", Intent: "do it", Steps: []schema.Step{c.step}, Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/"}}}
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	ok := &schema.Playbook{Name: "p", Intent: "read the top {{n}}", Params: map[string]schema.Param{"n": {Type: schema.ParamString, Required: true}},
+		Steps:  []schema.Step{{ID: "s", Kind: schema.StepDeterministic, Tool: "extract", Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "*", Rules: []schema.PickRule{{Order: schema.OrderFirst}}}}, Args: map[string]any{"count": "{{n}}"}}},
+		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/"}}}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a count from a parameter: %v", err)
+	}
+}

@@ -104,30 +104,38 @@ func (s RecordSet) capped(chosen int) (RecordSet, int, bool) {
 }
 
 // RecordsLike returns the records of a page that fit a pattern met
-// before: nodes of role whose names fit pattern, in table rows or
-// not as rows says, sharing the context within.
+// before: nodes of role whose names fit pattern, in table rows or not as
+// rows says, sharing the context within (with no within, the context of
+// the first that fits: one table or list, never several).
 func RecordsLike(nodes []ObservedNode, role, pattern string, rows bool, within string) RecordSet {
-	set := RecordSet{Pattern: pattern, Rows: rows, Within: within}
+	set := RecordSet{Pattern: pattern, Rows: rows}
 	table := tableRows(nodes)
-	if rows {
-		set.Header = table.header(within)
-	}
 	for j, m := range nodes {
 		if m.Role != role {
 			continue
 		}
+		rec, ctx, fits := Record{Name: m.Name}, m.Context, false
 		if rows {
 			r, in := table.of(j)
-			if in && strings.EqualFold(r.ctx, within) && strings.EqualFold(recordPattern(m.Name, r.key), pattern) {
-				set.Records = append(set.Records, Record{Name: m.Name, Key: r.key, Cells: r.cells})
-				set.nodes = append(set.nodes, j)
-			}
+			rec.Key, rec.Cells, ctx = r.key, r.cells, r.ctx
+			fits = in && strings.EqualFold(recordPattern(m.Name, r.key), pattern)
+		} else {
+			rec.Key, fits = keyOf(pattern, m.Name)
+		}
+		if !fits {
 			continue
 		}
-		if key, fits := keyOf(pattern, m.Name); fits && strings.EqualFold(m.Context, within) {
-			set.Records = append(set.Records, Record{Name: m.Name, Key: key})
+		if within == "" {
+			within = ctx
+		}
+		if strings.EqualFold(ctx, within) {
+			set.Records = append(set.Records, rec)
 			set.nodes = append(set.nodes, j)
 		}
+	}
+	set.Within = within
+	if rows {
+		set.Header = table.header(within)
 	}
 	return set
 }

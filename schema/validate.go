@@ -236,6 +236,7 @@ func (p *Playbook) validateSteps(ps *problems) {
 			})
 			ps.addErr(path+".target.pick", s.Target.Pick.Validate())
 		}
+		ps.addErr(path, s.validatePick())
 		for k, e := range s.Expect {
 			epath := fmt.Sprintf("%s.expect[%d]", path, k)
 			p.refuseSecrets(ps, epath, p.checkRefs(ps, epath, ancestors, func() ([]Ref, error) { return e.Refs() }))

@@ -154,6 +154,9 @@ func printReplayResult(app *App, res *schema.ReplayResult) {
 		calls += u.Calls
 		tokens += u.Tokens.Logical()
 	}
+	if res.Answer != "" {
+		fmt.Fprintf(app.Stdout, "  answer %s\n", strings.ReplaceAll(res.Answer, "\n", "; "))
+	}
 	switch res.Outcome {
 	case schema.OutcomeSuccess:
 		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)

@@ -254,8 +254,8 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, ch
 	}
 	fmt.Fprintf(w, "  model calls  %d\n  tokens       %d logical, %.0f cache-adjusted\n  wall time    %s\n", calls, total.Logical(), total.Adjusted(), o.Duration.Round(time.Millisecond))
 	fmt.Fprintf(w, "  runs         %s\n", strings.Join(o.Runs(), ", "))
-	if o.Agent != nil && o.Agent.Answer != "" {
-		fmt.Fprintf(w, "  answer       %s\n", o.Agent.Answer)
+	if a := answerOf(o); a != "" {
+		fmt.Fprintf(w, "  answer       %s\n", strings.ReplaceAll(a, "\n", "; "))
 	}
 	if site != nil {
 		if checkErr != nil {

@@ -153,9 +153,14 @@ func (d *distillation) everyParamUsed() error {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.c.Playbook.Params)) {
-		if !strings.Contains(string(steps), "{{"+k+"}}") {
-			return schema.Errorf(schema.CodeUnbound, "parameter %s is declared but no step uses it: replayed with another %s, the playbook would do what it did with this one. Bind it (the run must type it, choose it, go to it or act on the record it names) or leave it out of the task", k, k)
+		if strings.Contains(string(steps), "{{"+k+"}}") {
+			continue
 		}
+		why := "the run must type it, choose it, go to it or act on the record it names"
+		if v, ok := d.b.values[k]; ok && len(v) < minLiteral {
+			why = fmt.Sprintf("its value %q is under %d characters, too short to find safely inside an address or a name: record with a longer one", v, minLiteral)
+		}
+		return schema.Errorf(schema.CodeUnbound, "parameter %s is declared but no step uses it: replayed with another %s, the playbook would do what it did with this one. Bind it (%s), or leave --param %s out if it is not the task's", k, k, why, k)
 	}
 	return nil
 }
