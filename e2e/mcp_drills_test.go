@@ -119,8 +119,3 @@ func TestDrillsFollowTheInstruction(t *testing.T) {
 		})
 	}
 }
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
