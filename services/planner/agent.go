@@ -81,6 +81,9 @@ type Options struct {
 	Parent   string               // the run this one continues
 	Ledger   []schema.LedgerEntry // steps that already ran, for Continue
 	Progress func(StepLog)
+	// Spent is the model calls already made in the run's name (the
+	// matcher's), counted in its manifest beside the agent's own.
+	Spent []schema.SourceUsage
 }
 
 // Run performs t in a new browser session, from its start URL. The error
@@ -164,7 +167,7 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	r.res.Duration = time.Since(began)
 	r.res.Usage = schema.Tally(r.calls)
-	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: r.res.Usage}
+	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: schema.MergeUsage(opt.Spent, r.res.Usage)}
 	if _, err := a.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}

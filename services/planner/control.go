@@ -23,6 +23,9 @@ type PlaybookReplay struct {
 	Session  *bus.BrowserSession // the run is Session.RunID
 	Base     string
 	Progress func(schema.StepReport)
+	// Spent is the model calls already made in the run's name (the
+	// matcher's), counted in its manifest.
+	Spent []schema.SourceUsage
 }
 
 // Controller is the control loop: with no playbook given, ask the matcher
@@ -110,6 +113,7 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 		}
 	}
 	if chosen == nil {
+		opt.Spent = out.matchUsage()
 		res, err := c.agent.Run(ctx, t, opt)
 		if err != nil {
 			return nil, err
@@ -128,7 +132,7 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 	if out.Match != nil {
 		params = out.Match.Bindings
 	}
-	rep, err := c.replay(ctx, PlaybookReplay{Playbook: chosen.Playbook, Version: chosen.Version, Params: params, Session: s, Base: t.StartURL, Progress: progress})
+	rep, err := c.replay(ctx, PlaybookReplay{Playbook: chosen.Playbook, Version: chosen.Version, Params: params, Session: s, Base: t.StartURL, Progress: progress, Spent: out.matchUsage()})
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +185,15 @@ func (c *Controller) match(ctx context.Context, t Task, site, runID string, out 
 		return nil, err
 	}
 	return &Chosen{Playbook: p, Version: e.Stored.Version}, nil
+}
+
+// matchUsage is the matcher's model call, made in the run's name: the
+// run that does the task counts it.
+func (o *Outcome) matchUsage() []schema.SourceUsage {
+	if o.Match == nil || o.Match.Usage.Logical() == 0 {
+		return nil
+	}
+	return []schema.SourceUsage{{Source: schema.SourceMatcher, Calls: 1, Tokens: o.Match.Usage}}
 }
 
 func (c *Controller) finish(out *Outcome, began time.Time) *Outcome {

@@ -238,10 +238,6 @@ func (bn *bench) pair(t *suite.Task, rep int, variant, drift string, mustMiss bo
 		r.Playbook = fmt.Sprintf("%s@%d", o.Match.Playbook.Name, o.Match.Playbook.Version)
 		r.FalseMatch = mustMiss || o.Match.Playbook.Name != t.Name
 	}
-	if o.Match != nil && o.Match.Usage.Logical() > 0 {
-		r.Usage = schema.MergeUsage(r.Usage, []schema.SourceUsage{{Source: schema.SourceMatcher, Calls: 1, Tokens: o.Match.Usage}})
-		r.Totals()
-	}
 	bn.results = append(bn.results, *r)
 	return nil
 }

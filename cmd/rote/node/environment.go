@@ -78,7 +78,7 @@ func (n *Node) BrowserOpener(base string) replay.Opener {
 // session the control loop owns and keeps open.
 func (n *Node) sessionReplayer() planner.Replayer {
 	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
-		return n.executor.Replay(ctx, replay.Request{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true,
+		return n.executor.Replay(ctx, replay.Request{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true, Spent: r.Spent,
 			Progress: r.Progress, Open: func(_ context.Context, _ string, origins []string) (replay.Dispatcher, error) {
 				return replay.BrowserDispatcherOn(r.Session, r.Base, origins...)
 			}})

@@ -62,6 +62,9 @@ type Request struct {
 	// Mode is how the run is recorded: replay (the default), or shadow
 	// for a candidate's replay before promotion.
 	Mode schema.RunMode
+	// Spent is the model calls already made in the run's name (the
+	// matcher's), counted in its manifest beside the replay's own.
+	Spent []schema.SourceUsage
 }
 
 // Replay runs r and returns its result. The error is for a replay that
@@ -133,7 +136,7 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	x.run(ctx, order)
 	x.res.Duration = time.Since(start)
 	x.res.Usage = schema.Tally(x.calls)
-	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: x.res.Usage}
+	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: schema.MergeUsage(r.Spent, x.res.Usage)}
 	if _, err := e.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: manifest.Finished}, Manifest: manifest}); err != nil {
 		return x.res, err
 	}
