@@ -19,8 +19,7 @@ func (p *Portal) PublishReport() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	last := p.reports[0]
-	year, month := 0, last.month+1
-	fmt.Sscanf(last.ID, "RPT-%d-", &year)
+	year, month := last.year, last.month+1
 	if month > 12 {
 		year, month = year+1, 1
 	}

@@ -172,6 +172,7 @@ type report struct {
 	Title     string
 	Period    string
 	Published string
+	year      int
 	month     int
 }
 
@@ -195,6 +196,7 @@ func monthlyReport(year, month int) report {
 		Title:     "Operations report " + period,
 		Period:    period,
 		Published: published.Format("2006-01-02"),
+		year:      year,
 		month:     month,
 	}
 }

@@ -103,13 +103,24 @@ func (s *Step) validatePick() error {
 		return Errorf(CodeInvalid, "a target with a pick needs the role of the records' controls")
 	}
 	for _, r := range t.Pick.Rules {
-		if n, ok := strings.CutPrefix(r.By, "column "); ok {
-			if c, err := strconv.Atoi(n); err != nil || c < 1 {
-				return Errorf(CodeInvalid, "pick: %q is no column (columns count from 1)", r.By)
-			}
+		if _, _, err := columnNumber(r.By); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// columnNumber reads a rule's "column N" (from 1) as an index from 0; ok
+// is false for a by that names no column number (the key, a header).
+func columnNumber(by string) (col int, ok bool, err error) {
+	n, ok := strings.CutPrefix(by, "column ")
+	if !ok {
+		return 0, false, nil
+	}
+	if c, err := strconv.Atoi(n); err == nil && c >= 1 {
+		return c - 1, true, nil
+	}
+	return 0, true, Errorf(CodeInvalid, "pick: %q is no column (columns count from 1)", by)
 }
 
 // readsList checks that an extract with a count has a target that reads
@@ -153,9 +164,9 @@ func (p *Pick) String() string {
 // finds on a page, in the page's order (fewer when the page lists
 // fewer), and says what it read, for the record of the run.
 func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string, error) {
-	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
-	if len(set.Records) == 0 {
-		return nil, "", Errorf(CodeNotFound, "no %s %q is on the page in %q to read", role, p.Name, p.Within)
+	set, err := p.records(role, nodes)
+	if err != nil {
+		return nil, "", err
 	}
 	var names []string
 	for _, r := range set.Records[:min(n, len(set.Records))] {
@@ -171,9 +182,9 @@ func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string,
 // CodeAmbiguous when a rule cannot choose one record or the rules
 // disagree.
 func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
-	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
-	if len(set.Records) == 0 {
-		return 0, "", Errorf(CodeNotFound, "no %s %q is on the page in %q to pick among", role, p.Name, p.Within)
+	set, err := p.records(role, nodes)
+	if err != nil {
+		return 0, "", err
 	}
 	chosen := -1
 	for _, r := range p.Rules {
@@ -187,6 +198,15 @@ func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
 		chosen = k
 	}
 	return set.Node(chosen), fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].Name), nil
+}
+
+// records finds p's records of role on a page, or fails CodeNotFound.
+func (p *Pick) records(role string, nodes []ObservedNode) (RecordSet, error) {
+	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
+	if len(set.Records) == 0 {
+		return set, Errorf(CodeNotFound, "no %s %q is on the page in %q", role, p.Name, p.Within)
+	}
+	return set, nil
 }
 
 func (r PickRule) describe() string {
@@ -257,8 +277,7 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 // holdsWords reports whether field holds value as whole words, case
 // aside: "Glacier memo 9" is not in "Glacier memo 99".
 func holdsWords(field, value string) bool {
-	field, value = strings.ToLower(field), strings.ToLower(strings.TrimSpace(value))
-	return value != "" && replaceWord(field, value, "\x00") != field
+	return ContainsWords(strings.ToLower(field), strings.ToLower(strings.TrimSpace(value)))
 }
 
 func (r PickRule) where() string {
@@ -278,22 +297,18 @@ func (r PickRule) kind() string {
 // Field returns each record's field by: its key (""), the cell under
 // the column headed by, or "column N".
 func (s RecordSet) Field(by string) ([]string, error) {
-	col := -1
-	switch {
-	case by == "":
-	case strings.HasPrefix(by, "column "):
-		n, err := strconv.Atoi(strings.TrimPrefix(by, "column "))
-		if err != nil || n < 1 {
-			return nil, Errorf(CodeInvalid, "pick: %q is no column", by)
-		}
-		col = n - 1
-	default:
+	col, numbered, err := columnNumber(by)
+	if err != nil {
+		return nil, err
+	}
+	if !numbered {
+		col = -1 // the key, unless a header names the column
 		for k, h := range s.Header {
-			if strings.EqualFold(h, by) {
+			if by != "" && strings.EqualFold(h, by) {
 				col = k
 			}
 		}
-		if col < 0 {
+		if by != "" && col < 0 {
 			return nil, Errorf(CodeNotFound, "the table has no column %q to pick by", by)
 		}
 	}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -45,49 +46,24 @@ const keyMark = "*"
 
 // RecordsAround returns the records the node at index i of nodes sits
 // among, and which of them it is; ok is false when it has no sibling
-// record (a lone control, a menu of unrelated links).
+// record (a lone control, a menu of unrelated links). They are the
+// records RecordsLike finds for its pattern and context: what a replay of
+// the choice will choose among.
 func RecordsAround(nodes []ObservedNode, i int) (set RecordSet, chosen int, ok bool) {
 	n := nodes[i]
 	if !n.Actionable {
 		return RecordSet{}, 0, false
 	}
-	rows := tableRows(nodes)
-	if r, in := rows.of(i); in {
-		set = RecordSet{Pattern: recordPattern(n.Name, r.key), Rows: true, Within: r.ctx, Header: rows.header(r.ctx)}
-		for j, m := range nodes {
-			mr, in := rows.of(j)
-			if !in || !m.Actionable || m.Role != n.Role || mr.ctx != r.ctx || recordPattern(m.Name, mr.key) != set.Pattern {
-				continue
-			}
-			if j == i {
-				chosen = len(set.Records)
-			}
-			set.Records = append(set.Records, Record{Name: m.Name, Key: mr.key, Cells: mr.cells})
-			set.nodes = append(set.nodes, j)
-		}
-		return set.capped(chosen)
-	}
-	var same []int
-	for j, m := range nodes {
-		if m.Actionable && m.Role == n.Role && m.Context == n.Context {
-			same = append(same, j)
-		}
-	}
-	pattern, found := listPattern(nodes, i, same)
-	if !found {
+	table := tableRows(nodes)
+	if r, in := table.of(i); in {
+		set = recordsLike(nodes, table, n.Role, recordPattern(n.Name, r.key), true, r.ctx)
+	} else if pattern, found := listPattern(nodes, i); found {
+		set = recordsLike(nodes, table, n.Role, pattern, false, n.Context)
+	} else {
 		return RecordSet{}, 0, false
 	}
-	set = RecordSet{Pattern: pattern, Within: n.Context}
-	for _, j := range same {
-		key, fits := keyOf(pattern, nodes[j].Name)
-		if !fits || !strings.ContainsAny(key, "0123456789") {
-			continue
-		}
-		if j == i {
-			chosen = len(set.Records)
-		}
-		set.Records = append(set.Records, Record{Name: nodes[j].Name, Key: key})
-		set.nodes = append(set.nodes, j)
+	if chosen = slices.Index(set.nodes, i); chosen < 0 {
+		return RecordSet{}, 0, false
 	}
 	return set.capped(chosen)
 }
@@ -108,8 +84,11 @@ func (s RecordSet) capped(chosen int) (RecordSet, int, bool) {
 // rows says, sharing the context within (with no within, the context of
 // the first that fits: one table or list, never several).
 func RecordsLike(nodes []ObservedNode, role, pattern string, rows bool, within string) RecordSet {
+	return recordsLike(nodes, tableRows(nodes), role, pattern, rows, within)
+}
+
+func recordsLike(nodes []ObservedNode, table rowIndex, role, pattern string, rows bool, within string) RecordSet {
 	set := RecordSet{Pattern: pattern, Rows: rows}
-	table := tableRows(nodes)
 	for j, m := range nodes {
 		if m.Role != role {
 			continue
@@ -205,13 +184,20 @@ func keyOf(pattern, name string) (string, bool) {
 	return name[len(prefix) : len(name)-len(suffix)], true
 }
 
-// listPattern finds the pattern of the list entries at same that the
-// node at i is one of: the words its name shares, from the start and
-// from the end, with the names of its siblings whose differing part
-// holds a digit (data, an id or a date: not "Sign in" beside "Sign up").
-// The shared words hold no digit themselves.
-func listPattern(nodes []ObservedNode, i int, same []int) (string, bool) {
-	words := strings.Fields(nodes[i].Name)
+// listPattern finds the pattern of the list entries that the node at i
+// is one of (the actionable nodes of its role and context): the words its
+// name shares, from the start and from the end, with the names of its
+// siblings whose differing part holds a digit (data, an id or a date: not
+// "Sign in" beside "Sign up"). The shared words hold no digit themselves.
+func listPattern(nodes []ObservedNode, i int) (string, bool) {
+	n := nodes[i]
+	var same []int
+	for j, m := range nodes {
+		if m.Actionable && m.Role == n.Role && m.Context == n.Context {
+			same = append(same, j)
+		}
+	}
+	words := strings.Fields(n.Name)
 	best, bestCount := "", 0
 	for _, j := range same {
 		if j == i {
@@ -264,7 +250,6 @@ func commonWords(a, b []string, fromEnd bool) int {
 type tableRow struct {
 	ctx, key string
 	cells    []string
-	at       int // its node's index
 }
 
 // rowIndex maps the nodes of a page to the table rows they sit in.
@@ -282,7 +267,7 @@ func tableRows(nodes []ObservedNode) rowIndex {
 	for j, n := range nodes {
 		if n.Role == "row" {
 			cells := strings.Split(n.Name, " | ")
-			idx.rows = append(idx.rows, tableRow{ctx: n.Context, key: cells[0], cells: cells, at: j})
+			idx.rows = append(idx.rows, tableRow{ctx: n.Context, key: cells[0], cells: cells})
 			cur = len(idx.rows) - 1
 			continue
 		}

@@ -211,6 +211,10 @@ func SlotOut(text string, params map[string]string) string {
 	return text
 }
 
+// ContainsWords reports whether v stands in s as whole words: no letter
+// or digit touches it on either side.
+func ContainsWords(s, v string) bool { return v != "" && replaceWord(s, v, "\x00") != s }
+
 // replaceWord replaces the occurrences of v in s that no letter or digit
 // touches on either side.
 func replaceWord(s, v, with string) string {

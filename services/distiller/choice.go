@@ -153,16 +153,12 @@ func statedOrders(task string) map[schema.PickOrder]bool {
 // words a record must hold are the parameters', not the constants
 // around them that the record happened to show.
 func onlyTemplates(v string) string {
-	var refs []string
-	for {
-		i := strings.Index(v, "{{")
-		j := strings.Index(v, "}}")
-		if i < 0 || j < i {
-			return strings.Join(refs, " ")
-		}
-		refs = append(refs, v[i:j+2])
-		v = v[j+2:]
+	refs, _ := schema.ParseRefs(v)
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = "{{" + r.String() + "}}"
 	}
+	return strings.Join(out, " ")
 }
 
 func keysOf(recs []schema.Record) string {

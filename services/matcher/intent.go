@@ -3,8 +3,8 @@ package matcher
 import (
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/rote-agent/rote/schema"
 )
 
 // Threshold is the least score a match needs: every content word of the
@@ -121,25 +121,8 @@ func clauses(s string) int {
 // phrase of its own: no clause or sentence break, at most
 // maxCaptureWords words.
 func wholeIn(task, v string) bool {
-	if v == "" || sentenceBreak.MatchString(v) || clauseBreak.MatchString(v) || len(strings.Fields(v)) > maxCaptureWords {
-		return false
-	}
-	for at := 0; ; {
-		i := strings.Index(task[at:], v)
-		if i < 0 {
-			return false
-		}
-		i += at
-		before, _ := utf8.DecodeLastRuneInString(task[:i])
-		after, _ := utf8.DecodeRuneInString(task[i+len(v):])
-		if !isWord(before) && !isWord(after) {
-			return true
-		}
-		at = i + 1
-	}
+	return !sentenceBreak.MatchString(v) && !clauseBreak.MatchString(v) && len(strings.Fields(v)) <= maxCaptureWords && schema.ContainsWords(task, v)
 }
-
-func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // captured returns the slot values the intent's pattern captures in the
 // task text, or nil when it does not fit or a value looks swallowed: a
