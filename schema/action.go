@@ -86,6 +86,10 @@ func (a Action) Validate() error {
 		if a.Target.Empty() {
 			return Errorf(CodeInvalid, "%s needs a target", a.Kind)
 		}
+		if err := a.Target.Pick.Validate(); err != nil {
+			return err
+		}
+		return validatePicking(string(a.Kind), a.Target, false)
 	case ActFill, ActSelect:
 		if a.Target.Empty() {
 			return Errorf(CodeInvalid, "%s needs a target", a.Kind)

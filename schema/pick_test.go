@@ -223,3 +223,27 @@ func TestStepsUsePicksAsTheyMean(t *testing.T) {
 		t.Errorf("a count from a parameter: %v", err)
 	}
 }
+
+// TestActionsUsePicksAsTheyMean: an action taken from a tool call (rote mcp
+// browser's pick argument) is held to the same shape as a step: a pick
+// with rules it knows, for a click or a hover, and nothing beside it.
+func TestActionsUsePicksAsTheyMean(t *testing.T) {
+	pick := &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderHas, Value: "Glacier"}}}
+	if err := (schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: pick}}).Validate(); err != nil {
+		t.Fatalf("a click that picks: %v", err)
+	}
+	for name, c := range map[string]struct {
+		a    schema.Action
+		want string
+	}{
+		"check":     {schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Pick: pick}}, "a pick chooses among records"},
+		"with id":   {schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Pick: pick}}, "no id, name or near"},
+		"no role":   {schema.Action{Kind: schema.ActHover, Target: &schema.Target{Pick: pick}}, "needs the role"},
+		"no rule":   {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true}}}, "no rule"},
+		"bad order": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want has, first"},
+	} {
+		if err := c.a.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}

@@ -37,6 +37,18 @@ type RecordSet struct {
 	nodes []int // the index in the page's nodes of each record's control
 }
 
+// Among is a choice among records: the set, and the place of the one
+// chosen. rote mcp browser puts it in a click's or hover's result
+// metadata, under AmongMeta, for the distiller (a client does not show
+// metadata to its model).
+type Among struct {
+	Records *RecordSet `json:"records"`
+	Chosen  int        `json:"chosen"`
+}
+
+// AmongMeta is the result metadata key of an Among.
+const AmongMeta = "rote/among"
+
 // MaxRecords is how many records RecordsAround keeps: what a choice was
 // made among travels in an event.
 const MaxRecords = 100

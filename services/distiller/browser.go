@@ -118,7 +118,7 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 	}
 	switch {
 	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
-		t, err := d.choice(a)
+		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target)
 		if err != nil {
 			return err
 		}

@@ -16,29 +16,28 @@ import (
 // first, last), all of which must agree at replay. A choice it can
 // explain neither way is refused: frozen, it would act on the same
 // record whatever the data.
-func (d *distillation) choice(a *schema.BrowserAction) (*schema.Target, error) {
-	set, k := a.Among, a.Chosen
-	if k < 0 || k >= len(set.Records) || set.Pattern == "" {
-		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", describe(a))
+func (d *distillation) choice(what string, set *schema.RecordSet, k int, control *schema.Target) (*schema.Target, error) {
+	if set == nil || k < 0 || k >= len(set.Records) || set.Pattern == "" {
+		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", what)
 	}
 	rec := set.Records[k]
-	t := &schema.Target{Role: a.Action.Target.Role, Contract: d.contract(a.Action.Target), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
+	t := &schema.Target{Role: control.Role, Contract: d.contract(control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
 	if r, ok := d.namedRecord(*set, k); ok {
 		t.Pick.Rules = []schema.PickRule{r}
 		return t, nil
 	}
 	if d.b.fromTask(rec.Key) {
-		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", describe(a), rec.Key, len(set.Records))
+		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", what, rec.Key, len(set.Records))
 	}
 	if set.More > 0 {
-		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", describe(a), rec.Key, schema.MaxRecords)
+		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", what, rec.Key, schema.MaxRecords)
 	}
 	t.Pick.Rules = heldRules(*set, k, d.b.intent())
 	if len(t.Pick.Rules) == 0 {
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q, record %d of %d (%s), which no parameter names and no rule the task states picks (the first or last, the newest or oldest by a date, the highest or lowest by a number): replayed, it would act on that record whatever the page holds; declare the record as a parameter and run again",
-			describe(a), rec.Key, k+1, len(set.Records), keysOf(set.Records))
+			what, rec.Key, k+1, len(set.Records), keysOf(set.Records))
 	}
-	d.note("%s chose %q among %d records: the replay picks %s", describe(a), rec.Key, len(set.Records), t.Pick)
+	d.note("%s chose %q among %d records: the replay picks %s", what, rec.Key, len(set.Records), t.Pick)
 	return t, nil
 }
 

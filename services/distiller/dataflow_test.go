@@ -369,6 +369,44 @@ func TestDistillDropsTheIDOfANamedControl(t *testing.T) {
 	}
 }
 
+// TestDistillPicksTheRowOfANamedRecord: a rote mcp browser click on a
+// row's plain "Trash" button, whose result's metadata says the rows it
+// was one of, replays by a pick of the row that holds the title, not by
+// the button's id; a checkbox ticked in such a row is refused (a click
+// replayed on it could undo it), as is a choice nothing explains.
+func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
+	among := func(role, name string) string {
+		meta, _ := json.Marshal(schema.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Author"},
+			Records: []schema.Record{{Key: "Glacier memo 99", Cells: []string{"Glacier memo 99", "admin"}}, {Key: "Harbor log", Cells: []string{"Harbor log", "admin"}}}}})
+		text, _ := json.Marshal("click ok (target by id)\ncontrol: {\"id\":\"tr0001\",\"role\":\"" + role + "\",\"name\":\"" + name + "\"}\n")
+		return `{"content":[{"type":"text","text":` + string(text) + `}],"_meta":{"` + schema.AmongMeta + `":` + string(meta) + `}}`
+	}
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	distill := func(task string, params map[string]string, role, name string) (*Candidate, error) {
+		r := mcpRun(params, task,
+			[3]string{"click", `{"target":"tr0001"}`, among(role, name)},
+			[3]string{"done", `{"reason":"done"}`, textResult("labelled")},
+		)
+		r.Inventories = append(r.Inventories, inventory)
+		return Distill(r, Options{})
+	}
+	c, err := distill("Trash the post Glacier memo 99", map[string]string{"title": "Glacier memo 99"}, "button", "Trash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Playbook.Steps[0]
+	pick, _ := s.Args["pick"].(map[string]any)
+	if _, ok := s.Args["target"]; ok || s.Args["role"] != "button" || pick == nil || s.Target.Pick == nil || s.Target.Pick.Rules[0].Value != "{{title}}" {
+		t.Fatalf("step args %v, target %+v", s.Args, s.Target)
+	}
+	if _, err := distill("Tick the post Glacier memo 99", map[string]string{"title": "Glacier memo 99"}, "checkbox", "Select"); !errors.Is(err, schema.ErrUnbound) {
+		t.Errorf("a box ticked in a row: %v, want unbound", err)
+	}
+	if _, err := distill("Trash a post", nil, "button", "Trash"); !errors.Is(err, schema.ErrUnbound) {
+		t.Errorf("a row chosen for no reason: %v, want unbound", err)
+	}
+}
+
 // TestDistillLetsARoteBrowserTargetQuoteTheTask: words of the task that
 // only name the control a rote mcp browser call acts on (button
 // "Submit" for "press the Submit button") are no unbound value; the same

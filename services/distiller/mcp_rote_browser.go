@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,6 +59,11 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// while it is on the page. Role and name find the one the new
 		// value names.
 		delete(args, "target")
+	} else if among, ok := amongOf(c); ok {
+		// One of several records (a row's Trash button), named by nothing
+		// the task gives: the replay chooses it by the row's key or the
+		// rule the task states, on the page as it is then.
+		return d.roteBrowserChoice(what, s, t, among, args)
 	}
 	if c.Tool == string(schema.ActClick) && togglesOnClick[t.Role] {
 		// A click toggles: replayed on a box found the other way it would
@@ -77,10 +83,7 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	// that became a textarea is no reason to stop.
 	if t.Contract != nil && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActPress)) {
 		s.Target.Contract = d.contract(t)
-		var contract map[string]any
-		b, _ := json.Marshal(s.Target.Contract)
-		_ = json.Unmarshal(b, &contract)
-		args["contract"] = contract
+		args["contract"] = asArgument(s.Target.Contract)
 	}
 	return s, nil
 }
@@ -101,4 +104,48 @@ func toggledTo(c *schema.ToolCall, id string) (bool, bool) {
 		return false, false
 	}
 	return slices.Contains(strings.Fields(m[1]), "checked"), true
+}
+
+// amongOf reads the records a rote mcp browser click or hover chose its
+// control among, from its result's metadata.
+func amongOf(c *schema.ToolCall) (schema.Among, bool) {
+	var r struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var among schema.Among
+	if json.Unmarshal(c.Result, &r) != nil || r.Meta[schema.AmongMeta] == nil || json.Unmarshal(r.Meta[schema.AmongMeta], &among) != nil {
+		return among, false
+	}
+	return among, true
+}
+
+// roteBrowserChoice is the step of a click or hover on one of several
+// records: its pick goes in the arguments in place of the control's id
+// and name, for the server to choose by at replay.
+func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *schema.Target, among schema.Among, args map[string]any) (schema.Step, error) {
+	what = fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
+	if c := s.Tool; (c != string(schema.ActClick) && c != string(schema.ActHover)) || togglesOnClick[control.Role] {
+		return s, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click or hover it, never to toggle a box it may find either way: not distilled", what)
+	}
+	t, err := d.choice(what, among.Records, among.Chosen, control)
+	if err != nil {
+		return s, err
+	}
+	s.Target = t
+	for _, k := range []string{"target", "name", "near", "contract"} {
+		delete(args, k)
+	}
+	args["role"], args["pick"] = t.Role, asArgument(t.Pick)
+	if t.Contract != nil {
+		args["contract"] = asArgument(t.Contract)
+	}
+	return s, nil
+}
+
+// asArgument is v as a tool call's JSON argument.
+func asArgument(v any) map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &m)
+	return m
 }

@@ -2,6 +2,7 @@ package mcpbrowser
 
 import (
 	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -74,11 +75,14 @@ func (m *Tools) open(ctx context.Context) (*bus.BrowserSession, error) {
 // beyond the browser's own arguments, an optional contract: what the
 // control must be (tag, input type, form action and method, href). An
 // action whose control is something else now is refused with
-// contract_changed or control_changed and nothing is sent.
+// contract_changed or control_changed and nothing is sent. A click and a
+// hover may take a pick instead of a control: the rules that choose the
+// record among its siblings (the row that holds a title, the newest
+// report), as a playbook's target does.
 func (m *Tools) Server(version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rote-browser", Version: version}, nil)
 	for _, spec := range schema.BrowserTools() {
-		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(withContract(spec))},
+		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(withObjects(spec))},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return m.call(ctx, spec.Name, req.Params.Arguments), nil
 			})
@@ -90,9 +94,15 @@ func (m *Tools) Server(version string) *mcp.Server {
 const contractSchema = `{"type":"object","description":"What the control must be; the action is refused (contract_changed, control_changed) when it is not. Each result's control line says what the control was.",` +
 	`"properties":{"tag":{"type":"string"},"input_type":{"type":"string"},"form_action":{"type":"string"},"form_method":{"type":"string"},"href":{"type":"string"}},"additionalProperties":false}`
 
-// withContract adds the contract argument to an action tool that takes a
-// target.
-func withContract(spec schema.ToolSpec) []byte {
+// pickSchema is the schema of the pick argument.
+const pickSchema = `{"type":"object","description":"Instead of target, name and near: choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
+	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
+	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["has","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
+	`"required":["name","rules"],"additionalProperties":false}`
+
+// withObjects adds the contract argument to an action tool that takes a
+// target, and the pick argument to a click and a hover.
+func withObjects(spec schema.ToolSpec) []byte {
 	var s map[string]any
 	if err := json.Unmarshal(spec.InputSchema, &s); err != nil {
 		return spec.InputSchema
@@ -101,11 +111,18 @@ func withContract(spec schema.ToolSpec) []byte {
 	if _, ok := props["target"]; !ok || spec.Name == "extract" {
 		return spec.InputSchema
 	}
-	var c any
-	_ = json.Unmarshal([]byte(contractSchema), &c)
-	props["contract"] = c
+	props["contract"] = rawSchema(contractSchema)
+	if spec.Name == string(schema.ActClick) || spec.Name == string(schema.ActHover) {
+		props["pick"] = rawSchema(pickSchema)
+	}
 	b, _ := json.Marshal(s)
 	return b
+}
+
+func rawSchema(s string) any {
+	var v any
+	_ = json.Unmarshal([]byte(s), &v)
+	return v
 }
 
 func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage) *mcp.CallToolResult {
@@ -128,13 +145,19 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 		}
 		return toolText(pageLines(rep.Observation) + rep.Observation.Render)
 	}
-	arguments, contract, err := splitContract(arguments)
+	arguments, contract, pick, err := splitObjects(arguments)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
 	}
 	action, err := schema.ActionFromToolCall(tool, arguments)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
+	}
+	if pick != nil {
+		if action.Target == nil {
+			action.Target = &schema.Target{}
+		}
+		action.Target.Pick = pick
 	}
 	if contract != nil {
 		if action.Target == nil {
@@ -170,7 +193,13 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	if ev.Error != nil {
 		return refused(ev.Error, summary+page)
 	}
-	return toolText(summary + page)
+	r := toolText(summary + page)
+	if ev.Among != nil {
+		// What the control was chosen among is for a distiller, not for
+		// the agent to read: metadata a client does not show its model.
+		r.Meta = mcp.Meta{schema.AmongMeta: schema.Among{Records: ev.Among, Chosen: ev.Chosen}}
+	}
+	return r
 }
 
 // refused is an error result whose structured content carries the typed
@@ -181,29 +210,32 @@ func refused(e *schema.Error, text string) *mcp.CallToolResult {
 	return r
 }
 
-// splitContract takes the contract argument out of an action's
-// arguments.
-func splitContract(arguments json.RawMessage) (json.RawMessage, *schema.Contract, error) {
+// splitObjects takes the contract and pick arguments out of an action's
+// arguments, each decoded strictly.
+func splitObjects(arguments json.RawMessage) (json.RawMessage, *schema.Contract, *schema.Pick, error) {
 	if len(arguments) == 0 {
-		return arguments, nil, nil
+		return arguments, nil, nil, nil
 	}
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(arguments, &args); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	raw, ok := args["contract"]
-	if !ok {
-		return arguments, nil, nil
-	}
-	delete(args, "contract")
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	var c schema.Contract
-	if err := dec.Decode(&c); err != nil {
-		return nil, nil, fmt.Errorf("contract: %v", err)
+	var contract *schema.Contract
+	var pick *schema.Pick
+	for name, into := range map[string]any{"contract": &contract, "pick": &pick} {
+		raw, ok := args[name]
+		if !ok {
+			continue
+		}
+		delete(args, name)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(into); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
 	}
 	rest, err := json.Marshal(args)
-	return rest, &c, err
+	return rest, contract, pick, err
 }
 
 // pageLines says where the page is: its URL and title, one per line.
@@ -223,6 +255,9 @@ func describeAction(ev *schema.BrowserAction) string {
 	fmt.Fprintf(&b, "%s ok", ev.Action.Kind)
 	if ev.Resolution != "" {
 		fmt.Fprintf(&b, " (target by %s)", ev.Resolution)
+	}
+	if ev.Picked != "" {
+		fmt.Fprintf(&b, "\n%s", ev.Picked)
 	}
 	if ev.Output != "" {
 		fmt.Fprintf(&b, ":\n%s", ev.Output)
