@@ -8,7 +8,24 @@ import (
 
 // reportList serves GET /reports: the published reports, newest first.
 func (p *Portal) reportList(w http.ResponseWriter, _ *http.Request, s *session) {
-	p.render(w, s, http.StatusOK, "reports", view{Title: "Reports", Section: "/reports", Data: p.reports})
+	p.render(w, s, http.StatusOK, "reports", view{Title: "Reports", Section: "/reports", Data: reportsView{p.reports, p.st.Requested}})
+}
+
+// reportsView is what the Reports page shows: the reports, and the one
+// the auditor asks for.
+type reportsView struct {
+	Reports   []report
+	Requested string
+}
+
+// RequestReport makes the Reports page say that the auditor asks for the
+// report titled title: which report a task "download the report the
+// auditor asks for" means is on the page, and changes when this does.
+// Reset takes it back.
+func (p *Portal) RequestReport(title string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.st.Requested = title
 }
 
 // PublishReport publishes the next month's report at the top of the list

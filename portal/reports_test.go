@@ -82,3 +82,21 @@ func TestPublishReport(t *testing.T) {
 		t.Errorf("after Reset the published report still downloads: %d", pg.status)
 	}
 }
+
+// TestRequestReport: the Reports page says which report the auditor asks
+// for, only once one is asked for, and Reset takes the request back.
+func TestRequestReport(t *testing.T) {
+	b := loggedIn(t, "")
+	if pg := b.get("/reports"); strings.Contains(pg.body, "auditor") {
+		t.Fatalf("a request shown before any was made")
+	}
+	b.p.RequestReport("Operations report August 2026")
+	b.get("/reports").mustContain(t, "<p>The auditor asks for Operations report August 2026.</p>")
+	if got := b.p.State().Requested; got != "Operations report August 2026" {
+		t.Errorf("Requested = %q", got)
+	}
+	b.p.Reset()
+	if got := b.p.State().Requested; got != "" {
+		t.Errorf("after Reset, Requested = %q", got)
+	}
+}

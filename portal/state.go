@@ -23,6 +23,9 @@ type State struct {
 	Settings Settings `json:"settings"`
 	// Downloads are the report ids downloaded, in order, repeats included.
 	Downloads []string `json:"downloads"`
+	// Requested is the title of the report the Reports page says the
+	// auditor asks for ("" none).
+	Requested string `json:"requested,omitempty"`
 	// Archived are the record ids archived, in order.
 	Archived []string `json:"archived"`
 	// Purges counts POST /vendors/purge (lookalike-button and

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,8 +55,8 @@ func (p *Pick) Validate() error {
 	if p == nil {
 		return nil
 	}
-	if strings.TrimSpace(p.Name) == "" || (!p.Rows && !strings.Contains(p.Name, keyMark)) {
-		return Errorf(CodeInvalid, "pick: name %q does not say which controls to pick among (a table's, or a list's with * where its key stands)", p.Name)
+	if err := p.validateRecords(); err != nil {
+		return err
 	}
 	if len(p.Rules) == 0 {
 		return Errorf(CodeInvalid, "pick: no rule")
@@ -74,12 +75,35 @@ func (p *Pick) Validate() error {
 	return nil
 }
 
+// validateRecords checks that p names its records, as a judgment among
+// them needs, with no rule to choose one.
+func (p *Pick) validateRecords() error {
+	if p == nil {
+		return nil
+	}
+	if strings.TrimSpace(p.Name) == "" || (!p.Rows && !strings.Contains(p.Name, keyMark)) {
+		return Errorf(CodeInvalid, "pick: name %q does not say which controls to pick among (a table's, or a list's with * where its key stands)", p.Name)
+	}
+	return nil
+}
+
 // validatePick checks how step s uses a pick: only a click or a hover
 // chooses among records, and an extract reads the first of them; a pick
 // is the whole target (an id, name or near beside it would say another
 // control); and an extract's count is the first records of a list.
 func (s *Step) validatePick() error {
 	t := s.Target
+	if s.Kind == StepJudgment && t != nil {
+		switch {
+		case t.Pick == nil || len(t.Pick.Rules) > 0:
+			return Errorf(CodeInvalid, "a judgment step's target says which records it chooses among: a pick with no rules")
+		case t.ID != "" || t.Name != "" || t.Near != "" || t.Contract != nil:
+			return Errorf(CodeInvalid, "a judgment step's target is only the records' role and pick")
+		case t.Role == "":
+			return Errorf(CodeInvalid, "a judgment step's target needs the role of the records' controls")
+		}
+		return nil
+	}
 	count, counted := s.Args["count"]
 	if s.Tool == string(ActExtract) && counted {
 		if err := readsList(t); err != nil {
@@ -180,6 +204,29 @@ func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string,
 		names = append(names, r.Name)
 	}
 	return names, fmt.Sprintf("the first %d of %d %s records: %s", len(names), len(set.Records), role, ClipList(names, 5)), nil
+}
+
+// Keys reads the keys of the records of role that p's pattern finds on a
+// page, in the page's order: the options of a judgment among them. Keys
+// that repeat could not tell the records apart, and a page with more
+// than MaxRecords is more than a judgment reads: both fail with
+// CodeAmbiguous.
+func (p *Pick) Keys(role string, nodes []ObservedNode) ([]string, error) {
+	set, err := p.records(role, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if set.More > 0 {
+		return nil, Errorf(CodeAmbiguous, "more than %d %s records to choose among", MaxRecords, role)
+	}
+	keys := make([]string, len(set.Records))
+	for i, r := range set.Records {
+		if slices.Contains(keys[:i], r.Key) {
+			return nil, Errorf(CodeAmbiguous, "two %s records have the key %q: a choice of one could not tell them apart", role, r.Key)
+		}
+		keys[i] = r.Key
+	}
+	return keys, nil
 }
 
 // Choose applies p to the records of role on a page. It returns the

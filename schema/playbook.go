@@ -181,7 +181,10 @@ type Step struct {
 	// Outputs are values the step's result hands to later steps.
 	Outputs map[string]Output `yaml:"outputs,omitempty"`
 	OnFail  OnFail            `yaml:"on_fail,omitempty"`
-	// Prompt, Options and MaxTokens belong to slot and judgment steps.
+	// Prompt, Options and MaxTokens belong to slot and judgment steps. A
+	// judgment step whose target is a pick with no rules chooses among
+	// the keys of the records it names, read from the page at replay: its
+	// options are those, never a list frozen when it was learned.
 	Prompt    string   `yaml:"prompt,omitempty"`
 	Options   []string `yaml:"options,omitempty"`
 	MaxTokens int      `yaml:"max_tokens,omitempty"`
@@ -198,13 +201,20 @@ func (p *Playbook) Secrets(params map[string]string) map[string]string {
 	return out
 }
 
-// Choose checks a judgment answer against the step's options. An answer
+// Choose checks a judgment answer against the options it was asked to
+// choose among (the step's, or the records read at replay). An answer
 // outside them is an *Error with CodeOutOfSet: never an improvised branch.
-func (s *Step) Choose(answer string) (string, error) {
-	if !slices.Contains(s.Options, answer) {
-		return "", Errorf(CodeOutOfSet, "step %s: judgment %q is not one of %s", s.ID, answer, strings.Join(s.Options, ", "))
+func (s *Step) Choose(answer string, options []string) (string, error) {
+	if !slices.Contains(options, answer) {
+		return "", Errorf(CodeOutOfSet, "step %s: judgment %q is not one of %s", s.ID, answer, ClipList(options, 10))
 	}
 	return answer, nil
+}
+
+// ChoosesRecords reports whether s is a judgment among the records its
+// target picks on the page at replay.
+func (s *Step) ChoosesRecords() bool {
+	return s.Kind == StepJudgment && s.Target != nil && s.Target.Pick != nil
 }
 
 // Bind parses raw parameter values against the declarations. It returns

@@ -88,10 +88,10 @@ func TestVendorPlaybookStructure(t *testing.T) {
 	if !p.Params["password"].IsSecret() || p.Params["vendor_name"].IsSecret() {
 		t.Fatal("secret flags wrong")
 	}
-	if _, err := p.Step("classify").Choose("bronze"); !errors.Is(err, schema.ErrOutOfSet) {
+	if _, err := p.Step("classify").Choose("bronze", p.Step("classify").Options); !errors.Is(err, schema.ErrOutOfSet) {
 		t.Fatalf("out-of-set judgment accepted: %v", err)
 	}
-	if got, err := p.Step("classify").Choose("gold"); err != nil || got != "gold" {
+	if got, err := p.Step("classify").Choose("gold", p.Step("classify").Options); err != nil || got != "gold" {
 		t.Fatalf("in-set judgment refused: %v", err)
 	}
 }

@@ -234,7 +234,11 @@ func (p *Playbook) validateSteps(ps *problems) {
 				}
 				return RefsIn(refs)
 			})
-			ps.addErr(path+".target.pick", s.Target.Pick.Validate())
+			if s.Kind == StepJudgment {
+				ps.addErr(path+".target.pick", s.Target.Pick.validateRecords())
+			} else {
+				ps.addErr(path+".target.pick", s.Target.Pick.Validate())
+			}
 		}
 		ps.addErr(path, s.validatePick())
 		for k, e := range s.Expect {
@@ -278,8 +282,11 @@ func (s *Step) validateKind(ps *problems, path string) {
 		if strings.TrimSpace(s.Prompt) == "" {
 			ps.add(path+".prompt", "a judgment step needs a prompt")
 		}
-		if len(s.Options) == 0 {
-			ps.add(path+".options", "a judgment step needs a non-empty set of options")
+		switch {
+		case s.Target != nil && len(s.Options) > 0:
+			ps.add(path+".options", "a judgment step among records reads its options from the page: it lists none")
+		case s.Target == nil && len(s.Options) == 0:
+			ps.add(path+".options", "a judgment step needs a non-empty set of options, or a target whose records it chooses among")
 		}
 		for k, o := range s.Options {
 			if strings.TrimSpace(o) == "" {

@@ -118,7 +118,7 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 	}
 	switch {
 	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
-		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target)
+		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target, true)
 		if err != nil {
 			return err
 		}

@@ -12,11 +12,13 @@ import (
 // Download link, an entry of a list of reports) into a target the replay
 // chooses on the page as it is then, never the record clicked once:
 // bound to a parameter when the record holds its value; else by the
-// rules the choice obeyed (newest by a date column, highest by a number,
-// first, last), all of which must agree at replay. A choice it can
-// explain neither way is refused: frozen, it would act on the same
-// record whatever the data.
-func (d *distillation) choice(what string, set *schema.RecordSet, k int, control *schema.Target) (*schema.Target, error) {
+// rules the task states and the choice obeyed (newest by a date column,
+// highest by a number, first, last), all of which must agree at replay;
+// else, when judge allows, by a judgment step before it that chooses
+// among the records' keys read at replay. A choice it can explain none
+// of these ways is refused: frozen, it would act on the same record
+// whatever the data.
+func (d *distillation) choice(what string, set *schema.RecordSet, k int, control *schema.Target, judge bool) (*schema.Target, error) {
 	if set == nil || k < 0 || k >= len(set.Records) || set.Pattern == "" {
 		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", what)
 	}
@@ -33,12 +35,33 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", what, rec.Key, schema.MaxRecords)
 	}
 	t.Pick.Rules = heldRules(*set, k, d.b.intent())
-	if len(t.Pick.Rules) == 0 {
+	switch {
+	case len(t.Pick.Rules) > 0:
+		d.note("%s chose %q among %d records: the replay picks %s", what, rec.Key, len(set.Records), t.Pick)
+	case judge && distinctKeys(set.Records):
+		d.add(schema.Step{ID: slug("choose "+strings.ReplaceAll(set.Pattern, "*", ""), 40), Kind: schema.StepJudgment,
+			Target: &schema.Target{Role: t.Role, Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}},
+			Prompt: "Which of these records fits what the page shows, for this task: " + d.b.intent()})
+		t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, Value: "{{steps." + d.last + "}}"}}
+		d.note("%s chose %q among %d records, by no parameter or stated rule: a judgment step (%s) chooses among the records on the page at replay", what, rec.Key, len(set.Records), d.last)
+	default:
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q, record %d of %d (%s), which no parameter names and no rule the task states picks (the first or last, the newest or oldest by a date, the highest or lowest by a number): replayed, it would act on that record whatever the page holds; declare the record as a parameter and run again",
 			what, rec.Key, k+1, len(set.Records), keysOf(set.Records))
 	}
-	d.note("%s chose %q among %d records: the replay picks %s", what, rec.Key, len(set.Records), t.Pick)
 	return t, nil
+}
+
+// distinctKeys reports whether no two records share a key: a judgment's
+// answer names one by it.
+func distinctKeys(recs []schema.Record) bool {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[r.Key] {
+			return false
+		}
+		seen[r.Key] = true
+	}
+	return true
 }
 
 // namedRecord returns the rule that finds record k of set by the

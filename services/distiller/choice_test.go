@@ -33,9 +33,10 @@ func withTask(r *schema.RunFold, text string, params map[string]string) *schema.
 
 // TestDistillChoiceAmongRecords: a click on one of several records
 // becomes a pick, never the record clicked once: bound to the parameter
-// that names it, or by the rule the task states and the data obeyed;
-// a choice neither explains, or one the task names with no parameter,
-// is refused.
+// that names it, or by the rule the task states and the data obeyed,
+// or else by a judgment among the records at replay; a choice the task
+// names with no parameter, or among records a judgment could not tell
+// apart, is refused.
 func TestDistillChoiceAmongRecords(t *testing.T) {
 	latest := withTask(runOf(chose(0)), "Download the latest operations report.", nil)
 	c, err := Distill(latest, Options{})
@@ -65,14 +66,36 @@ func TestDistillChoiceAmongRecords(t *testing.T) {
 		t.Errorf("a record named by a parameter: %+v", p)
 	}
 
+	// The newest, but nothing in the task asks for the newest: chance. A
+	// choice no rule explains is a judgment among the records read at
+	// replay, never the record chosen once.
+	for name, run := range map[string]*schema.RunFold{
+		"an unstated rule": withTask(runOf(chose(0)), "Download the operations report.", nil),
+		"no rule at all":   withTask(runOf(chose(1)), "Download the latest operations report.", nil),
+	} {
+		c, err := Distill(run, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		steps := c.Playbook.Steps
+		if len(steps) != 2 || !steps[0].ChoosesRecords() || len(steps[0].Options) != 0 || steps[0].Target.Pick.Name != "Download *" ||
+			steps[1].Target.Pick.String() != `has "{{steps.`+steps[0].ID+`}}"` {
+			doc, _ := schema.EncodePlaybook(c.Playbook)
+			t.Errorf("%s: want a judgment among the records, then a pick of its answer:\n%s", name, doc)
+		}
+	}
+	twins := reports()
+	twins.Records[2].Key = twins.Records[1].Key
+	same := chose(0)
+	same.Among = twins
 	for name, tc := range map[string]struct {
 		run  *schema.RunFold
 		want string
 	}{
-		// The newest, but nothing in the task asks for the newest: chance.
-		"an unstated rule": {withTask(runOf(chose(0)), "Download the operations report.", nil), "no rule the task states picks"},
-		"no rule at all":   {withTask(runOf(chose(1)), "Download the latest operations report.", nil), "no rule the task states picks"},
-		"named, no param":  {withTask(runOf(chose(1)), "Download Operations report October 2026.", nil), "the task names it but no parameter does"},
+		"named, no param": {withTask(runOf(chose(1)), "Download Operations report October 2026.", nil), "the task names it but no parameter does"},
+		// Two records a judgment's answer could not tell apart.
+		"keys repeat": {withTask(runOf(same), "Download the operations report.", nil), "no rule the task states picks"},
 	} {
 		if _, err := Distill(tc.run, Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)

@@ -127,7 +127,9 @@ func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *sc
 	if c := s.Tool; (c != string(schema.ActClick) && c != string(schema.ActHover)) || togglesOnClick[control.Role] {
 		return s, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click or hover it, never to toggle a box it may find either way: not distilled", what)
 	}
-	t, err := d.choice(what, among.Records, among.Chosen, control)
+	// A judgment step needs the page's records at replay, which an MCP
+	// session's replay does not read: an unexplained choice is refused.
+	t, err := d.choice(what, among.Records, among.Chosen, control, false)
 	if err != nil {
 		return s, err
 	}

@@ -145,6 +145,17 @@ func (d *BrowserDispatcher) World(ctx context.Context) (schema.World, error) {
 	return d.observeAs(ctx, "", false)
 }
 
+// Records reads the keys of the records target's pick names, and the
+// page whole, from one observation.
+func (d *BrowserDispatcher) Records(ctx context.Context, target *schema.Target) ([]string, schema.World, error) {
+	rep, err := d.session.Observe(ctx, "", false, 0)
+	if err != nil {
+		return nil, schema.World{}, err
+	}
+	keys, err := target.Pick.Keys(target.Role, rep.Observation.Nodes)
+	return keys, rep.Observation.World(), err
+}
+
 func (d *BrowserDispatcher) observe(ctx context.Context, stepID string) (schema.World, error) {
 	return d.observeAs(ctx, stepID, true)
 }

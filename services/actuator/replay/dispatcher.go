@@ -41,6 +41,13 @@ type Resolver interface {
 	Resolved() *schema.Target
 }
 
+// A RecordReader is a Dispatcher that can read, from one look at the
+// page as it is, the keys of the records a target's pick names and the
+// whole page: the options and the page of a judgment among records.
+type RecordReader interface {
+	Records(ctx context.Context, target *schema.Target) ([]string, schema.World, error)
+}
+
 // Opener opens a Dispatcher whose events belong to run runID. A browser
 // dispatcher's page may load only from its base URL's origin and the
 // origins the playbook declares (schema.Playbook.Origins); others ignore

@@ -10,13 +10,24 @@ import (
 
 // askPlanner runs a slot or judgment step: one bounded request to the
 // planner, whose answer becomes the step's binding. A judgment outside
-// its options is a hard error.
+// its options is a hard error; a judgment among records reads them, its
+// options, from the page as it is.
 func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUsage, error) {
 	prompt, err := schema.RenderString(s.Prompt, x.bindings)
 	if err != nil {
 		return schema.TokenUsage{}, err
 	}
-	w, err := x.d.World(ctx)
+	options := s.Options
+	var w schema.World
+	if s.ChoosesRecords() {
+		r, ok := x.d.(RecordReader)
+		if !ok {
+			return schema.TokenUsage{}, schema.Errorf(schema.CodeNotApplicable, "step %s chooses among records on a page, and this replay drives no page", s.ID)
+		}
+		options, w, err = r.Records(ctx, s.Target)
+	} else {
+		w, err = x.d.World(ctx)
+	}
 	if err != nil {
 		return schema.TokenUsage{}, err
 	}
@@ -30,7 +41,7 @@ func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUs
 		if limit == 0 {
 			limit = schema.DefaultJudgeLimit
 		}
-		err = x.e.rpc.Call(ctx, schema.SubjectJudgment, &schema.JudgmentRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, Options: s.Options, MaxTokens: limit, Page: pageText(w)}, &rep)
+		err = x.e.rpc.Call(ctx, schema.SubjectJudgment, &schema.JudgmentRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, Options: options, MaxTokens: limit, Page: pageText(w)}, &rep)
 	} else {
 		err = x.e.rpc.Call(ctx, schema.SubjectSlot, &schema.SlotRequest{RunID: x.runID, StepID: s.ID, Prompt: prompt, MaxTokens: s.MaxTokens, Page: pageText(w)}, &rep)
 	}
@@ -43,7 +54,7 @@ func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUs
 	x.calls = append(x.calls, &schema.LLMCall{Source: source, Usage: rep.Usage})
 	value := rep.Value
 	if s.Kind == schema.StepJudgment {
-		if value, err = s.Choose(value); err != nil {
+		if value, err = s.Choose(value, options); err != nil {
 			return rep.Usage, err
 		}
 	}
