@@ -65,7 +65,9 @@ func TestRequestedReportIsJudged(t *testing.T) {
 	}
 	doc, _ := schema.EncodePlaybook(cand.Playbook)
 	judged := slices.IndexFunc(cand.Playbook.Steps, func(s schema.Step) bool { return s.ChoosesRecords() })
-	if judged < 0 || slices.ContainsFunc(cand.Playbook.Steps, func(s schema.Step) bool { return s.Target != nil && s.Target.Name == "Download Operations report October 2026" }) {
+	if judged < 0 || slices.ContainsFunc(cand.Playbook.Steps, func(s schema.Step) bool {
+		return s.Target != nil && s.Target.Name == "Download Operations report October 2026"
+	}) {
 		t.Fatalf("want a judgment among the reports and no frozen link:\n%s", doc)
 	}
 	for _, c := range []struct {

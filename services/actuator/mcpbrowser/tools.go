@@ -1,8 +1,8 @@
 package mcpbrowser
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
