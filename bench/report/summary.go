@@ -55,6 +55,8 @@ type Summary struct {
 	// Gained counts the repetitions Rote warm completed and the cold
 	// agent did not: success parity the other way.
 	Gained int `json:"parity_gained"`
+	// NearMisses are the near-miss tasks sent to the matcher.
+	NearMisses []NearMiss `json:"near_misses,omitempty"`
 	// Speed is what the latency gate's wall times are made of.
 	Speed Speed `json:"speed"`
 	// Perception is the WordPress suite's perception table.

@@ -82,6 +82,7 @@ func Markdown(s *Summary, command string) string {
 			t.ColdCalls, t.WarmCalls, t.ColdWallMS, t.WarmWallMS, t.Speedup.Value, t.Speedup.Low, t.Speedup.High,
 			t.FalseMatches, drift, t.RepairCost, t.MissOverhead, t.ObservationShare)
 	}
+	b.WriteString(s.nearMissMarkdown())
 	b.WriteString("\nResamples: 10,000 per interval (percentile bootstrap over repetitions, cold and warm of a repetition resampled together).\n")
 	b.WriteString("\n## Plots\n\n![Tokens per task](tokens-per-task.svg)\n\n![Cumulative tokens over steps](cumulative-tokens.svg)\n\nBoth also as PNG.\n")
 	if s.Perception != nil {

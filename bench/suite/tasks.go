@@ -46,7 +46,20 @@ type Task struct {
 	Check func(st portal.State, params map[string]string, answer string) error
 	// CheckSQL is a WordPress task's: SQL against WordPress's database.
 	CheckSQL func(ctx context.Context, s *wordpress.Site, params map[string]string, answer string) error
-	policy   func(*turn) action
+	// NearMisses are tasks said almost as this one is but asking for
+	// something else (another verb, an extra clause, a negation): the
+	// matcher must send none of them to this task's playbook.
+	NearMisses []string
+	policy     func(*turn) action
+}
+
+// RenderNearMisses returns the near misses with params filled in.
+func (t *Task) RenderNearMisses(params map[string]string) []string {
+	out := make([]string, len(t.NearMisses))
+	for i, m := range t.NearMisses {
+		out[i] = t.renderText(m, params)
+	}
+	return out
 }
 
 // Render returns the task text with params filled in.

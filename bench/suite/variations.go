@@ -48,10 +48,18 @@ var variationTasks = []*Task{
 		Suite: SuiteVariation, ID: "V1", Name: "download-latest-report", Text: tasks[0].Text,
 		Params: func(int) map[string]string { return credentials() }, Secrets: []string{"password"},
 		Verify: tasks[0].Verify, Check: downloaded(newestReport), policy: downloadLatest,
+		NearMisses: []string{
+			"Sign in as {{username}} and delete the latest operations report.",
+			"Sign in as {{username}} and download the latest operations report, then email it to finance.",
+		},
 	},
 	{
 		Suite: SuiteVariation, ID: "V2", Name: "register-vendor", Text: tasks[1].Text, FreeText: true,
 		Params: vendorParams, Secrets: []string{"password"}, Verify: tasks[1].Verify, Check: tasks[1].Check, policy: tasks[1].policy,
+		NearMisses: []string{
+			fmt.Sprintf(vendorText, "suspend"),
+			strings.TrimSuffix(fmt.Sprintf(vendorText, "register"), ".") + " and delete the vendor Globex.",
+		},
 	},
 	{
 		Suite: SuiteVariation, ID: "V3", Name: "download-latest-report", Text: "Log in as {{username}} and fetch the newest operations report.",
@@ -65,6 +73,10 @@ var variationTasks = []*Task{
 	},
 	{
 		Suite: SuiteVariation, ID: "V5", Name: "drill", Text: drillText, Params: drillParams, Secrets: []string{"password"},
+		NearMisses: []string{
+			strings.TrimSuffix(drillText, " and submit.") + ", but do not submit.",
+			"Sign in as {{username}}, open drill {{seed}} and reset it.",
+		},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Drill {{seed}} submitted"}},
 		Check: func(st portal.State, p map[string]string, _ string) error {
 			if len(st.Drills) != 1 || strconv.Itoa(st.Drills[0].Seed) != p["seed"] || !st.Drills[0].Right() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rote-agent/rote/bench/report"
 	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
@@ -93,9 +94,11 @@ type bench struct {
 	ctx     context.Context
 	lab     *lab.Lab
 	results []report.Result
-	done    int
-	total   int
-	out     io.Writer
+	// nearMisses are the near misses sent to the matcher.
+	nearMisses []report.NearMiss
+	done       int
+	total      int
+	out        io.Writer
 }
 
 // Run benchmarks cfg's suite on l (whose site must be that suite's),
@@ -121,6 +124,9 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 		bn.progress(id + " learn")
 		if err := bn.learn(t); err != nil {
 			return nil, fmt.Errorf("learning %s: %w", id, err)
+		}
+		if err := bn.probeNearMisses(t); err != nil {
+			return nil, fmt.Errorf("near misses of %s: %w", id, err)
 		}
 	}
 	for _, t := range tasks {
@@ -148,6 +154,7 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 	fmt.Fprintln(bn.out)
 	s := report.Summarize(bn.results, p.mustMiss, cfg.Seed, cfg.Reps, l.Node.Model().Label)
 	s.Suite = cfg.Suite
+	s.AddNearMisses(bn.nearMisses)
 	if probe != nil {
 		var err error
 		if s.Perception, err = probe.table(bn); err != nil {
@@ -192,6 +199,28 @@ func (bn *bench) learn(t *suite.Task) error {
 	}
 	_, _, err = bn.lab.Node.PromoteRun(bn.ctx, res.RunID, bn.task(t, 0).StartURL, t.Params(0))
 	return err
+}
+
+// probeNearMisses sends t's near misses to the matcher, with t's values
+// of the first repetition, now that t's playbook is stored.
+func (bn *bench) probeNearMisses(t *suite.Task) error {
+	task := bn.task(t, 0)
+	fp, err := schema.Fingerprint(schema.BrowserEnvironment(task.StartURL))
+	if err != nil {
+		return err
+	}
+	for _, text := range t.RenderNearMisses(t.Params(0)) {
+		var rep schema.MatchReply
+		if err := bn.lab.Node.Bus().RPC().Call(bn.ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: bus.NewID(), Fingerprint: fp, Task: text, Params: task.Params}, &rep); err != nil {
+			return err
+		}
+		m := report.NearMiss{Task: t.ID, Text: text, Hit: rep.Hit, Reason: rep.Reason, Tokens: rep.Usage.Logical()}
+		if rep.Hit {
+			m.Playbook = fmt.Sprintf("%s@%d", rep.Playbook.Name, rep.Playbook.Version)
+		}
+		bn.nearMisses = append(bn.nearMisses, m)
+	}
+	return nil
 }
 
 // pair runs one repetition: the cold agent twice (the first only warms the
