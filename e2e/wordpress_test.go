@@ -12,10 +12,14 @@ import (
 
 // TestWordPressBench runs the WordPress suite on the real WordPress that
 // scripts/wordpress installs (scripts/setup runs it): rote bench --suite
-// wordpress --reps 1. W1-W3 are learned from cold runs and replayed warm
-// with no model call, W4 (the tagline, which looks like W3) must miss,
-// and SQL against WordPress's database agrees every time. The perception
-// table measures the 100-row posts list; the plots are written.
+// wordpress --reps 1. W1-W3 and W6 are learned from cold runs and
+// replayed warm with no model call, as are W5 (W1 by the editor, learned
+// as admin), W7 (W2 with its values only in the text) and W6 (trash a
+// post by title while the post it was learned on is listed); W4 (the
+// tagline, which looks like W3) must miss, as must two near misses of
+// each learned task; SQL against WordPress's database agrees every time.
+// The perception table measures the 100-row posts list; the plots are
+// written.
 func TestWordPressBench(t *testing.T) {
 	long(t, "the WordPress bench")
 	// Not parallel: it measures, and must not share the machine with
@@ -44,6 +48,9 @@ func TestWordPressBench(t *testing.T) {
 			WarmCalls float64 `json:"warm_calls_mean"`
 			Misses    int     `json:"misses"`
 		}
+		NearMisses []struct {
+			Hit bool `json:"hit"`
+		} `json:"near_misses"`
 		Perception *struct {
 			Reps       int   `json:"reps"`
 			DOM        []int `json:"dom_elements"`
@@ -64,7 +71,16 @@ func TestWordPressBench(t *testing.T) {
 			t.Errorf("gate %s failed: %+v\n%s", g, s.Gates[g], text)
 		}
 	}
-	for _, id := range []string{"W1", "W2", "W3", "W4"} {
+	hits := 0
+	for _, m := range s.NearMisses {
+		if m.Hit {
+			hits++
+		}
+	}
+	if len(s.NearMisses) != 8 || hits > 0 {
+		t.Errorf("near misses %+v, want 8 probed and none matched", s.NearMisses)
+	}
+	for _, id := range []string{"W1", "W2", "W3", "W4", "W5", "W6", "W7"} {
 		ts := s.Tasks[id]
 		if ts.Pairs != 1 || ts.Cold != 1 || ts.Warm != 1 || ts.ColdCalls < 5 {
 			t.Errorf("%s: %+v (want one pair, both verified by SQL, the cold one planned)", id, ts)

@@ -106,6 +106,7 @@ func choose(n Node, v string) action {
 	return call("select", map[string]any{"target": n.ID, "value": v})
 }
 func check(n Node) action    { return call("check", map[string]any{"target": n.ID}) }
+func hover(n Node) action    { return call("hover", map[string]any{"target": n.ID}) }
 func done(why string) action { return call("done", map[string]any{"reason": why}) }
 func fail(why string) action { return call("fail", map[string]any{"reason": why}) }
 func extract() action        { return call("extract", map[string]any{}) }

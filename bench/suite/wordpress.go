@@ -29,10 +29,10 @@ func wpCredentials() map[string]string {
 }
 
 var (
-	wpNewPosts  = []string{"Launch checklist", "Spring outlook", "Harvest schedule", "Winter readiness", "Trail restoration"}
-	wpRenamed   = []string{"Coastal survey", "Market notes", "Bridge inspection", "River cleanup", "Night sky report"}
-	wpSiteNames = []string{"Harbor Cooperative", "Orchard Alliance", "Glacier Works", "Lantern Society", "Meadow Guild"}
-	wpTaglines  = []string{"News from the harbor", "Notes from the orchard", "Dispatches from the ice", "Light for the evening", "Grass roots news"}
+	wpNewPosts      = []string{"Launch checklist", "Spring outlook", "Harvest schedule", "Winter readiness", "Trail restoration"}
+	wpRenamedTitles = []string{"Coastal survey", "Market notes", "Bridge inspection", "River cleanup", "Night sky report"}
+	wpSiteNames     = []string{"Harbor Cooperative", "Orchard Alliance", "Glacier Works", "Lantern Society", "Meadow Guild"}
+	wpTaglines      = []string{"News from the harbor", "Notes from the orchard", "Dispatches from the ice", "Light for the evening", "Grass roots news"}
 )
 
 // wpParams gives repetition rep's value from list, numbered so that no
@@ -85,10 +85,38 @@ func wantOptions(ctx context.Context, s *wordpress.Site, want map[string]string)
 	return nil
 }
 
+// wpTasksText are the texts two tasks each share.
+var wpTasksText = map[string]string{
+	"W1": "Sign in to WordPress as {{username}} and publish a new post titled “{{title}}”.",
+	"W2": "Sign in to WordPress as {{username}} and rename the post “{{old}}” to “{{new}}”.",
+}
+
+// wpRenameParams are W2's values: a seeded post and its new title.
+func wpRenameParams(rep int) map[string]string {
+	p := wpCredentials()
+	posts := wordpress.Posts()
+	p["old"] = posts[(rep*37+5)%len(posts)]
+	p["new"] = wpRenamedTitles[rep%len(wpRenamedTitles)] + " " + strconv.Itoa(rep+1)
+	return p
+}
+
+// wpRenamed checks W2 by SQL: the post has its new title, the old is gone.
+func wpRenamed(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
+	return wantPosts(ctx, s, map[string]int{
+		published + " AND post_title = " + wordpress.Quote(p["new"]):       1,
+		"post_type = 'post' AND post_title = " + wordpress.Quote(p["old"]): 0,
+		published: len(wordpress.Posts()),
+	})
+}
+
 var wpTasks = []*Task{
 	{
 		ID: "W1", Suite: SuiteWordPress, Name: "wp-publish-post", Start: wpStart,
-		Text:   "Sign in to WordPress as {{username}} and publish a new post titled “{{title}}”.",
+		Text: wpTasksText["W1"],
+		NearMisses: []string{
+			"Sign in to WordPress as {{username}} and delete the post titled “{{title}}”.",
+			"Sign in to WordPress as {{username}} and publish a new post titled “{{title}}”, then log out.",
+		},
 		Params: wpParams("title", wpNewPosts), Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post published."}, {Op: schema.OpTextVisible, Arg: "{{title}}"}},
 		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
@@ -101,28 +129,21 @@ var wpTasks = []*Task{
 	},
 	{
 		ID: "W2", Suite: SuiteWordPress, Name: "wp-rename-post", Start: wpStart,
-		Text: "Sign in to WordPress as {{username}} and rename the post “{{old}}” to “{{new}}”.",
-		Params: func(rep int) map[string]string {
-			p := wpCredentials()
-			posts := wordpress.Posts()
-			p["old"] = posts[(rep*37+5)%len(posts)]
-			p["new"] = wpRenamed[rep%len(wpRenamed)] + " " + strconv.Itoa(rep+1)
-			return p
+		Text: wpTasksText["W2"], Params: wpRenameParams, Secrets: []string{"password"},
+		NearMisses: []string{
+			"Sign in to WordPress as {{username}} and delete the post “{{old}}”.",
+			"Sign in to WordPress as {{username}} and rename the post “{{old}}” to “{{new}}”, then unpublish it.",
 		},
-		Secrets: []string{"password"},
-		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post updated."}, {Op: schema.OpURLContains, Arg: "post.php"}},
-		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
-			return wantPosts(ctx, s, map[string]int{
-				published + " AND post_title = " + wordpress.Quote(p["new"]):       1,
-				"post_type = 'post' AND post_title = " + wordpress.Quote(p["old"]): 0,
-				published: len(wordpress.Posts()),
-			})
-		},
-		policy: wpRename,
+		Verify:   []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post updated."}, {Op: schema.OpURLContains, Arg: "post.php"}},
+		CheckSQL: wpRenamed, policy: wpRename,
 	},
 	{
 		ID: "W3", Suite: SuiteWordPress, Name: "wp-site-title", Start: wpStart,
-		Text:   "Sign in to WordPress as {{username}} and change the site title to “{{title}}”.",
+		Text: "Sign in to WordPress as {{username}} and change the site title to “{{title}}”.",
+		NearMisses: []string{
+			"Sign in to WordPress as {{username}} and change the site title to “{{title}}” and the tagline to “Fresh news”.",
+			"Sign in to WordPress as {{username}} and do not change the site title to “{{title}}”.",
+		},
 		Params: wpParams("title", wpSiteNames), Secrets: []string{"password"},
 		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Settings saved."}, {Op: schema.OpURLContains, Arg: "options-general.php"}},
 		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
@@ -139,6 +160,58 @@ var wpTasks = []*Task{
 			return wantOptions(ctx, s, map[string]string{"blogname": wpSeededTitle, "blogdescription": p["tagline"]})
 		},
 		policy: wpSetting("Tagline", "tagline"),
+	},
+	// The same ideas as the variation suite, on WordPress: W5 is W1 done
+	// by another user than the one it was learned as; W6 trashes a post
+	// by its title from the whole list, where the post it was learned on
+	// is still listed; W7 is W2 with its values only in the text.
+	{
+		ID: "W5", Suite: SuiteWordPress, Name: "wp-publish-post", Start: wpStart, Text: wpTasksText["W1"],
+		Params: func(rep int) map[string]string {
+			p := wpParams("title", wpNewPosts)(rep)
+			p["username"], p["password"] = wordpress.EditorUsername, wordpress.EditorPassword
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post published."}, {Op: schema.OpTextVisible, Arg: "{{title}}"}},
+		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
+			return wantPosts(ctx, s, map[string]int{
+				published + " AND post_title = " + wordpress.Quote(p["title"]) + " AND post_author = (SELECT ID FROM wp_users WHERE user_login = " + wordpress.Quote(p["username"]) + ")": 1,
+				published: len(wordpress.Posts()) + 1,
+			})
+		},
+		policy: wpPublish,
+	},
+	{
+		ID: "W6", Suite: SuiteWordPress, Name: "wp-trash-post", Start: wpStart,
+		Text: "Sign in to WordPress as {{username}} and move the post “{{title}}” to the Trash.",
+		NearMisses: []string{
+			"Sign in to WordPress as {{username}} and restore the post “{{title}}” from the Trash.",
+			"Sign in to WordPress as {{username}} and move the post “{{title}}” to the Trash, then empty the Trash.",
+		},
+		Params: func(rep int) map[string]string {
+			p := wpCredentials()
+			posts := wordpress.Posts()
+			// The list's first page holds the 100 newest posts.
+			p["title"] = posts[len(posts)-1-(rep*13+4)%90]
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "moved to the Trash"}},
+		CheckSQL: func(ctx context.Context, s *wordpress.Site, p map[string]string, _ string) error {
+			return wantPosts(ctx, s, map[string]int{
+				"post_type = 'post' AND post_status = 'trash' AND post_title = " + wordpress.Quote(p["title"]): 1,
+				"post_type = 'post' AND post_status = 'trash'":                                                 1,
+				published: len(wordpress.Posts()) - 1,
+			})
+		},
+		policy: wpTrash,
+	},
+	{
+		ID: "W7", Suite: SuiteWordPress, Name: "wp-rename-post", Start: wpStart, Text: wpTasksText["W2"], FreeText: true,
+		Params: wpRenameParams, Secrets: []string{"password"},
+		Verify:   []schema.Expect{{Op: schema.OpTextVisible, Arg: "Post updated."}, {Op: schema.OpURLContains, Arg: "post.php"}},
+		CheckSQL: wpRenamed, policy: wpRename,
 	},
 }
 
@@ -268,4 +341,35 @@ func wpSetting(label, param string) func(*turn) action {
 		}
 		return click(b)
 	}
+}
+
+// wpTrash (W6): open the posts list, show the post's row actions (they
+// appear on hover) and move it to the Trash from its row, among every
+// other post of the list.
+func wpTrash(t *turn) action {
+	if a, ok := wpLogin(t); ok {
+		return a
+	}
+	p := t.page()
+	title := t.value("title")
+	if p.Text("moved to the Trash") {
+		return done("moved “" + title + "” to the Trash")
+	}
+	if !strings.Contains(t.url(), "edit.php") {
+		if l, ok := p.Find("link", "Posts"); ok {
+			return click(l)
+		}
+		return fail("no Posts link on this page")
+	}
+	row, ok := p.Find("link", "“"+title+"” (Edit)")
+	if !ok {
+		return fail("the list shows no post titled “" + title + "”")
+	}
+	if t.did("hover", row.Name) == 0 {
+		return hover(row)
+	}
+	if l, ok := p.Find("link", "Move “"+title+"” to the Trash"); ok {
+		return click(l)
+	}
+	return fail("the row of “" + title + "” shows no Trash link")
 }

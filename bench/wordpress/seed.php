@@ -1,7 +1,7 @@
 <?php
 // Seeds the benchmark's WordPress: 120 published posts with distinct
-// titles, and an admin whose screens show 100 posts per page and no
-// first-run popups. Run once by scripts/wordpress, after the install.
+// titles, and an admin and an editor whose screens show 100 posts per page
+// and no first-run popups. Run once by scripts/wordpress, after the install.
 $_SERVER['HTTP_HOST'] = '127.0.0.1';
 require '/usr/share/wordpress/wp-load.php';
 
@@ -39,10 +39,25 @@ foreach ($titles as $i => $title) {
 
 update_option('show_avatars', 0);        // Gravatar never loads offline
 update_option('blogdescription', 'A WordPress for benchmarks');
-update_user_meta(1, 'edit_post_per_page', 100);
-update_user_meta(1, 'show_welcome_panel', 0);
-update_user_meta(1, 'wp_persisted_preferences', [
-    'core/edit-post' => ['welcomeGuide' => false, 'fullscreenMode' => false],
-    '_modified' => gmdate('c'),
+// A second user, an editor: a playbook learned as admin must replay as
+// anyone else who may do the task.
+$editor = wp_insert_user([
+    'user_login' => 'editor',
+    'user_pass' => 'rote-editor-password',
+    'user_email' => 'editor@example.com',
+    'display_name' => 'Edith Editor',
+    'role' => 'editor',
 ]);
-echo "seed: 120 posts\n";
+if (is_wp_error($editor)) {
+    fwrite(STDERR, 'seed: ' . $editor->get_error_message() . "\n");
+    exit(1);
+}
+foreach ([1, $editor] as $user) {
+    update_user_meta($user, 'edit_post_per_page', 100);
+    update_user_meta($user, 'show_welcome_panel', 0);
+    update_user_meta($user, 'wp_persisted_preferences', [
+        'core/edit-post' => ['welcomeGuide' => false, 'fullscreenMode' => false],
+        '_modified' => gmdate('c'),
+    ]);
+}
+echo "seed: 120 posts, admin and editor\n";

@@ -19,6 +19,9 @@ const (
 	URL      = "http://127.0.0.1:8090"
 	Username = "admin"
 	Password = "rote-admin-password"
+	// EditorUsername and EditorPassword sign in the seeded editor.
+	EditorUsername = "editor"
+	EditorPassword = "rote-editor-password"
 	// Snapshot is the seeded database, dumped once by scripts/wordpress.
 	Snapshot   = "/var/lib/rote-wordpress/seed.sql"
 	database   = "wordpress"
