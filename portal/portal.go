@@ -18,6 +18,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"slices"
 	"sync"
 )
 
@@ -38,11 +39,13 @@ type Portal struct {
 	pages   map[string]*template.Template
 	mux     *http.ServeMux
 
-	// mu guards st, reports and sessions. Every request but /static runs under it.
-	mu       sync.Mutex
-	st       State
-	reports  []report
-	sessions map[string]*session
+	// mu guards st, reports, categories and sessions. Every request but /static runs under it.
+	mu      sync.Mutex
+	st      State
+	reports []report
+	// categories are the vendor categories the form offers.
+	categories []string
+	sessions   map[string]*session
 }
 
 // New returns a portal in its seeded state, serving cfg.Variant.
@@ -154,5 +157,6 @@ func (p *Portal) Reset() {
 func (p *Portal) resetLocked() {
 	p.st = seedState()
 	p.reports = seedReports()
+	p.categories = slices.Clone(vendorCategories)
 	p.sessions = map[string]*session{}
 }

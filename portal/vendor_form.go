@@ -30,8 +30,9 @@ func (d vendorDraft) vendor(id, status string) Vendor {
 }
 
 var (
-	taxIDPattern     = regexp.MustCompile(`^[A-Z]{2}[0-9]{6,10}$`)
-	vendorCountries  = []string{"France", "Germany", "Italy", "Japan", "Netherlands", "Spain", "United Kingdom", "United States"}
+	taxIDPattern    = regexp.MustCompile(`^[A-Z]{2}[0-9]{6,10}$`)
+	vendorCountries = []string{"France", "Germany", "Italy", "Japan", "Netherlands", "Spain", "United Kingdom", "United States"}
+	// vendorCategories are the seeded categories; AddCategory adds one.
 	vendorCategories = []string{"Supplier", "Contractor", "Reseller"}
 )
 
@@ -186,9 +187,9 @@ func (p *Portal) step2View(d vendorDraft, invalid map[string]bool, problems []st
 	for _, c := range vendorCountries {
 		page.Countries = append(page.Countries, choice{Value: c, Selected: c == d.Country})
 	}
-	for _, c := range vendorCategories {
+	for _, c := range p.categories {
 		page.Categories = append(page.Categories,
-			choice{ID: "category-" + strings.ToLower(c), Value: c, Selected: c == d.Category})
+			choice{ID: "category-" + strings.ReplaceAll(strings.ToLower(c), " ", "-"), Value: c, Selected: c == d.Category})
 	}
 	v.Data = page
 	return v
@@ -231,7 +232,7 @@ func (p *Portal) vendorStep2Post(w http.ResponseWriter, r *http.Request, s *sess
 	if !slices.Contains(vendorCountries, d.Country) {
 		bad("country", "Choose a country")
 	}
-	if !slices.Contains(vendorCategories, d.Category) {
+	if !slices.Contains(p.categories, d.Category) {
 		bad("category", "Choose a category")
 	}
 	if len(problems) > 0 {
@@ -241,4 +242,15 @@ func (p *Portal) vendorStep2Post(w http.ResponseWriter, r *http.Request, s *sess
 	d.step2 = true
 	s.draft = d
 	http.Redirect(w, r, "/vendors/new/review", http.StatusSeeOther)
+}
+
+// AddCategory adds a vendor category to the registration form, after
+// the seeded ones: a value a playbook learned before it existed must
+// choose it when the task names it. Reset takes it back.
+func (p *Portal) AddCategory(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.categories, name) {
+		p.categories = append(p.categories, name)
+	}
 }

@@ -185,3 +185,23 @@ func TestVariantOnlyEndpoints(t *testing.T) {
 		t.Errorf("404 endpoints changed the state: %+v", st)
 	}
 }
+
+// TestAddCategory: a category added after the seed is offered and
+// accepted by the form, after the seeded ones; Reset takes it back.
+func TestAddCategory(t *testing.T) {
+	b := loggedIn(t, "")
+	b.p.AddCategory("Logistics partner")
+	b.post("/vendors/new", step1Form(testVendor)).mustContain(t,
+		`type="radio" id="category-logistics-partner" name="category" value="Logistics partner"`)
+	v := testVendor
+	v.Category = "Logistics partner"
+	if pg := b.post("/vendors/new/address", step2Form(v)); pg.url != "/vendors/new/review" {
+		t.Fatalf("step 2 with the added category went to %s", pg.url)
+	}
+	b.p.Reset()
+	b = loggedIn(t, "")
+	b.post("/vendors/new", step1Form(testVendor))
+	if pg := b.post("/vendors/new/address", step2Form(v)); pg.url == "/vendors/new/review" || !strings.Contains(pg.body, "Choose a category") {
+		t.Fatalf("after Reset the added category is still accepted (%s)", pg.url)
+	}
+}

@@ -14,13 +14,21 @@ import (
 // playbook meets when the user's next input differs from the one it was
 // learned on. The data changes under it (a newer report), the values come
 // only as text, the task is said in other words or asks for something
-// near but different (which must miss), and the instruction of a drill
-// page changes with every seed, learned from a run with detours.
+// near but different (which must miss), the instruction of a drill page
+// changes with every seed, learned from a run with detours, and a vendor
+// is registered in a category added after learning.
 const SuiteVariation = "variation"
 
 // NewerReport is the site variant of V1: the portal as seeded, with one
 // report published after the playbook was learned.
 const NewerReport = "newer-report"
+
+// NewCategory is the site variant of V6: the portal as seeded, with a
+// vendor category added after the playbook was learned.
+const NewCategory = "new-category"
+
+// AddedCategory is the category NewCategory adds.
+const AddedCategory = "Logistics partner"
 
 // newestReport is the report NewerReport publishes.
 const newestReport = "RPT-2026-12"
@@ -85,6 +93,15 @@ var variationTasks = []*Task{
 			return nil
 		},
 		policy: drill,
+	},
+	{
+		Suite: SuiteVariation, ID: "V6", Name: "register-vendor", Text: tasks[1].Text, Variant: NewCategory,
+		Params: func(rep int) map[string]string {
+			p := vendorParams(rep)
+			p["category"] = AddedCategory
+			return p
+		},
+		Secrets: []string{"password"}, Verify: tasks[1].Verify, Check: tasks[1].Check, policy: tasks[1].policy,
 	},
 }
 

@@ -41,20 +41,23 @@ func ServePortal(variant string) (*Portal, error) {
 // Base is the portal's address.
 func (p *Portal) Base() string { return p.url }
 
-// Reset serves a fresh portal in variant from now on; variant
-// suite.NewerReport is the baseline with a report published after the
-// seeded ones.
+// Reset serves a fresh portal in variant from now on; variants
+// suite.NewerReport and suite.NewCategory are the baseline with a report
+// published after the seeded ones, or a vendor category added.
 func (p *Portal) Reset(_ context.Context, variant string) error {
 	markup := variant
-	if variant == suite.NewerReport {
+	if variant == suite.NewerReport || variant == suite.NewCategory {
 		markup = ""
 	}
 	fresh, err := portal.New(portal.Config{Variant: markup})
 	if err != nil {
 		return err
 	}
-	if variant == suite.NewerReport {
+	switch variant {
+	case suite.NewerReport:
 		fresh.PublishReport()
+	case suite.NewCategory:
+		fresh.AddCategory(suite.AddedCategory)
 	}
 	p.p.Store(fresh)
 	return nil
