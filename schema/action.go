@@ -71,6 +71,17 @@ type Action struct {
 	Reason string     `json:"reason,omitempty" msgpack:"reason,omitempty"` // done, fail
 }
 
+// ValidatePick checks a's target as a request to act: a pick, if it has
+// one, is the whole target (no id, name or near beside it), for a click
+// or a hover. The action a pick resolved is recorded with the control it
+// found beside the pick, which Validate accepts.
+func (a Action) ValidatePick() error {
+	if a.Kind == ActExtract {
+		return nil // Validate checks an extract's count and list
+	}
+	return validatePicking(string(a.Kind), a.Target, false)
+}
+
 // Validate returns an *Error: CodeOutOfSet for an unknown kind, CodeInvalid
 // when the kind's required fields are missing.
 func (a Action) Validate() error {
@@ -86,10 +97,7 @@ func (a Action) Validate() error {
 		if a.Target.Empty() {
 			return Errorf(CodeInvalid, "%s needs a target", a.Kind)
 		}
-		if err := a.Target.Pick.Validate(); err != nil {
-			return err
-		}
-		return validatePicking(string(a.Kind), a.Target, false)
+		return a.Target.Pick.Validate()
 	case ActFill, ActSelect:
 		if a.Target.Empty() {
 			return Errorf(CodeInvalid, "%s needs a target", a.Kind)

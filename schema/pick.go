@@ -32,7 +32,7 @@ type PickRule struct {
 	// By is what the rule reads: "" the record's key; else a column's
 	// header, or "column N" (from 1) for a table without one.
 	By string `yaml:"by,omitempty" json:"by,omitempty" msgpack:"by,omitempty"`
-	// Value is what OrderHas looks for, most often {{a parameter}}.
+	// Value is what OrderIs looks for, most often {{a parameter}}.
 	Value string `yaml:"value,omitempty" json:"value,omitempty" msgpack:"value,omitempty"`
 }
 
@@ -41,7 +41,7 @@ type PickOrder string
 
 // Pick orders.
 const (
-	OrderHas     PickOrder = "has"     // the one record whose field holds Value as whole words
+	OrderIs      PickOrder = "is"      // the one record whose field is Value, case and spacing aside
 	OrderFirst   PickOrder = "first"   // the first in the page's order
 	OrderLast    PickOrder = "last"    // the last in the page's order
 	OrderNewest  PickOrder = "newest"  // the latest date
@@ -61,19 +61,34 @@ func (p *Pick) Validate() error {
 	if len(p.Rules) == 0 {
 		return Errorf(CodeInvalid, "pick: no rule")
 	}
+	if len(p.Rules) > maxPickRules {
+		return Errorf(CodeTooLarge, "pick: %d rules, at most %d", len(p.Rules), maxPickRules)
+	}
 	for _, r := range p.Rules {
 		switch r.Order {
-		case OrderHas:
-			if r.Value == "" {
-				return Errorf(CodeInvalid, "pick: has needs a value")
+		case OrderIs:
+			if strings.TrimSpace(r.Value) == "" {
+				return Errorf(CodeInvalid, "pick: is needs a value")
 			}
 		case OrderFirst, OrderLast, OrderNewest, OrderOldest, OrderHighest, OrderLowest:
+			if r.Value != "" {
+				return Errorf(CodeInvalid, "pick: %s takes no value (only is looks for one)", r.Order)
+			}
 		default:
-			return Errorf(CodeOutOfSet, "pick: order %q: want has, first, last, newest, oldest, highest or lowest", r.Order)
+			return Errorf(CodeOutOfSet, "pick: order %q: want is, first, last, newest, oldest, highest or lowest", r.Order)
+		}
+		if len(r.Value) > maxPickText || len(r.By) > maxPickText {
+			return Errorf(CodeTooLarge, "pick: a rule's value or by is over %d bytes", maxPickText)
 		}
 	}
 	return nil
 }
+
+// Bounds of a pick: what a choice was made by travels in every event.
+const (
+	maxPickRules = 8
+	maxPickText  = 1000
+)
 
 // validateRecords checks that p names its records, as a judgment among
 // them needs, with no rule to choose one.
@@ -83,6 +98,9 @@ func (p *Pick) validateRecords() error {
 	}
 	if strings.TrimSpace(p.Name) == "" || (!p.Rows && !strings.Contains(p.Name, keyMark)) {
 		return Errorf(CodeInvalid, "pick: name %q does not say which controls to pick among (a table's, or a list's with * where its key stands)", p.Name)
+	}
+	if len(p.Name) > maxPickText || len(p.Within) > maxPickText {
+		return Errorf(CodeTooLarge, "pick: its name or within is over %d bytes", maxPickText)
 	}
 	return nil
 }
@@ -247,11 +265,20 @@ func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
 			return 0, "", err
 		}
 		if chosen >= 0 && k != chosen {
-			return 0, "", Errorf(CodeAmbiguous, "the rules that chose the record when it was learned disagree now: %s picks %q, the one before it %q", r.describe(), set.Records[k].Name, set.Records[chosen].Name)
+			return 0, "", Errorf(CodeAmbiguous, "the rules disagree on this page, which they must not: %s picks %s, the one before it %s", r.describe(), set.Records[k].label(), set.Records[chosen].label())
 		}
 		chosen = k
 	}
-	return set.Node(chosen), fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].Name), nil
+	return set.Node(chosen), fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].label()), nil
+}
+
+// label names a record for a person: its control's name, and its key
+// when the name does not hold it (a row's Trash button).
+func (r Record) label() string {
+	if strings.Contains(strings.ToLower(r.Name), strings.ToLower(r.Key)) {
+		return r.Name
+	}
+	return fmt.Sprintf("%s in the row %q", r.Name, r.Key)
 }
 
 // records finds p's records of role on a page, or fails CodeNotFound.
@@ -265,7 +292,7 @@ func (p *Pick) records(role string, nodes []ObservedNode) (RecordSet, error) {
 
 func (r PickRule) describe() string {
 	s := string(r.Order)
-	if r.Order == OrderHas {
+	if r.Order == OrderIs {
 		s += " " + strconv.Quote(r.Value)
 	}
 	if r.By != "" {
@@ -286,18 +313,18 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if r.Order == OrderHas {
+	if r.Order == OrderIs {
 		found := -1
 		for k, f := range fields {
-			if holdsWords(f, r.Value) {
+			if sameText(f, r.Value) {
 				if found >= 0 {
-					return 0, Errorf(CodeAmbiguous, "two records have %q %s: refusing to guess", r.Value, r.where())
+					return 0, Errorf(CodeAmbiguous, "two records are %q %s: refusing to guess", r.Value, r.where())
 				}
 				found = k
 			}
 		}
 		if found < 0 {
-			return 0, Errorf(CodeNotFound, "no record has %q %s", r.Value, r.where())
+			return 0, Errorf(CodeNotFound, "no record is %q %s (a record that only holds it is another record)", r.Value, r.where())
 		}
 		return found, nil
 	}
@@ -328,15 +355,15 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 	return best, nil
 }
 
-// holdsWords reports whether field holds value as whole words, case
-// aside: "Glacier memo 9" is not in "Glacier memo 99".
-func holdsWords(field, value string) bool {
-	return ContainsWords(strings.ToLower(field), strings.ToLower(strings.TrimSpace(value)))
+// sameText reports whether field is value, case and runs of spaces
+// aside: "Memo 9" is not "Memo 9 draft", nor "Memo 99".
+func sameText(field, value string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(field), " "), strings.Join(strings.Fields(value), " "))
 }
 
 func (r PickRule) where() string {
 	if r.By == "" {
-		return "as their key"
+		return "by key"
 	}
 	return "in " + r.By
 }
@@ -373,7 +400,7 @@ func (s RecordSet) Field(by string) ([]string, error) {
 			continue
 		}
 		if col >= len(rec.Cells) {
-			return nil, Errorf(CodeNotFound, "record %q has no %s", rec.Name, by)
+			return nil, Errorf(CodeNotFound, "the record %s has no %s", rec.label(), by)
 		}
 		out[k] = rec.Cells[col]
 	}
@@ -389,9 +416,18 @@ var dateLayouts = []string{
 
 var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?\d[\d,]*(\.\d+)?\s*%?$`)
 
+// embeddedDate is an ISO date or month standing as its own token.
+var embeddedDate = regexp.MustCompile(`(?:^|[^\d])(\d{4}-\d{2}(?:-\d{2})?)(?:[^\d-]|$)`)
+
+// thousandsOrDecimal is a number whose one dot may group thousands (as
+// "1.200" does in German) or mark decimals: no rule can order it.
+var thousandsOrDecimal = regexp.MustCompile(`^\D*[1-9]\d{0,2}\.\d{3}\D*$`)
+
 // Ordinal reads s as a date (asDate) or a number, for a rule to order:
 // a date in one of dateLayouts, or a number with an optional currency
-// sign, thousands commas and percent.
+// sign, thousands commas and percent. A date may stand inside a name
+// (RPT-2026-11) when it is the name's only one. A number whose one dot may
+// be a thousands separator ("1.200") is read as neither.
 func Ordinal(s string, asDate bool) (float64, bool) {
 	s = strings.TrimSpace(s)
 	if asDate {
@@ -400,9 +436,13 @@ func Ordinal(s string, asDate bool) (float64, bool) {
 				return float64(t.Unix()), true
 			}
 		}
+		// One ISO date or month inside a name: RPT-2026-11.
+		if m := embeddedDate.FindAllStringSubmatch(s, -1); len(m) == 1 && m[0][1] != s {
+			return Ordinal(m[0][1], true)
+		}
 		return 0, false
 	}
-	if !numberText.MatchString(s) {
+	if !numberText.MatchString(s) || thousandsOrDecimal.MatchString(s) {
 		return 0, false
 	}
 	neg := strings.Contains(s, "-")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -133,18 +134,19 @@ func TestPickFollowsTheData(t *testing.T) {
 	}
 }
 
-// TestPickHasWholeWords: a record named by a parameter is the one whose
-// field holds the value as whole words; a longer value that contains it
-// is another record, and two that hold it are ambiguous.
-func TestPickHasWholeWords(t *testing.T) {
+// TestPickIsTheWholeField: an is rule chooses the record whose field is
+// the value, case and spacing aside; a record that only holds the value
+// ("Glacier safety memo 99 — Draft" for "Glacier safety memo 99") is
+// another record, and two records that are the value stop the pick.
+func TestPickIsTheWholeField(t *testing.T) {
 	var nodes []schema.ObservedNode
-	for _, title := range []string{"Glacier safety memo 99 — Draft", "Glacier safety memo 9", "Harbor log"} {
+	for _, title := range []string{"Glacier safety memo 99 — Draft", "Glacier safety memo 9", "Harbor log", "Harbor log"} {
 		nodes = append(nodes,
 			schema.ObservedNode{Role: "row", Name: title + " | admin | 2026-11-02", Context: "main › Posts"},
 			schema.ObservedNode{Role: "link", Name: "Trash", Actionable: true, Context: "main › Posts › " + title})
 	}
 	pick := func(v string) (string, error) {
-		p := schema.Pick{Name: "Trash", Rows: true, Within: "main › Posts", Rules: []schema.PickRule{{Order: schema.OrderHas, Value: v}}}
+		p := schema.Pick{Name: "Trash", Rows: true, Within: "main › Posts", Rules: []schema.PickRule{{Order: schema.OrderIs, Value: v}}}
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -154,17 +156,19 @@ func TestPickHasWholeWords(t *testing.T) {
 		}
 		return nodes[i].Context, nil
 	}
-	if got, err := pick("glacier safety memo 9"); err != nil || got != "main › Posts › Glacier safety memo 9" {
+	if got, err := pick("glacier  safety memo 9"); err != nil || got != "main › Posts › Glacier safety memo 9" {
 		t.Errorf("memo 9: %q %v", got, err)
 	}
-	if got, err := pick("Glacier safety memo 99"); err != nil || !strings.HasSuffix(got, "memo 99 — Draft") {
-		t.Errorf("memo 99: %q %v", got, err)
+	if got, err := pick("Glacier safety memo 99 — Draft"); err != nil || !strings.HasSuffix(got, "memo 99 — Draft") {
+		t.Errorf("memo 99 — Draft: %q %v", got, err)
 	}
-	if _, err := pick("Glacier safety memo 7"); err == nil {
-		t.Error("a title on no row was picked")
+	for _, v := range []string{"Glacier safety memo 99", "Glacier safety memo 7", "Glacier"} {
+		if got, err := pick(v); !errors.Is(err, schema.ErrNotFound) {
+			t.Errorf("%q, which no row is: %q %v", v, got, err)
+		}
 	}
-	if _, err := pick("Glacier"); err == nil || !strings.Contains(err.Error(), "two records") {
-		t.Errorf("a value two rows hold: %v", err)
+	if _, err := pick("Harbor log"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("a value two rows are: %v", err)
 	}
 }
 
@@ -175,7 +179,7 @@ func TestPickValidate(t *testing.T) {
 		{Name: "", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst}}},
 		{Name: "Download *"},
 		{Name: "Download *", Rules: []schema.PickRule{{Order: "random"}}},
-		{Name: "Download *", Rules: []schema.PickRule{{Order: schema.OrderHas}}},
+		{Name: "Download *", Rules: []schema.PickRule{{Order: schema.OrderIs}}},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v validates", p)
@@ -228,22 +232,63 @@ func TestStepsUsePicksAsTheyMean(t *testing.T) {
 // browser's pick argument) is held to the same shape as a step: a pick
 // with rules it knows, for a click or a hover, and nothing beside it.
 func TestActionsUsePicksAsTheyMean(t *testing.T) {
-	pick := &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderHas, Value: "Glacier"}}}
-	if err := (schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: pick}}).Validate(); err != nil {
+	pick := &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderIs, Value: "Glacier"}}}
+	if err := (schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: pick}}).ValidatePick(); err != nil {
 		t.Fatalf("a click that picks: %v", err)
+	}
+	// Recorded, the action holds the control the pick found beside it.
+	if err := (schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Name: "Trash", Pick: pick}}).Validate(); err != nil {
+		t.Fatalf("a click that picked, as recorded: %v", err)
 	}
 	for name, c := range map[string]struct {
 		a    schema.Action
 		want string
 	}{
-		"check":     {schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Pick: pick}}, "a pick chooses among records"},
-		"with id":   {schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Pick: pick}}, "no id, name or near"},
-		"no role":   {schema.Action{Kind: schema.ActHover, Target: &schema.Target{Pick: pick}}, "needs the role"},
-		"no rule":   {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true}}}, "no rule"},
-		"bad order": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want has, first"},
+		"check":          {schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Pick: pick}}, "a pick chooses among records"},
+		"with id":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Pick: pick}}, "no id, name or near"},
+		"no role":        {schema.Action{Kind: schema.ActHover, Target: &schema.Target{Pick: pick}}, "needs the role"},
+		"no rule":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true}}}, "no rule"},
+		"bad order":      {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want is, first"},
+		"value on first": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst, Value: "Memo 99"}}}}}, "first takes no value"},
+		"huge value":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderIs, Value: strings.Repeat("x", 5000)}}}}}, "over 1000 bytes"},
 	} {
-		if err := c.a.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+		err := c.a.Validate()
+		if err == nil {
+			err = c.a.ValidatePick()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestOrdinalNumbers: the numbers a highest or lowest rule orders, and a
+// dot that may group thousands ("1.200" in German), which it refuses.
+func TestOrdinalNumbers(t *testing.T) {
+	for text, want := range map[string]float64{"1,200": 1200, "$1,200.50": 1200.5, "12.5": 12.5, "0.125": 0.125, "-3": -3, "45 %": 45, "1234.500": 1234.5} {
+		if got, ok := schema.Ordinal(text, false); !ok || got != want {
+			t.Errorf("%q: %v %v, want %v", text, got, ok, want)
+		}
+	}
+	for _, text := range []string{"1.200", "12.500", "€ 300.000", "1 200", "1.2k", "n/a"} {
+		if got, ok := schema.Ordinal(text, false); ok {
+			t.Errorf("%q read as %v: it is no number a rule can order", text, got)
+		}
+	}
+}
+
+// TestOrdinalDates: a date a newest or oldest rule orders, whole or as
+// the one ISO date or month inside a name.
+func TestOrdinalDates(t *testing.T) {
+	month := func(y, m int) float64 { return float64(time.Date(y, time.Month(m), 1, 0, 0, 0, 0, time.UTC).Unix()) }
+	for text, want := range map[string]float64{"2026-11": month(2026, 11), "RPT-2026-11": month(2026, 11), "Report 2026-10-01 final": month(2026, 10), "November 2026": month(2026, 11)} {
+		if got, ok := schema.Ordinal(text, true); !ok || got != want {
+			t.Errorf("%q: %v %v, want %v", text, got, ok, want)
+		}
+	}
+	for _, text := range []string{"PO-1234-56", "2026-11 to 2026-12", "RPT-12026-11", "pending"} {
+		if got, ok := schema.Ordinal(text, true); ok {
+			t.Errorf("%q read as the date %v", text, got)
 		}
 	}
 }

@@ -399,6 +399,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	if err := a.Validate(); err != nil {
 		return "", "", err
 	}
+	if err := a.ValidatePick(); err != nil {
+		return "", "", err
+	}
 	wait, _, err := sess.settle(ctx, s.cfg.Settle)
 	ev.SettleWait = wait
 	if err == nil {

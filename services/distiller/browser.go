@@ -271,7 +271,8 @@ func dropVaryingAddresses(c *schema.Contract) []string {
 
 // evidence returns the assertions the page gave after a: the path it went
 // to and the first heading that appeared, when they hold no data that
-// varies (digits) and are not what the agent typed.
+// varies (digits, the record a pick chose) and are not what the agent
+// typed.
 func (d *distillation) evidence(a *schema.BrowserAction) []schema.Expect {
 	if a.Action.Kind == schema.ActFill || a.Action.Kind == schema.ActSelect || a.Action.Kind == schema.ActExtract {
 		return nil
@@ -282,9 +283,9 @@ func (d *distillation) evidence(a *schema.BrowserAction) []schema.Expect {
 	}
 	var out []schema.Expect
 	path := pathOf(after.URL)
-	if (before == nil || pathOf(before.URL) != path) && !hasDigit(path) {
+	if (before == nil || pathOf(before.URL) != path) && !hasDigit(path) && !d.holdsPicked(path) {
 		out = append(out, schema.Expect{Op: schema.OpURLContains, Arg: d.b.within(path)})
-		if h := newHeading(beforeFull, after); h != "" && !hasDigit(h) {
+		if h := newHeading(beforeFull, after); h != "" && !hasDigit(h) && !d.holdsPicked(h) {
 			out = append(out, schema.Expect{Op: schema.OpSelectorVisible, Arg: "heading " + strconv.Quote(d.b.within(h))})
 		}
 	}

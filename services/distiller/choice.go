@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 
@@ -25,7 +26,7 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	rec := set.Records[k]
 	t := &schema.Target{Role: control.Role, Contract: d.contract(control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
 	if r, ok := d.namedRecord(*set, k); ok {
-		t.Pick.Rules = []schema.PickRule{r}
+		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
 		return t, nil
 	}
 	if d.b.fromTask(rec.Key) {
@@ -42,13 +43,36 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 		d.add(schema.Step{ID: slug("choose "+strings.ReplaceAll(set.Pattern, "*", ""), 40), Kind: schema.StepJudgment,
 			Target: &schema.Target{Role: t.Role, Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}},
 			Prompt: "Which of these records fits what the page shows, for this task: " + d.b.intent()})
-		t.Pick.Rules = []schema.PickRule{{Order: schema.OrderHas, Value: "{{steps." + d.last + "}}"}}
+		t.Pick.Rules = []schema.PickRule{{Order: schema.OrderIs, Value: "{{steps." + d.last + "}}"}}
 		d.note("%s chose %q among %d records, by no parameter or stated rule: a judgment step (%s) chooses among the records on the page at replay", what, rec.Key, len(set.Records), d.last)
 	default:
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q, record %d of %d (%s), which no parameter names and no rule the task states picks (the first or last, the newest or oldest by a date, the highest or lowest by a number): replayed, it would act on that record whatever the page holds; declare the record as a parameter and run again",
 			what, rec.Key, k+1, len(set.Records), keysOf(set.Records))
 	}
+	d.picked = append(d.picked, rec.Key)
 	return t, nil
+}
+
+// holdsPicked reports whether s (a URL, a heading, a page line) holds the
+// key of a record a pick chose, escaped in a URL or not: it showed that
+// record, and at replay the pick may choose another.
+func (d *distillation) holdsPicked(s string) bool {
+	forms := []string{strings.ToLower(s)}
+	if u, err := url.PathUnescape(s); err == nil {
+		forms = append(forms, strings.ToLower(u))
+	}
+	if u, err := url.QueryUnescape(s); err == nil {
+		forms = append(forms, strings.ToLower(u))
+	}
+	for _, k := range d.picked {
+		k = strings.ToLower(strings.TrimSpace(k))
+		for _, f := range forms {
+			if len(k) >= 2 && strings.Contains(f, k) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // distinctKeys reports whether no two records share a key: a judgment's
@@ -64,25 +88,27 @@ func distinctKeys(recs []schema.Record) bool {
 	return true
 }
 
-// namedRecord returns the rule that finds record k of set by the
-// parameter value one of its fields holds (its key first, then its
-// cells): the field's whole value, or the parameter values standing in
-// it as whole words. A field that does not tell the record from its
-// siblings (every row's author is admin) names nothing.
+// namedRecord returns the rule that finds record k of set by a field
+// (its key first, then its cells) that is a parameter's value, or holds
+// parameter values as whole words among constants: the field templated
+// whole ("{{title}}", "Operations report {{period}}"), which a record
+// must be at replay, never merely contain. A field that does not tell
+// the record from its siblings (every row's author is admin) names
+// nothing.
 func (d *distillation) namedRecord(set schema.RecordSet, k int) (schema.PickRule, bool) {
 	for _, f := range recordFields(&set, k) {
 		v, ok := d.b.whole(f.value)
 		if !ok {
-			v = onlyTemplates(d.b.within(f.value))
+			v = d.b.within(f.value)
 		}
-		if v == "" {
+		if refs, _ := schema.ParseRefs(v); len(refs) == 0 {
 			continue
 		}
 		value := v
 		for name, val := range d.b.values {
 			value = strings.ReplaceAll(value, "{{"+name+"}}", val)
 		}
-		r := schema.PickRule{Order: schema.OrderHas, By: f.by, Value: value}
+		r := schema.PickRule{Order: schema.OrderIs, By: f.by, Value: value}
 		if got, err := r.Apply(set); err == nil && got == k {
 			r.Value = v
 			return r, true
@@ -169,18 +195,6 @@ func statedOrders(task string) map[schema.PickOrder]bool {
 		}
 	}
 	return out
-}
-
-// onlyTemplates keeps the {{...}} references of a templated field: the
-// words a record must hold are the parameters', not the constants
-// around them that the record happened to show.
-func onlyTemplates(v string) string {
-	refs, _ := schema.ParseRefs(v)
-	out := make([]string, len(refs))
-	for i, r := range refs {
-		out[i] = "{{" + r.String() + "}}"
-	}
-	return strings.Join(out, " ")
 }
 
 func keysOf(recs []schema.Record) string {

@@ -62,7 +62,7 @@ func TestDistillChoiceAmongRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Playbook.Steps[0].Target.Pick; p == nil || p.String() != `has "{{period}}"` {
+	if p := c.Playbook.Steps[0].Target.Pick; p == nil || p.String() != `is "Operations report {{period}}"` {
 		t.Errorf("a record named by a parameter: %+v", p)
 	}
 
@@ -80,7 +80,7 @@ func TestDistillChoiceAmongRecords(t *testing.T) {
 		}
 		steps := c.Playbook.Steps
 		if len(steps) != 2 || !steps[0].ChoosesRecords() || len(steps[0].Options) != 0 || steps[0].Target.Pick.Name != "Download *" ||
-			steps[1].Target.Pick.String() != `has "{{steps.`+steps[0].ID+`}}"` {
+			steps[1].Target.Pick.String() != `is "{{steps.`+steps[0].ID+`}}"` {
 			doc, _ := schema.EncodePlaybook(c.Playbook)
 			t.Errorf("%s: want a judgment among the records, then a pick of its answer:\n%s", name, doc)
 		}
@@ -119,7 +119,7 @@ func TestDistillChoiceSkipsAFieldEveryRecordHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Playbook.Steps[1].Target.Pick; p == nil || p.String() != `has "{{title}}"` {
+	if p := c.Playbook.Steps[1].Target.Pick; p == nil || p.String() != `is "{{title}} — Draft"` {
 		t.Fatalf("pick %+v", p)
 	}
 }

@@ -375,22 +375,22 @@ func TestDistillDropsTheIDOfANamedControl(t *testing.T) {
 // the button's id; a checkbox ticked in such a row is refused (a click
 // replayed on it could undo it), as is a choice nothing explains.
 func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
-	among := func(role, name string) string {
-		meta, _ := json.Marshal(schema.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Author"},
-			Records: []schema.Record{{Key: "Glacier memo 99", Cells: []string{"Glacier memo 99", "admin"}}, {Key: "Harbor log", Cells: []string{"Harbor log", "admin"}}}}})
-		text, _ := json.Marshal("click ok (target by id)\ncontrol: {\"id\":\"tr0001\",\"role\":\"" + role + "\",\"name\":\"" + name + "\"}\n")
+	among := func(role, name, slug string) string {
+		meta, _ := json.Marshal(schema.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Published"},
+			Records: []schema.Record{{Key: "Glacier memo", Cells: []string{"Glacier memo", "2026-11-02"}}, {Key: "Harbor log", Cells: []string{"Harbor log", "2026-10-01"}}}}})
+		text, _ := json.Marshal("click ok (target by id)\ncontrol: {\"id\":\"tr0001\",\"role\":\"" + role + "\",\"name\":\"" + name + "\"}\npage: http://127.0.0.1:8090/open/Glacier%20memo%2099\npage: http://127.0.0.1:8090/" + slug + "\n")
 		return `{"content":[{"type":"text","text":` + string(text) + `}],"_meta":{"` + schema.AmongMeta + `":` + string(meta) + `}}`
 	}
 	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
-	distill := func(task string, params map[string]string, role, name string) (*Candidate, error) {
+	distill := func(task string, params map[string]string, role, name, slug string) (*Candidate, error) {
 		r := mcpRun(params, task,
-			[3]string{"click", `{"target":"tr0001"}`, among(role, name)},
+			[3]string{"click", `{"target":"tr0001"}`, among(role, name, slug)},
 			[3]string{"done", `{"reason":"done"}`, textResult("labelled")},
 		)
 		r.Inventories = append(r.Inventories, inventory)
 		return Distill(r, Options{})
 	}
-	c, err := distill("Trash the post Glacier memo 99", map[string]string{"title": "Glacier memo 99"}, "button", "Trash")
+	c, err := distill("Trash the post Glacier memo", map[string]string{"title": "Glacier memo"}, "button", "Trash", "posts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,11 +399,21 @@ func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	if _, ok := s.Args["target"]; ok || s.Args["role"] != "button" || pick == nil || s.Target.Pick == nil || s.Target.Pick.Rules[0].Value != "{{title}}" {
 		t.Fatalf("step args %v, target %+v", s.Args, s.Target)
 	}
-	if _, err := distill("Tick the post Glacier memo 99", map[string]string{"title": "Glacier memo 99"}, "checkbox", "Select"); !errors.Is(err, schema.ErrUnbound) {
+	if _, err := distill("Tick the post Glacier memo", map[string]string{"title": "Glacier memo"}, "checkbox", "Select", "posts"); !errors.Is(err, schema.ErrUnbound) {
 		t.Errorf("a box ticked in a row: %v, want unbound", err)
 	}
-	if _, err := distill("Trash a post", nil, "button", "Trash"); !errors.Is(err, schema.ErrUnbound) {
+	if _, err := distill("Trash a post", nil, "button", "Trash", "posts"); !errors.Is(err, schema.ErrUnbound) {
 		t.Errorf("a row chosen for no reason: %v, want unbound", err)
+	}
+	// Chosen by the order the task states: the page it opened shows the
+	// record chosen, which at replay may be another: no step checks it.
+	c, err = distill("Open the newest post", nil, "link", "Open", "open/glacier%20MEMO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := schema.EncodePlaybook(c.Playbook)
+	if !strings.Contains(string(doc), "order: newest") || strings.Contains(strings.ToLower(string(doc)), "glacier") {
+		t.Errorf("want a newest pick and no check of the record chosen once:\n%s", doc)
 	}
 }
 

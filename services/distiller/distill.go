@@ -96,6 +96,9 @@ type distillation struct {
 	last   string            // the id of the last step, which the next needs
 	chosen map[string]string // a judged value -> its judgment step's id
 	flows  []flowValue       // produced values -> the outputs that yield them
+	// picked are the keys of the records picks chose in the run: what
+	// the page showed of one holds only for that record.
+	picked []string
 }
 
 func (d *distillation) prune(what, why string) {

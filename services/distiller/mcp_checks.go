@@ -29,6 +29,10 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 	var out []schema.Expect
 	for _, at := range pageLine.FindAllStringSubmatchIndex(w.Text, -1) {
 		label, value := w.Text[at[2]:at[3]], strings.TrimSpace(w.Text[at[4]:at[5]])
+		if d.holdsPicked(value) {
+			d.note("#%d %s: its %s %q shows the record a pick chose, which may be another at replay: not checked", c.Seq, c.Tool, label, value)
+			continue
+		}
 		t := d.templateText(value)
 		if label == "Page URL" || label == "page" {
 			if !stableURL(t) {

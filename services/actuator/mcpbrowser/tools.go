@@ -97,7 +97,7 @@ const contractSchema = `{"type":"object","description":"What the control must be
 // pickSchema is the schema of the pick argument.
 const pickSchema = `{"type":"object","description":"Instead of target, name and near: choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
 	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
-	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["has","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
+	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
 
 // withObjects adds the contract argument to an action tool that takes a
@@ -148,6 +148,9 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	arguments, contract, pick, err := splitObjects(arguments)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
+	}
+	if pick != nil && tool != string(schema.ActClick) && tool != string(schema.ActHover) {
+		return toolError("bad arguments: a pick chooses the control of a click or a hover; " + tool + " takes a target, role and name")
 	}
 	action, err := schema.ActionFromToolCall(tool, arguments)
 	if err != nil {
