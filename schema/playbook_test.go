@@ -251,3 +251,18 @@ func TestParseOnFail(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedStepActed: a replay that stopped on a failed check stopped
+// after the step's action, whose effect may have happened; one that
+// stopped before acting (the control was gone) did not act.
+func TestFailedStepActed(t *testing.T) {
+	for code, want := range map[schema.Code]bool{schema.CodeExpectFailed: true, schema.CodeNotFound: false, schema.CodeContractChanged: false} {
+		r := &schema.ReplayResult{Outcome: schema.OutcomeFallback, FailedStep: "s", Reason: schema.Errorf(code, "x")}
+		if got := r.FailedStepActed(); got != want {
+			t.Errorf("%s: %v, want %v", code, got, want)
+		}
+	}
+	if (&schema.ReplayResult{Outcome: schema.OutcomeSuccess}).FailedStepActed() {
+		t.Error("a replay that did not stop")
+	}
+}

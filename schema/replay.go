@@ -15,6 +15,13 @@ type StepReport struct {
 	Repaired bool `msgpack:"repaired,omitempty" json:"repaired,omitempty"`
 }
 
+// FailedStepActed reports whether the step a replay stopped at acted
+// before it stopped: its check failed after its action, whose effect may
+// have happened like those of the steps completed before it.
+func (r *ReplayResult) FailedStepActed() bool {
+	return r.Reason != nil && r.Reason.Code == CodeExpectFailed
+}
+
 // ReplayResult is the outcome of replaying a playbook. Completed lists,
 // in order, the steps that ran to completion before any failure: their
 // side effects may have happened, so a fallback must know them.

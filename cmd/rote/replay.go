@@ -161,8 +161,11 @@ func printReplayResult(app *App, res *schema.ReplayResult) {
 	case schema.OutcomeSuccess:
 		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)
 	case schema.OutcomeFallback:
-		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n  rote replay stops here; rote run --playbook hands over to the agent instead; run %s\n",
-			res.FailedStep, res.Reason, strings.Join(res.Completed, ", "), res.RunID)
+		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n", res.FailedStep, res.Reason, strings.Join(res.Completed, ", "))
+		if res.FailedStepActed() {
+			fmt.Fprintf(app.Stdout, "  %s itself acted before its check failed: its effect may have happened too\n", res.FailedStep)
+		}
+		fmt.Fprintf(app.Stdout, "  rote replay stops here; rote run --playbook hands over to the agent instead; run %s\n", res.RunID)
 	default:
 		fmt.Fprintf(app.Stdout, "failed: %s; run %s\n", res.Reason, res.RunID)
 	}

@@ -225,6 +225,9 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, ch
 	case o.Replay != nil && o.Agent != nil:
 		mode = "replay, then agent fallback"
 		fmt.Fprintf(w, "  replay fell back at %s: %v\n  completed before it: %s\n", o.Replay.FailedStep, o.Replay.Reason, strings.Join(o.Replay.Completed, ", "))
+		if o.Replay.FailedStepActed() {
+			fmt.Fprintf(w, "  %s itself acted before its check failed\n", o.Replay.FailedStep)
+		}
 	case o.Replay != nil:
 		mode = "replay"
 	}
