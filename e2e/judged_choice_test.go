@@ -12,7 +12,6 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -55,15 +54,7 @@ func TestRequestedReportIsJudged(t *testing.T) {
 	if err != nil || cold.Outcome != schema.OutcomeSuccess {
 		t.Fatalf("cold run: %v %+v", err, cold)
 	}
-	run, err := n.Bus().Runs().Fold(testContext(t), cold.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cand, err := distiller.Distill(run, distiller.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := schema.EncodePlaybook(cand.Playbook)
+	cand, doc := distillRun(t, n.Bus(), cold.RunID)
 	judged := slices.IndexFunc(cand.Playbook.Steps, func(s schema.Step) bool { return s.ChoosesRecords() })
 	if judged < 0 || slices.ContainsFunc(cand.Playbook.Steps, func(s schema.Step) bool {
 		return s.Target != nil && s.Target.Name == "Download Operations report October 2026"

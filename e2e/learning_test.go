@@ -37,15 +37,7 @@ func TestLearnFromColdRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkColdRun(t, b, task, cold, site)
-			run, err := b.Runs().Fold(testContext(t), cold.RunID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cand, err := distiller.Distill(run, distiller.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, _ := schema.EncodePlaybook(cand.Playbook)
+			cand, doc := distillRun(t, b, cold.RunID)
 			if strings.Contains(string(doc), task.Params(0)["password"]) {
 				t.Fatalf("the playbook holds the password:\n%s", doc)
 			}
@@ -130,4 +122,20 @@ func checkColdRun(t *testing.T, b *bus.Bus, task *suite.Task, res *planner.Resul
 	if slices.ContainsFunc(res.Steps[1:], func(s planner.StepLog) bool { return s.Tokens.Logical() == 0 }) {
 		t.Fatal("a decided step has no tokens")
 	}
+}
+
+// distillRun distills run runID of the log on b, and returns the
+// candidate and its playbook as YAML.
+func distillRun(t *testing.T, b *bus.Bus, runID string) (*distiller.Candidate, []byte) {
+	t.Helper()
+	run, err := b.Runs().Fold(testContext(t), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, err := distiller.Distill(run, distiller.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := schema.EncodePlaybook(cand.Playbook)
+	return cand, doc
 }
