@@ -166,6 +166,7 @@ func TestInvalidEventsAreRejected(t *testing.T) {
 		{"inventory with a wrong fingerprint", &schema.Inventory{Meta: meta("e"), RunID: "r", Seq: 1, Environment: inventoryEnv, Fingerprint: strings.Repeat("0", 64)}},
 		{"no result and no error", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x"}},
 		{"blob ref is not the digest", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", ResultDigest: schema.Digest(big), ResultSize: len(big), BlobRef: schema.Digest(nil)}},
+		{"result meta beside an inline result", &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "x", Result: []byte("{}"), ResultSize: 2, ResultDigest: schema.Digest([]byte("{}")), ResultMeta: []byte(`{"a":1}`)}},
 		{"unparsed without reason", &schema.Unparsed{Meta: meta("e"), RunID: "r", Seq: 1, Direction: schema.ToClient, Digest: schema.Digest(nil)}},
 		{"unparsed bad direction", &schema.Unparsed{Meta: meta("e"), RunID: "r", Seq: 1, Direction: "sideways", Reason: "x", Digest: schema.Digest(nil)}},
 		{"observation kind", &schema.BrowserObserved{Meta: meta("e"), RunID: "r", Seq: 1, Kind: "summary"}},
@@ -266,5 +267,23 @@ func TestAsError(t *testing.T) {
 	}
 	if got := schema.AsError(errors.New("disk full")); got.Code != schema.CodeInternal || got.Message != "disk full" {
 		t.Fatalf("plain: %+v", got)
+	}
+}
+
+// TestSpillKeepsTheResultMeta: a result too large to travel inline goes to
+// the blob store, and its _meta, which says what the server wants a
+// distiller to know, stays in the event.
+func TestSpillKeepsTheResultMeta(t *testing.T) {
+	result := []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("x", schema.InlineLimit) + `"}],"_meta":{"rote/control":{"id":"b1","role":"button","name":"Trash"}}}`)
+	c := &schema.ToolCall{Meta: meta("e"), RunID: "r", Seq: 1, Tool: "click", Result: result, ResultSize: len(result), ResultDigest: schema.Digest(result)}
+	blobs := schema.Spill(c)
+	if len(blobs) != 1 || len(c.Result) != 0 || c.BlobRef == "" {
+		t.Fatalf("spilled %d blobs, result %d bytes, ref %q", len(blobs), len(c.Result), c.BlobRef)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(c.ResultMetaOf()[schema.ControlMeta]); got != `{"id":"b1","role":"button","name":"Trash"}` {
+		t.Errorf("control kept beside the blob: %s", got)
 	}
 }

@@ -46,8 +46,12 @@ type Among struct {
 	Chosen  int        `json:"chosen"`
 }
 
-// AmongMeta is the result metadata key of an Among.
-const AmongMeta = "rote/among"
+// Result metadata keys of rote mcp browser: an Among, and the control an
+// action acted on (a Target, as the result's control line says too).
+const (
+	AmongMeta   = "rote/among"
+	ControlMeta = "rote/control"
+)
 
 // MaxRecords is how many records RecordsAround keeps: what a choice was
 // made among travels in an event.

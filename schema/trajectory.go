@@ -40,12 +40,16 @@ type ToolCall struct {
 	ArgumentsRef    string  `msgpack:"arguments_ref,omitempty" json:"arguments_ref,omitempty"`
 	// Result is the response's result (or error) JSON when it fits
 	// InlineLimit; otherwise it is in the blob store under BlobRef.
-	Result       RawJSON       `msgpack:"result,omitempty" json:"result,omitempty"`
-	ResultDigest string        `msgpack:"result_digest,omitempty" json:"result_digest,omitempty"`
-	ResultSize   int           `msgpack:"result_size,omitempty" json:"result_size,omitempty"`
-	BlobRef      string        `msgpack:"blob_ref,omitempty" json:"blob_ref,omitempty"`
-	Duration     time.Duration `msgpack:"duration" json:"duration"`
-	Error        *CallError    `msgpack:"error,omitempty" json:"error,omitempty"`
+	Result       RawJSON `msgpack:"result,omitempty" json:"result,omitempty"`
+	ResultDigest string  `msgpack:"result_digest,omitempty" json:"result_digest,omitempty"`
+	ResultSize   int     `msgpack:"result_size,omitempty" json:"result_size,omitempty"`
+	BlobRef      string  `msgpack:"blob_ref,omitempty" json:"blob_ref,omitempty"`
+	// ResultMeta is the result's _meta, kept inline when the result is in
+	// the blob store and its _meta fits MetaLimit: what a server says
+	// about its result for a distiller, not its model.
+	ResultMeta RawJSON       `msgpack:"result_meta,omitempty" json:"result_meta,omitempty"`
+	Duration   time.Duration `msgpack:"duration" json:"duration"`
+	Error      *CallError    `msgpack:"error,omitempty" json:"error,omitempty"`
 	// StepID is the playbook step a replay made the call for.
 	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty"`
 	// Bound are the step outputs a replay found in earlier results and
@@ -77,6 +81,9 @@ func (e *ToolCall) Validate() error {
 	}
 	if err := validatePayload(e.Arguments, e.ArgumentsDigest, e.ArgumentsSize, e.ArgumentsRef, true); err != nil {
 		return within(TypeToolCall+": arguments", err)
+	}
+	if len(e.ResultMeta) > 0 && (e.BlobRef == "" || len(e.ResultMeta) > MetaLimit) {
+		return Errorf(CodeInvalid, "%s: a result's _meta is kept beside it only when it is in the blob store and fits %d bytes", TypeToolCall, MetaLimit)
 	}
 	return within(TypeToolCall+": result", validatePayload(e.Result, e.ResultDigest, e.ResultSize, e.BlobRef, e.Error != nil))
 }

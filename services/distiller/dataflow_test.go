@@ -405,6 +405,25 @@ func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	if _, err := distill("Trash a post", nil, "button", "Trash", "posts"); !errors.Is(err, schema.ErrUnbound) {
 		t.Errorf("a row chosen for no reason: %v, want unbound", err)
 	}
+	// A result too large to keep inline: the control and the records it
+	// was chosen among come from the metadata kept beside the blob.
+	r := mcpRun(map[string]string{"title": "Glacier memo"}, "Trash the post Glacier memo",
+		[3]string{"click", `{"target":"tr0001"}`, among("button", "Trash", "posts")},
+		[3]string{"done", `{"reason":"done"}`, textResult("labelled")},
+	)
+	var full struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(r.Calls[0].Result, &full)
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(full.Meta, &meta)
+	meta[schema.ControlMeta] = json.RawMessage(`{"id":"tr0001","role":"button","name":"Trash"}`)
+	kept, _ := json.Marshal(meta)
+	r.Calls[0].Result, r.Calls[0].ResultMeta, r.Calls[0].BlobRef = nil, kept, schema.Digest([]byte("big"))
+	r.Inventories = append(r.Inventories, inventory)
+	if c, err := Distill(r, Options{}); err != nil || c.Playbook.Steps[0].Target.Pick == nil || c.Playbook.Steps[0].Args["target"] != nil {
+		t.Fatalf("a blob result's click: %v %+v", err, c)
+	}
 	// Chosen by the order the task states: the page it opened shows the
 	// record chosen, which at replay may be another: no step checks it.
 	c, err = distill("Open the newest post", nil, "link", "Open", "open/glacier%20MEMO")

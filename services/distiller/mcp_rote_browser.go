@@ -28,14 +28,15 @@ func (d *distillation) server() string {
 
 var controlLine = regexp.MustCompile(`(?m)^control: (\{.*\})$`)
 
-// control is the control a rote mcp browser action's result names.
+// control is the control a rote mcp browser action's result names: on
+// its control line, or in its metadata (kept when the result is a blob).
 func control(c *schema.ToolCall) *schema.Target {
-	m := controlLine.FindStringSubmatch(schema.ToolResultWorld(c.Result).Text)
-	if m == nil {
-		return nil
+	raw := c.ResultMetaOf()[schema.ControlMeta]
+	if m := controlLine.FindStringSubmatch(schema.ToolResultWorld(c.Result).Text); m != nil {
+		raw = json.RawMessage(m[1])
 	}
 	var t schema.Target
-	if json.Unmarshal([]byte(m[1]), &t) != nil || t.Empty() {
+	if len(raw) == 0 || json.Unmarshal(raw, &t) != nil || t.Empty() {
 		return nil
 	}
 	return &t
@@ -46,6 +47,11 @@ func control(c *schema.ToolCall) *schema.Target {
 func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map[string]any) (schema.Step, error) {
 	s := schema.Step{Tool: c.Tool, Args: args}
 	t := control(c)
+	if t == nil && c.BlobRef != "" && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActHover)) {
+		// Neither the result nor what was kept of it says what the control
+		// was, or whether it was one of several records.
+		return s, schema.Errorf(schema.CodeTooLarge, "%s: its result is over %d bytes and kept no record of the control it acted on: not distilled", what, schema.InlineLimit)
+	}
 	if t == nil {
 		return s, nil
 	}
@@ -109,11 +115,9 @@ func toggledTo(c *schema.ToolCall, id string) (bool, bool) {
 // amongOf reads the records a rote mcp browser click or hover chose its
 // control among, from its result's metadata.
 func amongOf(c *schema.ToolCall) (schema.Among, bool) {
-	var r struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
 	var among schema.Among
-	if json.Unmarshal(c.Result, &r) != nil || r.Meta[schema.AmongMeta] == nil || json.Unmarshal(r.Meta[schema.AmongMeta], &among) != nil {
+	raw := c.ResultMetaOf()[schema.AmongMeta]
+	if raw == nil || json.Unmarshal(raw, &among) != nil {
 		return among, false
 	}
 	return among, true

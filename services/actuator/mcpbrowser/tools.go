@@ -197,10 +197,15 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 		return refused(ev.Error, summary+page)
 	}
 	r := toolText(summary + page)
+	// What the control was, and what it was chosen among, are for a
+	// distiller, not for the agent to read: metadata a client does not
+	// show its model, which the recorder keeps inline even when the
+	// result is too large to be.
+	if t := ev.Action.Target; t != nil {
+		r.Meta = mcp.Meta{schema.ControlMeta: t}
+	}
 	if ev.Among != nil {
-		// What the control was chosen among is for a distiller, not for
-		// the agent to read: metadata a client does not show its model.
-		r.Meta = mcp.Meta{schema.AmongMeta: schema.Among{Records: ev.Among, Chosen: ev.Chosen}}
+		r.Meta[schema.AmongMeta] = schema.Among{Records: ev.Among, Chosen: ev.Chosen}
 	}
 	return r
 }
