@@ -12,6 +12,10 @@ type ObservedNode struct {
 	Value      string   `msgpack:"value,omitempty" json:"value,omitempty"`
 	States     []string `msgpack:"states,omitempty" json:"states,omitempty"` // checked, selected, disabled, expanded, required, invalid, focused
 	Actionable bool     `msgpack:"actionable" json:"actionable"`
+	// Options are a select's option labels: all of them when it has few,
+	// else the first few; OptionCount says how many it has.
+	Options     []string `msgpack:"options,omitempty" json:"options,omitempty"`
+	OptionCount int      `msgpack:"option_count,omitempty" json:"option_count,omitempty"`
 	// Context is the ancestry content the id is built from: the nearest
 	// landmark, dialog or form, heading and row key, joined by " › ".
 	Context  string    `msgpack:"context,omitempty" json:"context,omitempty"`

@@ -75,7 +75,8 @@ func parseNode(l string) (Node, bool) {
 	return n, true
 }
 
-// valueStates reads ` = "value" [states]`, either part optional.
+// valueStates reads ` = "value" [states]`, either part optional, and
+// leaves what follows.
 func valueStates(s string) (value string, states []string, hasValue bool) {
 	s = strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(s, "= "); ok {
@@ -85,8 +86,10 @@ func valueStates(s string) (value string, states []string, hasValue bool) {
 			s = strings.TrimSpace(rest[len(q):])
 		}
 	}
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		states = strings.Fields(s[1 : len(s)-1])
+	// What follows the states (a select's options, what tells twins
+	// apart) is not a state.
+	if end := strings.IndexByte(s, ']'); strings.HasPrefix(s, "[") && end > 0 {
+		states = strings.Fields(s[1:end])
 		if states == nil {
 			states = []string{}
 		}

@@ -29,6 +29,11 @@ var groupRoles = set("group", "radiogroup", "toolbar", "tabpanel", "menu", "menu
 // Landmarks whose loose text is content worth reading.
 var contentRoles = set("main", "dialog", "alertdialog", "article", "region")
 
+// Landmarks whose loose text is chrome around the content (a site title,
+// a copyright line). Loose text outside every landmark is content: a
+// page without landmarks says its instructions there.
+var chromeRoles = set("banner", "navigation", "contentinfo", "complementary", "search")
+
 // Roles whose whole text is one node: messages.
 var messageRoles = set("alert", "status", "log", "note")
 
@@ -51,9 +56,17 @@ type node struct {
 	role, name, value string
 	states            []string
 	actionable        bool
-	context           []string
-	contract          *schema.Contract
-	backend           int64
+	// context is what the node's ancestry says of it (landmark, group,
+	// heading, row key); key is the part of it that identifies the node,
+	// its heading left out: a page that loses or renames its heading
+	// keeps its ids. The heading tells twins apart (see observedNodes).
+	options  []string // a select's options, the first maxOptions
+	nOptions int      // and how many it has
+	context  []string
+	key      []string
+	heading  string
+	contract *schema.Contract
+	backend  int64
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -92,7 +105,7 @@ func distill(dom *domIndex, frames []axFrame) []node {
 		}
 	}
 	if main := d.frames[0]; main != nil && len(main.Nodes) > 0 {
-		d.walk(root(main), scope{section: &section{}})
+		d.walk(root(main), scope{section: &section{}, content: true})
 	}
 	return d.out
 }
@@ -121,14 +134,21 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 		// text itself has a box (a zero-size button clips its label).
 		sc.covered = true
 	}
+	if dn != nil && dn.tag == "select" {
+		return // its options are the select's own line
+	}
 	for _, id := range n.ChildIDs {
 		if child := d.byID[id]; child != nil {
 			d.walk(child, sc)
 		}
 	}
-	// An iframe's document is a tree of its own, captured separately.
+	// An iframe's document is a tree of its own, captured separately, and
+	// a section of its own: a heading inside it is no heading of the page
+	// around it.
 	if dn != nil && dn.tag == "iframe" {
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
+			sc.section = &section{landmark: strings.TrimSpace("frame " + name)}
+			sc.group, sc.row = "", ""
 			d.walk(root(f), sc)
 		}
 	}
@@ -140,7 +160,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 	case landmarkRoles[role] && (name != "" || (role != "region" && role != "form")):
 		sc.section = &section{landmark: strings.TrimSpace(role + " " + name)}
 		sc.group, sc.row = "", ""
-		sc.content = contentRoles[role]
+		sc.content = contentRoles[role] || (sc.content && !chromeRoles[role])
 		if role == "dialog" || role == "alertdialog" {
 			d.emit(n, role, name, dn, false, sc)
 		}
@@ -172,7 +192,10 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		d.emit(n, role, schema.Clip(strings.Join(cells, " | "), maxNameChars), dn, false, sc)
 		sc.row = cells[0]
 		sc.covered = true
-	case messageRoles[role]:
+	case messageRoles[role] || liveRegion(dn) != "":
+		if !messageRoles[role] {
+			role = liveRegion(dn)
+		}
 		if text := schema.Clip(d.text(n), maxTextChars); text != "" && !sc.covered {
 			d.emit(n, role, text, dn, false, sc)
 		}
@@ -224,6 +247,19 @@ func (d *distiller) definitions(dl *accessibility.Node) string {
 		}
 	}
 	return b.String()
+}
+
+// liveRegion returns the message role a live region without one of its
+// own speaks as (a toast: aria-live="polite" is a status, "assertive" an
+// alert), or "" when dn is no live region.
+func liveRegion(dn *domNode) string {
+	switch strings.ToLower(dn.attrs["aria-live"]) {
+	case "polite":
+		return "status"
+	case "assertive":
+		return "alert"
+	}
+	return ""
 }
 
 // customControl reports a focusable element without a widget role that
@@ -304,13 +340,68 @@ func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, 
 	for _, part := range []string{sc.section.landmark, sc.group, sc.section.heading, sc.row} {
 		if part != "" && part != out.name {
 			out.context = append(out.context, part)
+			if part != sc.section.heading {
+				out.key = append(out.key, part)
+			}
 		}
+	}
+	if sc.section.heading != out.name {
+		out.heading = sc.section.heading
 	}
 	if actionable {
 		out.value, out.states = d.valueAndStates(n, role, dn)
 		out.contract = d.contract(dn)
+		if dn.tag == "select" {
+			var chosen []string
+			out.options, chosen, out.nOptions = d.selectOptions(n)
+			if out.value == "" && len(chosen) > 0 { // a multiple select says no value of its own
+				out.value = schema.Clip(strings.Join(chosen, ", "), maxTextChars)
+			}
+		}
 	}
 	d.out = append(d.out, out)
+}
+
+// Options a select's line shows: all of them up to maxAllOptions, else
+// the first maxOptions and how many there are.
+const (
+	maxOptions    = 8
+	maxAllOptions = 12
+	maxOptionName = 60
+)
+
+// selectOptions returns the labels of a select's options (placeholders
+// without a label left out), at most maxAllOptions of them or else the
+// first maxOptions, the labels of those selected, and how many options it
+// has.
+func (d *distiller) selectOptions(sel *accessibility.Node) (shown, chosen []string, total int) {
+	var all []string
+	var walk func(*accessibility.Node)
+	walk = func(x *accessibility.Node) {
+		for _, id := range x.ChildIDs {
+			c := d.byID[id]
+			if c == nil {
+				continue
+			}
+			if axString(c.Role) != "option" {
+				walk(c)
+				continue
+			}
+			name := schema.Clip(clean(axString(c.Name)), maxOptionName)
+			if name == "" {
+				continue
+			}
+			all = append(all, name)
+			if prop(c, "selected") == "true" {
+				chosen = append(chosen, name)
+			}
+		}
+	}
+	walk(sel)
+	if len(all) > maxAllOptions {
+		return all[:maxOptions], chosen, len(all)
+	}
+	return all, chosen, len(all)
 }
 
 // valueAndStates reads a control's current value and its states.

@@ -2,6 +2,7 @@ package perception
 
 import (
 	"crypto/sha256"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,12 @@ import (
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
 // stableID hashes what identifies a control to a user, and nothing about
-// its markup: its role, its accessible name, and its ancestry content
-// (landmark, group, heading, row key). Class names, DOM ids, depth and
-// position do not enter, so re-renders and redesigns keep the id. Case
-// does not enter either: Chrome computes names from rendered text, so a
-// stylesheet's text-transform: uppercase changes the name's case.
+// its markup: its role, its accessible name, and the ancestry that scopes
+// it (landmark or frame, group, row key, and for twins the heading).
+// Class names, DOM ids, depth and position do not enter, so re-renders
+// and redesigns keep the id. Case does not enter either: Chrome computes
+// names from rendered text, so a stylesheet's text-transform: uppercase
+// changes the name's case.
 func stableID(role, name string, context []string) string {
 	h := sha256.New()
 	h.Write([]byte(role))
@@ -37,14 +39,27 @@ func stableID(role, name string, context []string) string {
 	return string(b[:])
 }
 
-// observedNodes gives each node its stable id. Nodes that hash alike (the
-// same role, name and context) are told apart deterministically by their
-// order in the document: the second is id~2, the third id~3.
+// observedNodes gives each node its stable id. A node's id hashes its
+// role, name and key, not the heading it sits under, so a heading that
+// is lost or renamed changes no id. Nodes that hash alike are twins: the
+// heading each sits under is added to their hash when it tells them
+// apart (two Save buttons under "Profile" and "Password"), and twins it
+// cannot tell apart are told apart by their order in the document: the
+// second is id~2, the third id~3.
 func observedNodes(nodes []node) []schema.ObservedNode {
+	keyed := make([]string, len(nodes))
+	twins := map[string]int{}
+	for i, n := range nodes {
+		keyed[i] = stableID(n.role, n.name, n.key)
+		twins[keyed[i]]++
+	}
 	seen := map[string]int{}
 	out := make([]schema.ObservedNode, len(nodes))
 	for i, n := range nodes {
-		id := stableID(n.role, n.name, n.context)
+		id := keyed[i]
+		if twins[id] > 1 && n.heading != "" {
+			id = stableID(n.role, n.name, append(slices.Clone(n.key), n.heading))
+		}
 		seen[id]++
 		if k := seen[id]; k > 1 {
 			id += "~" + strconv.Itoa(k)
@@ -52,6 +67,7 @@ func observedNodes(nodes []node) []schema.ObservedNode {
 		out[i] = schema.ObservedNode{
 			ID: id, Role: n.role, Name: n.name, Value: n.value, States: n.states,
 			Actionable: n.actionable, Context: strings.Join(n.context, " › "), Contract: n.contract, Backend: n.backend,
+			Options: n.options, OptionCount: n.nOptions,
 		}
 	}
 	return out

@@ -1,7 +1,9 @@
 package perception
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,6 +33,18 @@ func line(n schema.ObservedNode) string {
 		b.WriteString(" [")
 		b.WriteString(strings.Join(n.States, " "))
 		b.WriteByte(']')
+	}
+	if len(n.Options) > 0 {
+		b.WriteString(" options: ")
+		for i, o := range n.Options {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(o)
+		}
+		if more := n.OptionCount - len(n.Options); more > 0 {
+			fmt.Fprintf(&b, " | … %d more", more)
+		}
 	}
 	return b.String()
 }
@@ -67,13 +81,84 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 func renderNodes(url, title string, nodes []schema.ObservedNode, keep func(schema.ObservedNode) bool) string {
 	var b strings.Builder
 	b.WriteString(header(url, title))
-	for _, n := range nodes {
+	apart := twinsApart(nodes)
+	for i, n := range nodes {
 		if keep(n) {
 			b.WriteByte('\n')
 			b.WriteString(line(n))
+			b.WriteString(apart[i])
 		}
 	}
 	return b.String()
+}
+
+// twinsApart says, for every control that shares its role and name with
+// another on the page, what tells it apart, as a suffix to its line: the
+// parts of its context the others do not share (" (in row Contoso)"), or
+// its place among them (" (2 of 2)") when their contexts are the same.
+// Other nodes get "".
+func twinsApart(nodes []schema.ObservedNode) []string {
+	type look struct{ role, name string }
+	groups := map[look][]int{}
+	var order []look
+	for i, n := range nodes {
+		if !n.Actionable {
+			continue
+		}
+		k := look{n.Role, strings.ToLower(n.Name)}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	out := make([]string, len(nodes))
+	for _, k := range order {
+		twins := groups[k]
+		if len(twins) < 2 {
+			continue
+		}
+		parts := make([][]string, len(twins))
+		for j, i := range twins {
+			if nodes[i].Context != "" {
+				parts[j] = strings.Split(nodes[i].Context, " › ")
+			}
+		}
+		shared := commonPrefix(parts)
+		seen := map[string]int{}
+		for j, i := range twins {
+			apart := strings.Join(parts[j][shared:], " › ")
+			seen[apart]++
+			out[i] = apart
+		}
+		place := map[string]int{}
+		for _, i := range twins {
+			apart := out[i]
+			switch {
+			case seen[apart] == 1:
+				// The one outside what the others share is told by where it is.
+				out[i] = " (in " + cmp.Or(apart, nodes[i].Context, "the page") + ")"
+			case apart == "":
+				place[apart]++
+				out[i] = fmt.Sprintf(" (%d of %d)", place[apart], seen[apart])
+			default:
+				place[apart]++
+				out[i] = fmt.Sprintf(" (in %s, %d of %d)", apart, place[apart], seen[apart])
+			}
+		}
+	}
+	return out
+}
+
+// commonPrefix is how many leading parts every list shares.
+func commonPrefix(lists [][]string) int {
+	n := 0
+	for ; ; n++ {
+		for _, l := range lists {
+			if n >= len(l) || l[n] != lists[0][n] {
+				return n
+			}
+		}
+	}
 }
 
 // renderDiff renders what changed from the grounded observation: removed
@@ -111,10 +196,11 @@ func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.
 	for _, n := range grounded.Nodes {
 		prev[n.ID] = n
 	}
-	for _, n := range nodes {
+	apart := twinsApart(nodes)
+	for i, n := range nodes {
 		switch old, ok := before[n.ID]; {
 		case !ok:
-			add("+ " + line(n))
+			add("+ " + line(n) + apart[i])
 		case old != line(n):
 			add("~ " + changed(prev[n.ID], n))
 		}
@@ -127,9 +213,9 @@ func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.
 
 // changed renders a node that kept its id: only its new value and states
 // (`~ k3f9q2 = "Acme" [checked]`, with `= ""` and `[]` for cleared ones),
-// or its whole line when its role or name changed.
+// or its whole line when its role, name or options changed.
 func changed(was, now schema.ObservedNode) string {
-	if was.Role != now.Role || was.Name != now.Name {
+	if was.Role != now.Role || was.Name != now.Name || was.OptionCount != now.OptionCount || !slices.Equal(was.Options, now.Options) {
 		return line(now)
 	}
 	var b strings.Builder

@@ -1,0 +1,185 @@
+package perception
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// settingsPage has one control of each kind under an h1, a frame with a
+// heading of its own before more controls, and two Save buttons told
+// apart only by the headings they sit under.
+const settingsPage = `<!doctype html><html><head><title>Settings</title></head><body>
+<main>
+  <h1 id="title">Account settings</h1>
+  <label for="n">Display name</label><input id="n">
+  <label for="c">Country</label><select id="c"><option value="">Choose…</option><option>Germany</option><option selected>France</option><option>Italy</option></select>
+  <iframe src="/frame" title="Help"></iframe>
+  <label for="e">Email</label><input id="e" type="email">
+  <input type="checkbox" id="news"><label for="news">Newsletter</label>
+  <a href="/privacy">Privacy policy</a>
+  <section aria-label="Security">
+    <h2>Profile</h2><button>Save</button>
+    <h2>Password</h2><button>Save</button>
+  </section>
+  <button>Delete account</button>
+</main>
+</body></html>`
+
+const helpFrame = `<!doctype html><html><body><h1>Frequently asked</h1><a href="/faq">All questions</a></body></html>`
+
+// controlIDs maps "role name" to id for the actionable nodes.
+func controlIDs(nodes []schema.ObservedNode) map[string]string {
+	m := map[string]string{}
+	for _, n := range nodes {
+		if n.Actionable {
+			m[n.Role+" "+n.Name+" "+n.Context] = n.ID
+		}
+	}
+	return m
+}
+
+// A page that loses its h1, renames it, or whose frame shows another
+// heading keeps every control's id: ids come from what scopes a control
+// (landmark, frame, group, row), not from the heading above it. Twins
+// that only their headings tell apart still get ids of their own.
+func TestIDsSurviveALostHeading(t *testing.T) {
+	base := serve(t, map[string]string{"/": settingsPage, "/frame": helpFrame})
+	p := openPage(t, base+"/")
+	before := observeNow(t, p)
+	want := map[string]string{}
+	for _, n := range before {
+		if n.Actionable {
+			want[n.Role+" "+n.Name] += n.ID + " "
+		}
+	}
+	if len(want) < 8 {
+		t.Fatalf("only %d controls observed: %v", len(want), want)
+	}
+	saves := strings.Fields(want["button Save"])
+	if len(saves) != 2 || saves[0] == saves[1] || strings.Contains(saves[1], "~") {
+		t.Errorf("the two Save buttons %v: their headings should tell them apart", saves)
+	}
+	same := func(label string) {
+		t.Helper()
+		got := map[string]string{}
+		for _, n := range observeNow(t, p) {
+			if n.Actionable {
+				got[n.Role+" "+n.Name] += n.ID + " "
+			}
+		}
+		kept := 0
+		for k, ids := range want {
+			if got[k] == ids {
+				kept++
+			} else {
+				t.Errorf("%s: %s had ids %q, now %q", label, k, ids, got[k])
+			}
+		}
+		t.Logf("%s: %d of %d controls kept their ids", label, kept, len(want))
+	}
+	p.run(t, `document.getElementById('title').textContent = 'Your account'`)
+	same("renamed h1")
+	p.run(t, `document.getElementById('title').remove()`)
+	same("lost h1")
+	p.run(t, `document.querySelector('iframe').contentDocument.querySelector('h1').textContent = 'Something else'`)
+	same("another heading in the frame")
+}
+
+// A select's line carries its options (all of them when few, the first
+// few and a count when many), and the chosen one as its value.
+func TestSelectOptionsRendered(t *testing.T) {
+	var many strings.Builder
+	for i := 1; i <= 40; i++ {
+		many.WriteString("<option>Region " + string(rune('A'+i%26)) + string(rune('a'+i/26)) + "</option>")
+	}
+	page := `<!doctype html><html><body><main>
+<label for="c">Category</label><select id="c"><option value="">Pick one</option><option>Hardware</option><option selected>Software</option><optgroup label="Other"><option>Services</option></optgroup></select>
+<label for="r">Region</label><select id="r">` + many.String() + `</select>
+<label for="m">Tags</label><select id="m" multiple><option selected>urgent</option><option>billing</option><option selected>vip</option></select>
+</main></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true })
+	for _, want := range []string{
+		`combobox "Category" = "Software" options: Pick one | Hardware | Software | Services`,
+		`combobox "Region" = "Region Ba" options: Region Ba | Region Ca | Region Da | Region Ea | Region Fa | Region Ga | Region Ha | Region Ia | … 32 more`,
+		`"Tags" = "urgent, vip" options: urgent | billing | vip`,
+	} {
+		if !strings.Contains(render, want) {
+			t.Errorf("render lacks %s:\n%s", want, render)
+		}
+	}
+	if strings.Contains(render, `option "Hardware"`) {
+		t.Errorf("a select's options are its own line, not nodes of their own:\n%s", render)
+	}
+}
+
+// Status lines, toasts and instructions are read wherever they are: a
+// live region without a role, a role=status outside main, text outside
+// every landmark; chrome (the footer) is still left out.
+func TestLiveAndLooseTextAnywhere(t *testing.T) {
+	page := `<!doctype html><html><body>
+<p id="query">Click the button labelled “Orange”, then press Enter.</p>
+<header><p>Acme Operations</p></header>
+<main><h1>Orders</h1><button onclick="toast()">Save</button></main>
+<div role="status" id="st"></div>
+<div class="toast" aria-live="polite" id="toast"></div>
+<footer>© 2026 Acme</footer>
+<script>function toast() { document.getElementById('toast').textContent = 'Order saved'; document.getElementById('st').textContent = '3 orders pending'; }</script>
+</body></html>`
+	base := serve(t, map[string]string{"/": page})
+	p := openPage(t, base+"/")
+	before := observeNow(t, p)
+	render := renderNodes("u", "t", before, func(schema.ObservedNode) bool { return true })
+	if find(before, "text", "Click the button labelled “Orange”, then press Enter.") == nil {
+		t.Errorf("the instruction outside every landmark is missing:\n%s", render)
+	}
+	for _, chrome := range []string{"Acme Operations", "© 2026"} {
+		if strings.Contains(render, chrome) {
+			t.Errorf("chrome text %q was kept:\n%s", chrome, render)
+		}
+	}
+	p.run(t, `toast()`)
+	after := observeNow(t, p)
+	grounded := &schema.Observation{URL: "u", Title: "t", Nodes: before}
+	diff := renderDiff(grounded, "u", "t", after)
+	for _, want := range []string{`status "Order saved"`, `status "3 orders pending"`} {
+		if !strings.Contains(diff, "+ ") || !strings.Contains(diff, want) {
+			t.Errorf("the diff after the action lacks %s:\n%s", want, diff)
+		}
+	}
+}
+
+// Controls that look alike are rendered with what tells them apart: the
+// part of their context the others do not share, or their place when
+// nothing does.
+func TestTwinsRenderWhatTellsThemApart(t *testing.T) {
+	page := `<!doctype html><html><body><main><h1>Invoices</h1>
+<table><thead><tr><th>Vendor</th><th>Total</th><th></th></tr></thead><tbody>
+<tr><td>Northwind</td><td>120</td><td><button>Approve invoice</button></td></tr>
+<tr><td>Contoso</td><td>80</td><td><button>Approve invoice</button></td></tr>
+</tbody></table>
+<section aria-label="Danger zone"><div id="host"></div></section>
+<button>Refresh</button><button>Refresh</button>
+</main>
+<script>document.getElementById('host').attachShadow({mode: 'closed'}).innerHTML = '<h2>Bulk actions</h2><button>Approve invoice</button>';</script>
+</body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true })
+	for _, want := range []string{
+		`button "Approve invoice" (in main › Invoices › Northwind)`,
+		`button "Approve invoice" (in main › Invoices › Contoso)`,
+		`button "Approve invoice" (in region Danger zone › Bulk actions)`,
+		`button "Refresh" (1 of 2)`, `button "Refresh" (2 of 2)`,
+	} {
+		if !strings.Contains(render, want) {
+			t.Errorf("render lacks %s:\n%s", want, render)
+		}
+	}
+	if strings.Contains(render, `heading "Invoices" (`) {
+		t.Errorf("a heading is no control with twins:\n%s", render)
+	}
+}
