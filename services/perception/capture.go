@@ -7,7 +7,9 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -74,6 +76,9 @@ func capturePage(ctx context.Context) (*capture, error) {
 			c.frames = append(c.frames, axFrame{Owner: int64(nt.BackendNodeID[idx]), Nodes: ax.Nodes})
 		}
 	}
+	if err := c.dom.addListeners(ctx); err != nil {
+		return nil, fmt.Errorf("perception: event listeners: %w", err)
+	}
 	info, err := chromedp.Run(ctx, chromedp.Evaluate[pageInfo](pageInfoScript))
 	if err != nil {
 		return nil, fmt.Errorf("perception: page info: %w", err)
@@ -81,4 +86,29 @@ func capturePage(ctx context.Context) (*capture, error) {
 	c.url, c.title, c.text = info.URL, info.Title, info.Text
 	c.took = time.Since(start)
 	return c, nil
+}
+
+// addListeners marks the elements that listen for clicks, hovers, drags
+// or drops of their own, as DOMDebugger reports them for the whole page
+// (shadow roots and same-origin frames included): a span with a click
+// handler is a control to a person, though nothing in the accessibility
+// tree says so.
+func (x *domIndex) addListeners(ctx context.Context) error {
+	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		doc, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+		if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {
+			return fmt.Errorf("no document object: %v", err)
+		}
+		defer cdp.Call(ctx, t, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: doc.Result.ObjectID})
+		res, err := cdp.Call(ctx, t, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: doc.Result.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
+		if err != nil {
+			return err
+		}
+		for _, l := range res.Listeners {
+			if n := x.nodes[int64(l.BackendNodeID)]; n != nil {
+				n.listens |= listenKinds[l.Type]
+			}
+		}
+		return nil
+	}))
 }

@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -169,8 +170,12 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 	case groupRoles[role] && name != "":
 		sc.group = role + " " + name
 	}
+	made := ""
+	if !actionableRoles[role] {
+		made = d.homemade(n, role, dn)
+	}
 	switch {
-	case actionableRoles[role] || d.customControl(n, role, name, dn):
+	case actionableRoles[role]:
 		d.emit(n, role, name, dn, true, sc)
 		// A control labelled other than what it shows still shows it:
 		// WordPress's editor notices are a button "Dismiss this notice"
@@ -179,6 +184,11 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 			!strings.Contains(strings.ToLower(name), strings.ToLower(shown)) {
 			d.emit(n, "text", shown, dn, false, sc)
 		}
+		sc.covered = true
+	case made != "":
+		called := cmp.Or(name, schema.Clip(d.text(n), maxTextChars), d.nearText(n))
+		out := d.emit(n, made, called, dn, true, sc)
+		out.states = append(out.states, d.acts(dn)...)
 		sc.covered = true
 	case role == "heading" && name != "":
 		sc.section.heading = name
@@ -262,17 +272,89 @@ func liveRegion(dn *domNode) string {
 	return ""
 }
 
-// customControl reports a focusable element without a widget role that
-// responds to clicks and has a name: a home-made button.
-func (d *distiller) customControl(n *accessibility.Node, role, name string, dn *domNode) bool {
-	if name == "" || (role != "generic" && role != "none" && role != "") {
-		return false
-	}
-	if prop(n, "editable") != "" {
-		return true // contenteditable
+// Roles an element may have and still be a home-made control: no
+// widget role of its own.
+var plainRoles = set("", "generic", "none", "listitem", "img", "image", "cell", "gridcell", "paragraph", "figure", "group")
+
+// homemade returns the role a person would give an element that has no
+// widget role yet acts: "clickable" for one that listens for clicks or
+// hovers, shows a pointer cursor of its own, or can be focused by tabindex
+// (a menu trigger); for a drag source or a drop target that does none of
+// those, its own role ("draggable" or "dropzone" when it has none). An
+// element that holds controls is their container, not one itself, unless
+// things are dropped on it. It returns "" for anything else.
+func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) string {
+	if !plainRoles[role] || dn.tag == "body" || dn.tag == "html" {
+		return ""
 	}
 	_, tabbable := dn.attrs["tabindex"]
-	return prop(n, "focusable") == "true" && (tabbable || dn.click)
+	click := dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true")
+	drag, drop := draggable(dn), dn.listens&listensDrop != 0
+	switch {
+	case !click && !drag && !drop:
+		return ""
+	case !drop && d.holdsControl(n):
+		return ""
+	case click:
+		return "clickable"
+	case role != "" && role != "generic" && role != "none":
+		return role
+	case drop:
+		return "dropzone"
+	}
+	return "draggable"
+}
+
+// acts are the states that say what else a home-made control does.
+func (d *distiller) acts(dn *domNode) []string {
+	var states []string
+	if dn.listens&listensHover != 0 {
+		states = append(states, "hover")
+	}
+	if draggable(dn) {
+		states = append(states, "draggable")
+	}
+	if dn.listens&listensDrop != 0 {
+		states = append(states, "drop-target")
+	}
+	return states
+}
+
+func draggable(dn *domNode) bool {
+	return strings.EqualFold(dn.attrs["draggable"], "true") || dn.listens&listensDrag != 0
+}
+
+// holdsControl reports whether a control of the accessibility tree's own
+// is under n (looking at most maxScan nodes deep into it).
+func (d *distiller) holdsControl(n *accessibility.Node) bool {
+	const maxScan = 500
+	seen := 0
+	var under func(*accessibility.Node) bool
+	under = func(x *accessibility.Node) bool {
+		for _, id := range x.ChildIDs {
+			c := d.byID[id]
+			if c == nil || seen > maxScan {
+				continue
+			}
+			seen++
+			if actionableRoles[axString(c.Role)] || under(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return under(n)
+}
+
+// nearText is the text nearest an element that shows none of its own
+// (an icon that opens a menu): that of its closest ancestor with text.
+func (d *distiller) nearText(n *accessibility.Node) string {
+	for p, up := d.byID[n.ParentID], 0; p != nil && up < 3; p, up = d.byID[p.ParentID], up+1 {
+		if t := schema.Clip(d.dataText(p), 60); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // rowCells returns the texts of a row's cells, leaving out empty ones.
@@ -335,7 +417,7 @@ func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
 	return clean(strings.Join(parts, " "))
 }
 
-func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) {
+func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) *node {
 	out := node{role: role, name: schema.Clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
 	for _, part := range []string{sc.section.landmark, sc.group, sc.section.heading, sc.row} {
 		if part != "" && part != out.name {
@@ -360,6 +442,7 @@ func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, 
 		}
 	}
 	d.out = append(d.out, out)
+	return &d.out[len(d.out)-1]
 }
 
 // Options a select's line shows: all of them up to maxAllOptions, else

@@ -70,7 +70,7 @@ func TestDistillKeepsControlsAndMeaning(t *testing.T) {
 		{"link", "Home"}, {"link", "Records"}, {"heading", "Register a vendor"},
 		{"text", "Fill in the company details. All fields are required."}, {"status", "Draft saved"},
 		{"textbox", "Company name"}, {"textbox", "Password"}, {"textbox", "Notes"}, {"combobox", "Country"},
-		{"checkbox", "I agree"}, {"button", "Register"}, {"textbox", "Rich notes"}, {"generic", "Custom toggle"},
+		{"checkbox", "I agree"}, {"button", "Register"}, {"textbox", "Rich notes"}, {"clickable", "Custom toggle"},
 		{"row", "Name | Status | Actions"}, {"row", "Northwind | Active | Edit"},
 		{"textbox", "Frame field"}, {"button", "Frame submit"}, // same-origin iframe
 		{"button", "Shadow button"}, // open shadow root

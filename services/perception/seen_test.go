@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +182,48 @@ func TestTwinsRenderWhatTellsThemApart(t *testing.T) {
 	}
 	if strings.Contains(render, `heading "Invoices" (`) {
 		t.Errorf("a heading is no control with twins:\n%s", render)
+	}
+}
+
+// Elements with no widget role that still act are controls to a person:
+// a span with a click handler, a div whose listener was added by script,
+// a pointer cursor, an unnamed focusable trigger (named by its nearest
+// text), drag sources and a drop target. A container whose listener
+// catches its buttons' clicks is no control of its own.
+func TestHomemadeControlsAreSeen(t *testing.T) {
+	page := `<!doctype html><html><body><main><h1>Board</h1>
+<span onclick="1">Orange</span>
+<div id="scripted">Archive all</div>
+<div style="cursor: pointer"><span>Open the report</span></div>
+<div class="menu"><span>Reports</span><div tabindex="0" class="trigger" style="width:12px;height:12px"></div></div>
+<div id="hovered">Account</div>
+<ul><li draggable="true">Write the brief</li><li draggable="true">Review the draft</li></ul>
+<div id="drop" aria-label="Done column" style="min-height:20px"><p>Drop here</p></div>
+<div id="wrapper"><button>Inner button</button></div>
+</main>
+<script>
+document.getElementById('scripted').addEventListener('click', () => {});
+document.getElementById('hovered').addEventListener('mouseenter', () => {});
+document.getElementById('drop').addEventListener('drop', () => {});
+document.getElementById('wrapper').addEventListener('click', () => {});
+</script></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true })
+	for _, want := range []struct {
+		role, name, state string
+	}{
+		{"clickable", "Orange", ""}, {"clickable", "Archive all", ""}, {"clickable", "Open the report", ""},
+		{"clickable", "Reports", ""}, {"clickable", "Account", "hover"},
+		{"listitem", "Write the brief", "draggable"}, {"listitem", "Review the draft", "draggable"},
+		{"dropzone", "Done column", "drop-target"},
+	} {
+		n := find(nodes, want.role, want.name)
+		if n == nil || !n.Actionable || (want.state != "" && !slices.Contains(n.States, want.state)) {
+			t.Errorf("no actionable %s %q [%s] in:\n%s", want.role, want.name, want.state, render)
+		}
+	}
+	if strings.Contains(render, `clickable "Inner button"`) || find(nodes, "button", "Inner button") == nil {
+		t.Errorf("a container that catches its button's clicks is no control; the button is:\n%s", render)
 	}
 }

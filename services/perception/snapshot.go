@@ -19,6 +19,26 @@ type domNode struct {
 	value   string
 	checked bool
 	click   bool // responds to clicks (isClickable)
+	pointer bool // its own cursor is a pointer (its parent's is not)
+	listens listens
+}
+
+// listens are the kinds of event listener an element has of its own.
+type listens uint8
+
+const (
+	listensClick listens = 1 << iota // click, mousedown, pointerdown, ...
+	listensHover                     // mouseenter, mouseover, pointerenter, ...
+	listensDrag                      // dragstart
+	listensDrop                      // drop, dragover, dragenter
+)
+
+// listenKinds maps event types to the kind of listener they make.
+var listenKinds = map[string]listens{
+	"click": listensClick, "mousedown": listensClick, "mouseup": listensClick, "pointerdown": listensClick, "pointerup": listensClick, "dblclick": listensClick,
+	"mouseenter": listensHover, "mouseover": listensHover, "pointerenter": listensHover, "pointerover": listensHover,
+	"dragstart": listensDrag,
+	"drop": listensDrop, "dragover": listensDrop, "dragenter": listensDrop,
 }
 
 // domIndex finds DOM snapshot nodes by backend node id.
@@ -31,7 +51,7 @@ type domIndex struct {
 }
 
 // Computed styles asked of captureSnapshot, in this order.
-var snapshotStyles = []string{"display", "visibility", "opacity"}
+var snapshotStyles = []string{"display", "visibility", "opacity", "cursor"}
 
 func (x *domIndex) str(i domsnapshot.StringIndex) string {
 	if i < 0 || int(i) >= len(x.snap.Strings) {
@@ -72,6 +92,7 @@ func newDOMIndex(snap *domsnapshot.CaptureSnapshotResult) *domIndex {
 			}
 			if li, ok := layoutOf[int64(i)]; ok {
 				n.visible, n.opaque0 = x.laidOutVisibly(doc.Layout, li)
+				n.pointer = x.style(doc.Layout, li, 3) == "pointer"
 			}
 			x.nodes[int64(nt.BackendNodeID[i])] = n
 		}
@@ -80,6 +101,16 @@ func newDOMIndex(snap *domsnapshot.CaptureSnapshotResult) *domIndex {
 		x.rareBools(nt.InputChecked, d, func(n *domNode) { n.checked = true })
 		x.rareBools(nt.IsClickable, d, func(n *domNode) { n.click = true })
 		x.ids = append(x.ids, ids)
+	}
+	// A pointer cursor is inherited: only where it starts is it a sign.
+	var inherited []*domNode
+	for _, n := range x.nodes {
+		if p := x.nodes[n.parent]; n.pointer && p != nil && p.pointer {
+			inherited = append(inherited, n)
+		}
+	}
+	for _, n := range inherited {
+		n.pointer = false
 	}
 	return x
 }
@@ -121,18 +152,19 @@ func (x *domIndex) rareBools(r *domsnapshot.RareBooleanData, doc int, set func(*
 	}
 }
 
+// style returns computed style k (an index into snapshotStyles) of
+// layout object li.
+func (x *domIndex) style(l *domsnapshot.LayoutTreeSnapshot, li, k int) string {
+	if li < len(l.Styles) && k < len(l.Styles[li]) {
+		return x.str(domsnapshot.StringIndex(l.Styles[li][k]))
+	}
+	return ""
+}
+
 // laidOutVisibly reports whether a layout object has a non-empty box and
 // computed styles that show it, and whether its opacity is 0.
 func (x *domIndex) laidOutVisibly(l *domsnapshot.LayoutTreeSnapshot, li int) (visible, opaque0 bool) {
-	var display, visibility, opacity string
-	if li < len(l.Styles) {
-		s := l.Styles[li]
-		for k, v := range []*string{&display, &visibility, &opacity} {
-			if k < len(s) {
-				*v = x.str(domsnapshot.StringIndex(s[k]))
-			}
-		}
-	}
+	display, visibility, opacity := x.style(l, li, 0), x.style(l, li, 1), x.style(l, li, 2)
 	opaque0 = opacity == "0"
 	if display == "none" || visibility == "hidden" || visibility == "collapse" || opaque0 {
 		return false, opaque0
