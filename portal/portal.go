@@ -114,6 +114,14 @@ func (p *Portal) routes() *http.ServeMux {
 	m.Handle("GET /reports", p.auth(p.reportList))
 	m.Handle("GET /reports/{id}/download", p.auth(p.reportDownload))
 
+	m.Handle("GET /board", p.auth(p.board))
+	m.Handle("POST /board/move", p.auth(p.boardMove))
+	m.Handle("POST /board/archive", p.auth(p.boardArchive))
+	m.Handle("POST /board/export", p.auth(p.boardExport))
+	m.Handle("POST /board/schedule", p.auth(p.boardSchedule))
+	m.Handle("GET /board/help", p.public(p.boardHelp))
+	m.Handle("POST /board/help", p.public(p.boardHelp))
+
 	m.Handle("GET /drills/{seed}", p.auth(p.drillPage))
 	m.Handle("POST /drills/{seed}/press", p.auth(p.drillPress))
 	m.Handle("POST /drills/{seed}", p.auth(p.drillSubmit))

@@ -37,6 +37,8 @@ type State struct {
 	Deleted []string `json:"deleted"`
 	// Drills are the drills submitted, in order, right or wrong.
 	Drills []DrillAnswer `json:"drills"`
+	// Board is the release board.
+	Board Board `json:"board"`
 }
 
 // Vendor is one vendor as the multi-page form collected it.
@@ -94,6 +96,7 @@ func seedState() State {
 		Archived:  []string{},
 		Purged:    []Vendor{},
 		Deleted:   []string{},
+		Board:     seedBoard(),
 	}
 }
 
@@ -109,5 +112,6 @@ func (s State) clone() State {
 	c.Purged = slices.Clone(s.Purged)
 	c.Deleted = slices.Clone(s.Deleted)
 	c.Drills = slices.Clone(s.Drills)
+	c.Board = s.Board.clone()
 	return c
 }
