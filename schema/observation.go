@@ -23,6 +23,10 @@ type ObservedNode struct {
 	// Backend is the CDP backend node id in the page the node was captured
 	// from. It is only meaningful to the browser, for that page.
 	Backend int64 `msgpack:"backend" json:"backend"`
+	// Frame is the target id of the out-of-process frame (a cross-site
+	// iframe) the node is in, whose renderer Backend belongs to; "" for
+	// the page's own.
+	Frame string `msgpack:"frame,omitempty" json:"frame,omitempty"`
 }
 
 // Observation is what perception saw of a page.

@@ -32,11 +32,13 @@ type attachedBrowser struct {
 	targets map[string]*attachedTarget
 }
 
-// attachedTarget is a session on one page. Its mutex serializes captures.
+// attachedTarget is a session on one page, and on its out-of-process
+// frames. Its mutex serializes captures.
 type attachedTarget struct {
 	sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
+	frames *remoteFrames
 }
 
 func newAttachments(parent context.Context) *attachments {
@@ -57,8 +59,10 @@ func (a *attachments) get(ref schema.BrowserRef) *attachedTarget {
 	if t := b.targets[ref.TargetID]; t != nil {
 		return t
 	}
-	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithTargetID(target.ID(ref.TargetID)), chromedp.WithDetachOnCancel())
-	t := &attachedTarget{ctx: ctx, cancel: cancel}
+	frames := newRemoteFrames()
+	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithTargetID(target.ID(ref.TargetID)), chromedp.WithDetachOnCancel(), chromedp.WithListener(frames.onEvent))
+	frames.parent = ctx
+	t := &attachedTarget{ctx: ctx, cancel: cancel, frames: frames}
 	b.targets[ref.TargetID] = t
 	if len(a.order) > maxAttached {
 		oldest := a.order[0]
@@ -95,6 +99,7 @@ func (a *attachments) dropLocked(ref schema.BrowserRef) {
 		return
 	}
 	if t := b.targets[ref.TargetID]; t != nil {
+		t.frames.close()
 		t.cancel()
 		delete(b.targets, ref.TargetID)
 	}
@@ -110,6 +115,7 @@ func (a *attachments) close() {
 	defer a.mu.Unlock()
 	for _, b := range a.browsers {
 		for _, t := range b.targets {
+			t.frames.close()
 			t.cancel()
 		}
 		b.cancel()

@@ -33,20 +33,23 @@ func TestMain(m *testing.M) {
 
 // page is a tab of its own browser context, driven by the test.
 type page struct {
-	ctx context.Context
-	ref schema.BrowserRef
+	ctx    context.Context
+	ref    schema.BrowserRef
+	frames *remoteFrames
 }
 
 // openPage opens url in a new browser context and returns the tab.
 func openPage(t testing.TB, url string) *page {
 	t.Helper()
 	alloc, cancelAlloc := remote.NewAllocator(context.Background(), browserWS)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	frames := newRemoteFrames()
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(frames.onEvent))
+	frames.parent = ctx
+	t.Cleanup(func() { frames.close(); cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
-	return &page{ctx: ctx, ref: schema.BrowserRef{WSURL: browserWS, TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}}
+	return &page{ctx: ctx, frames: frames, ref: schema.BrowserRef{WSURL: browserWS, TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}}
 }
 
 // run evaluates script in the page.
@@ -86,9 +89,9 @@ func observeNow(t testing.TB, p *page) []schema.ObservedNode {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
-	c, err := capturePage(ctx)
+	c, err := capturePage(ctx, p.frames)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return observedNodes(distill(c.dom, c.frames))
+	return observedNodes(distill(c))
 }

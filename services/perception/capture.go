@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/runtime"
@@ -16,13 +17,19 @@ import (
 // elementNode is the DOM nodeType of an element.
 const elementNode = 1
 
-// capture is one raw observation of a page.
+// capture is one raw observation of a page, or of one of its
+// out-of-process frames.
 type capture struct {
 	url, title, text string
 	dom              *domIndex
 	frames           []axFrame
-	elements         int
-	took             time.Duration
+	// remote are the out-of-process frames in the page, by the backend id
+	// of their iframe element in dom.
+	remote map[int64]*capture
+	// frame is the target id of the frame captured; "" for the page.
+	frame    string
+	elements int
+	took     time.Duration
 }
 
 // pageInfo is read from the page with one script.
@@ -34,11 +41,55 @@ type pageInfo struct {
 
 const pageInfoScript = `({url: location.href, title: document.title, text: document.body ? document.body.innerText : ""})`
 
+// maxFrameDepth bounds how deep out-of-process frames are followed.
+const maxFrameDepth = 4
+
 // capturePage captures the page of a chromedp context: the DOM snapshot
-// (all same-origin frames, shadow DOM flattened) and the accessibility
-// tree of each of those frames.
-func capturePage(ctx context.Context) (*capture, error) {
+// (all same-origin frames, shadow DOM flattened), the accessibility tree
+// of each of those frames and the event listeners, and the same of each
+// out-of-process frame that frames reports, joined under its iframe. Its
+// text is the page's visible text, then each such frame's.
+func capturePage(ctx context.Context, frames *remoteFrames) (*capture, error) {
 	start := time.Now()
+	c, err := captureDocument(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	c.addRemote(ctx, frames, 1)
+	c.took = time.Since(start)
+	return c, nil
+}
+
+// addRemote captures the out-of-process frames that frames reports for
+// the target of ctx, whose capture c is. A frame that went away or is no
+// child of this document is left out.
+func (c *capture) addRemote(ctx context.Context, frames *remoteFrames, depth int) {
+	if frames == nil || depth > maxFrameDepth {
+		return
+	}
+	for id, f := range frames.attached() {
+		owner, err := chromedp.Call(ctx, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(id)})
+		if err != nil || c.dom.nodes[int64(owner.BackendNodeID)] == nil {
+			continue
+		}
+		rc, err := captureDocument(f.ctx, string(id))
+		if err != nil {
+			continue
+		}
+		rc.addRemote(f.ctx, f.nested, depth+1)
+		if c.remote == nil {
+			c.remote = map[int64]*capture{}
+		}
+		c.remote[int64(owner.BackendNodeID)] = rc
+		c.elements += rc.elements
+		if rc.text != "" {
+			c.text += "\n" + rc.text
+		}
+	}
+}
+
+// captureDocument captures one target's documents.
+func captureDocument(ctx context.Context, frame string) (*capture, error) {
 	snap, err := chromedp.Call(ctx, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
 	if err != nil {
 		return nil, fmt.Errorf("perception: DOM snapshot: %w", err)
@@ -47,7 +98,7 @@ func capturePage(ctx context.Context) (*capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perception: accessibility tree: %w", err)
 	}
-	c := &capture{dom: newDOMIndex(&snap), frames: []axFrame{{Nodes: main.Nodes}}}
+	c := &capture{dom: newDOMIndex(&snap), frames: []axFrame{{Nodes: main.Nodes}}, frame: frame}
 	// Same-origin iframes are documents of the snapshot; the iframe element
 	// that owns each one points at it with contentDocumentIndex.
 	for _, doc := range snap.Documents {
@@ -84,7 +135,6 @@ func capturePage(ctx context.Context) (*capture, error) {
 		return nil, fmt.Errorf("perception: page info: %w", err)
 	}
 	c.url, c.title, c.text = info.URL, info.Title, info.Text
-	c.took = time.Since(start)
 	return c, nil
 }
 

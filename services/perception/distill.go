@@ -17,9 +17,16 @@ type axFrame struct {
 	Nodes []*accessibility.Node
 }
 
-// Roles a user acts on.
+// Roles a user acts on. Pickers have no ARIA role: they are named by
+// their input type (see pickerRoles).
 var actionableRoles = set("link", "button", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio",
-	"switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem", "option")
+	"switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem", "option",
+	"date", "time", "datetime-local", "month", "week", "color")
+
+// pickerRoles are Chrome's own roles for the inputs that open a picker;
+// such an input is shown by its type (date, time, datetime-local, month,
+// week, color), one control, its inner spin buttons left out.
+var pickerRoles = set("Date", "InputTime", "DateTime", "ColorWell")
 
 // Roles that scope the ids inside them: landmarks and dialogs.
 var landmarkRoles = set("banner", "navigation", "main", "contentinfo", "complementary", "region", "search", "form", "dialog", "alertdialog")
@@ -68,6 +75,7 @@ type node struct {
 	heading  string
 	contract *schema.Contract
 	backend  int64
+	frame    string // the out-of-process frame's target id; "" in the page's own process
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -84,31 +92,46 @@ type scope struct {
 	row     string
 	content bool // loose text here is worth reading
 	covered bool // an emitted ancestor already says this text
+	made    bool // inside a home-made control, which is the control
+	frame   string // the iframe the node is in ("frame Help desk"), outermost first
 }
 
-// distiller walks the accessibility trees of a capture.
+// distiller walks the accessibility trees of a capture. An
+// out-of-process frame is walked by a distiller of its own, which adds
+// to the same output.
 type distiller struct {
+	c      *capture
 	dom    *domIndex
 	frames map[int64]*axFrame // by owner iframe backend id
 	byID   map[accessibility.NodeID]*accessibility.Node
-	out    []node
+	out    *[]node
 }
 
 // distill turns a capture into the nodes a planner reads, in document
 // order.
-func distill(dom *domIndex, frames []axFrame) []node {
-	d := &distiller{dom: dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}}
-	for i := range frames {
-		f := &frames[i]
+func distill(c *capture) []node {
+	var out []node
+	newDistiller(c, &out).walkRoot(scope{section: &section{}, content: true})
+	return out
+}
+
+func newDistiller(c *capture, out *[]node) *distiller {
+	d := &distiller{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out}
+	for i := range c.frames {
+		f := &c.frames[i]
 		d.frames[f.Owner] = f
 		for _, n := range f.Nodes {
 			d.byID[n.NodeID] = n
 		}
 	}
+	return d
+}
+
+// walkRoot walks the capture's main document.
+func (d *distiller) walkRoot(sc scope) {
 	if main := d.frames[0]; main != nil && len(main.Nodes) > 0 {
-		d.walk(root(main), scope{section: &section{}, content: true})
+		d.walk(root(main), sc)
 	}
-	return d.out
 }
 
 // root is the first node without a parent in the frame's tree.
@@ -127,6 +150,9 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 	if dn != nil && prop(n, "editable") != "" && (role == "generic" || role == "none") {
 		role = "textbox" // contenteditable
 	}
+	if dn != nil && pickerRoles[role] && actionableRoles[strings.ToLower(dn.attrs["type"])] {
+		role = strings.ToLower(dn.attrs["type"])
+	}
 	switch shown := dn != nil && d.dom.shown(dn); {
 	case !n.Ignored && shown:
 		sc = d.visit(n, role, name, dn, sc)
@@ -135,8 +161,8 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 		// text itself has a box (a zero-size button clips its label).
 		sc.covered = true
 	}
-	if dn != nil && dn.tag == "select" {
-		return // its options are the select's own line
+	if dn != nil && (dn.tag == "select" || dn.tag == "input") {
+		return // a select's options are its own line; an input's inner parts are the browser's
 	}
 	for _, id := range n.ChildIDs {
 		if child := d.byID[id]; child != nil {
@@ -147,10 +173,14 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 	// a section of its own: a heading inside it is no heading of the page
 	// around it.
 	if dn != nil && dn.tag == "iframe" {
+		sc.frame = strings.TrimSpace(sc.frame + " › frame " + strings.TrimSpace(name))
+		sc.frame = strings.TrimPrefix(sc.frame, "› ")
+		sc.section = &section{}
+		sc.group, sc.row = "", ""
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
-			sc.section = &section{landmark: strings.TrimSpace("frame " + name)}
-			sc.group, sc.row = "", ""
 			d.walk(root(f), sc)
+		} else if rc := d.c.remote[int64(n.BackendDOMNodeID)]; rc != nil {
+			newDistiller(rc, d.out).walkRoot(sc)
 		}
 	}
 }
@@ -171,7 +201,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.group = role + " " + name
 	}
 	made := ""
-	if !actionableRoles[role] {
+	if !actionableRoles[role] && !sc.made {
 		made = d.homemade(n, role, dn)
 	}
 	switch {
@@ -189,7 +219,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		called := cmp.Or(name, schema.Clip(d.text(n), maxTextChars), d.nearText(n))
 		out := d.emit(n, made, called, dn, true, sc)
 		out.states = append(out.states, d.acts(dn)...)
-		sc.covered = true
+		sc.covered, sc.made = true, dn.listens&listensDrop == 0 // a drop target holds what is dragged onto it
 	case role == "heading" && name != "":
 		sc.section.heading = name
 		d.emit(n, role, name, dn, false, sc)
@@ -284,12 +314,12 @@ var plainRoles = set("", "generic", "none", "listitem", "img", "image", "cell", 
 // element that holds controls is their container, not one itself, unless
 // things are dropped on it. It returns "" for anything else.
 func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) string {
-	if !plainRoles[role] || dn.tag == "body" || dn.tag == "html" {
-		return ""
+	drag, drop := draggable(dn), dn.listens&listensDrop != 0
+	if (!plainRoles[role] && !drop) || dn.tag == "body" || dn.tag == "html" {
+		return "" // a drop target may be a landmark: a board's column
 	}
 	_, tabbable := dn.attrs["tabindex"]
-	click := dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true")
-	drag, drop := draggable(dn), dn.listens&listensDrop != 0
+	click := plainRoles[role] && (dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true"))
 	switch {
 	case !click && !drag && !drop:
 		return ""
@@ -419,7 +449,7 @@ func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
 
 func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) *node {
 	out := node{role: role, name: schema.Clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
-	for _, part := range []string{sc.section.landmark, sc.group, sc.section.heading, sc.row} {
+	for _, part := range []string{sc.frame, sc.section.landmark, sc.group, sc.section.heading, sc.row} {
 		if part != "" && part != out.name {
 			out.context = append(out.context, part)
 			if part != sc.section.heading {
@@ -441,8 +471,9 @@ func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, 
 			}
 		}
 	}
-	d.out = append(d.out, out)
-	return &d.out[len(d.out)-1]
+	out.frame = d.c.frame
+	*d.out = append(*d.out, out)
+	return &(*d.out)[len(*d.out)-1]
 }
 
 // Options a select's line shows: all of them up to maxAllOptions, else

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -225,5 +226,34 @@ document.getElementById('wrapper').addEventListener('click', () => {});
 	}
 	if strings.Contains(render, `clickable "Inner button"`) || find(nodes, "button", "Inner button") == nil {
 		t.Errorf("a container that catches its button's clicks is no control; the button is:\n%s", render)
+	}
+}
+
+// A cross-site iframe runs in a renderer of its own; its controls are
+// read there and joined under the iframe, in a section of their own,
+// marked with the frame they act in, and its text joins the page's.
+func TestCrossOriginFrameIsSeen(t *testing.T) {
+	pages := map[string]string{
+		"/frame": `<!doctype html><main><h1>Help desk</h1><label for="q">Question</label><input id="q"><button>Send question</button><p>We answer within a day.</p></main>`,
+	}
+	base := serve(t, pages) // pages are read per request: the page can name the port
+	pages["/"] = `<!doctype html><main><h1>Board</h1><iframe src="http://localhost:` + base[strings.LastIndex(base, ":")+1:] +
+		`/frame" title="Help desk"></iframe><button>After the frame</button></main>`
+	p := openPage(t, base+"/")
+	var nodes []schema.ObservedNode
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if nodes = observeNow(t, p); find(nodes, "button", "Send question") != nil {
+			break
+		}
+	}
+	send := find(nodes, "button", "Send question")
+	if send == nil || send.Frame == "" || !strings.Contains(send.Context, "frame Help desk") {
+		t.Fatalf("the frame's button %+v:\n%s", send, renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true }))
+	}
+	if q := find(nodes, "textbox", "Question"); q == nil || q.Frame != send.Frame {
+		t.Errorf("the frame's field %+v", q)
+	}
+	if after := find(nodes, "button", "After the frame"); after == nil || after.Frame != "" || strings.Contains(after.Context, "Help desk") {
+		t.Errorf("the page's button after the frame %+v", after)
 	}
 }

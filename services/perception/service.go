@@ -95,7 +95,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	}
 	t := s.attach.get(req.Browser)
 	t.Lock()
-	c, err := capturePage(t.ctx)
+	c, err := capturePage(t.ctx, t.frames)
 	t.Unlock()
 	if err != nil {
 		s.attach.drop(req.Browser)
@@ -132,7 +132,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 // which becomes the new grounded observation.
 func (s *Service) build(c *capture, key string, wantDiff bool, budget int) (*schema.Observation, error) {
 	start := time.Now()
-	nodes := observedNodes(distill(c.dom, c.frames))
+	nodes := observedNodes(distill(c))
 	distilled := time.Since(start)
 	full, bootstrap, err := renderFull(c.url, c.title, nodes, budget)
 	if err != nil {

@@ -38,7 +38,7 @@ var listenKinds = map[string]listens{
 	"click": listensClick, "mousedown": listensClick, "mouseup": listensClick, "pointerdown": listensClick, "pointerup": listensClick, "dblclick": listensClick,
 	"mouseenter": listensHover, "mouseover": listensHover, "pointerenter": listensHover, "pointerover": listensHover,
 	"dragstart": listensDrag,
-	"drop": listensDrop, "dragover": listensDrop, "dragenter": listensDrop,
+	"drop":      listensDrop, "dragover": listensDrop, "dragenter": listensDrop,
 }
 
 // domIndex finds DOM snapshot nodes by backend node id.
