@@ -90,9 +90,9 @@ type scope struct {
 	section *section
 	group   string
 	row     string
-	content bool // loose text here is worth reading
-	covered bool // an emitted ancestor already says this text
-	made    bool // inside a home-made control, which is the control
+	content bool   // loose text here is worth reading
+	covered bool   // an emitted ancestor already says this text
+	made    bool   // inside a home-made control, which is the control
 	frame   string // the iframe the node is in ("frame Help desk"), outermost first
 }
 
