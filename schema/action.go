@@ -11,6 +11,8 @@ const (
 	ActSelect   ActionKind = "select"
 	ActPress    ActionKind = "press"
 	ActHover    ActionKind = "hover"
+	ActDrag     ActionKind = "drag"      // a drag from the target to To
+	ActSetValue ActionKind = "set_value" // a date, time, range or color input set to Value
 	ActCheck    ActionKind = "check"
 	ActExtract  ActionKind = "extract"
 	ActDone     ActionKind = "done"
@@ -19,7 +21,7 @@ const (
 
 // ActionKinds returns every action kind in a fixed order.
 func ActionKinds() []ActionKind {
-	return []ActionKind{ActNavigate, ActClick, ActFill, ActSelect, ActPress, ActHover, ActCheck, ActExtract, ActDone, ActFail}
+	return []ActionKind{ActNavigate, ActClick, ActFill, ActSelect, ActPress, ActHover, ActDrag, ActSetValue, ActCheck, ActExtract, ActDone, ActFail}
 }
 
 // ParseActionKind returns the action kind named s, or an *Error with
@@ -30,7 +32,7 @@ func ParseActionKind(s string) (ActionKind, error) {
 			return k, nil
 		}
 	}
-	return "", Errorf(CodeOutOfSet, "action %q: want one of navigate, click, fill, select, press, hover, check, extract, done, fail", s)
+	return "", Errorf(CodeOutOfSet, "action %q: want one of navigate, click, fill, select, press, hover, drag, set_value, check, extract, done, fail", s)
 }
 
 // Contract is what a control was when it was recorded. Replay refuses to
@@ -66,8 +68,9 @@ func (t *Target) Empty() bool {
 type Action struct {
 	Kind   ActionKind `json:"action" msgpack:"kind"`
 	Target *Target    `json:"target,omitempty" msgpack:"target,omitempty"`
+	To     *Target    `json:"to,omitempty" msgpack:"to,omitempty"`         // drag: where the target is dropped
 	URL    string     `json:"url,omitempty" msgpack:"url,omitempty"`       // navigate
-	Value  string     `json:"value,omitempty" msgpack:"value,omitempty"`   // fill, select, press (a key name), check ("false" unchecks), extract (how many records of a list)
+	Value  string     `json:"value,omitempty" msgpack:"value,omitempty"`   // fill, select, set_value, press (a key or chord), check ("false" unchecks), extract (how many records of a list)
 	Reason string     `json:"reason,omitempty" msgpack:"reason,omitempty"` // done, fail
 }
 
@@ -105,9 +108,21 @@ func (a Action) Validate() error {
 		if a.Kind == ActSelect && a.Value == "" {
 			return Errorf(CodeInvalid, "select needs a value")
 		}
+	case ActSetValue:
+		if a.Target.Empty() {
+			return Errorf(CodeInvalid, "set_value needs a target")
+		}
+	case ActDrag:
+		if a.Target.Empty() || a.To.Empty() {
+			return Errorf(CodeInvalid, "drag needs a target and a place to drop it (to)")
+		}
+		if a.To.Pick != nil {
+			return Errorf(CodeInvalid, "drag: a drop place is named, never picked")
+		}
+		return a.Target.Pick.Validate()
 	case ActPress:
-		if a.Value == "" {
-			return Errorf(CodeInvalid, "press needs a key in value")
+		if _, err := ParseChord(a.Value); err != nil {
+			return err
 		}
 	case ActExtract:
 		if a.Value == "" {

@@ -10,6 +10,11 @@ const targetProps = `"target": {"type": "string", "description": "The element's 
 "name": {"type": "string", "description": "The element's accessible name, with role"},
 "near": {"type": "string", "description": "Text near the element (a row key, a heading) that tells look-alikes apart"}`
 
+const dropProps = `"to": {"type": "string", "description": "The id of the element to drop on"},
+"to_role": {"type": "string", "description": "The drop element's role, when no id is known"},
+"to_name": {"type": "string", "description": "The drop element's accessible name, with to_role"},
+"to_near": {"type": "string", "description": "Text near the drop element that tells look-alikes apart"}`
+
 // ToolObserve is the browser tool that reads the page without acting. It
 // is not an action: an agent whose every step observes (the planner) is
 // not offered it.
@@ -21,8 +26,10 @@ var browserTools = []ToolSpec{
 	{Name: "fill", Description: "Replace the text of a field.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)},
 	{Name: "select", Description: "Choose an option of a select by its label or value.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)},
 	{Name: "check", Description: "Check (or with checked=false, uncheck) a checkbox, radio or switch.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"checked":{"type":"boolean"}},"additionalProperties":false}`)},
-	{Name: "press", Description: "Press a key (Enter, Tab, Escape, ArrowDown, ... or one character), on an element when given.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`)},
+	{Name: "press", Description: "Press a key or a chord (Enter, Tab, Escape, ArrowDown, Control+K, Shift+Tab, or one character), on an element when given.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`)},
 	{Name: "hover", Description: "Move the mouse over an element.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`)},
+	{Name: "drag", Description: "Drag an element and drop it on another.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,` + dropProps + `},"additionalProperties":false}`)},
+	{Name: "set_value", Description: "Set a date, time, range, color or number input to a value (2026-10-26, 14:30, 40, #ff8800).", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `,"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)},
 	{Name: "extract", Description: "Read an element's text or value, or the page's main text with no element.", InputSchema: RawJSON(`{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`)},
 	{Name: ToolObserve, Description: "Read the page: the whole page with full=true, else what changed since the last whole page.", InputSchema: RawJSON(`{"type":"object","properties":{"full":{"type":"boolean"}},"additionalProperties":false}`)},
 	{Name: "done", Description: "Say the task is done, and why.", InputSchema: RawJSON(`{"type":"object","properties":{"reason":{"type":"string"}},"additionalProperties":false}`)},
@@ -53,8 +60,14 @@ func ActionFromArgs(kind ActionKind, args map[string]any, target *Target) (Actio
 	switch kind {
 	case ActNavigate:
 		a.URL = str("url")
-	case ActFill, ActSelect:
+	case ActFill, ActSelect, ActSetValue:
 		a.Value = str("value")
+	case ActDrag:
+		to, err := dropTarget(args["to"])
+		if err != nil {
+			return a, err
+		}
+		a.To = to
 	case ActPress:
 		a.Value = str("key")
 	case ActExtract:
@@ -94,7 +107,37 @@ func ActionFromToolCall(name string, arguments []byte) (Action, error) {
 	if t := (Target{ID: str("target"), Role: str("role"), Name: str("name"), Near: str("near")}); !t.Empty() {
 		target = &t
 	}
+	if kind == ActDrag {
+		args["to"] = map[string]any{"id": str("to"), "role": str("to_role"), "name": str("to_name"), "near": str("to_near")}
+	}
 	return ActionFromArgs(kind, args, target)
+}
+
+// dropTarget reads where a drag drops: an element id, or an object of
+// id, role, name and near (as a playbook step writes it). Anything else
+// is an *Error with CodeInvalid.
+func dropTarget(v any) (*Target, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return &Target{ID: x}, nil
+	case map[string]any:
+		t := &Target{}
+		for k, e := range x {
+			s, ok := e.(string)
+			field := map[string]*string{"id": &t.ID, "role": &t.Role, "name": &t.Name, "near": &t.Near}[k]
+			if !ok || field == nil {
+				return nil, Errorf(CodeInvalid, "drag: to.%s: want id, role, name or near, each a string", k)
+			}
+			*field = s
+		}
+		if t.Empty() {
+			return nil, nil
+		}
+		return t, nil
+	}
+	return nil, Errorf(CodeInvalid, "drag: to is %T, want an element id or {id, role, name, near}", v)
 }
 
 // BrowserProtocol names the action surface the browser offers; a change to

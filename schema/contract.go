@@ -56,8 +56,8 @@ func (c *Contract) sendsNothing() bool { return c.Tag == "textarea" || c.Tag == 
 // control that names its form's action.
 func (c *Contract) Sends(kind ActionKind) bool {
 	switch {
-	case c == nil:
-		return false
+	case c == nil || kind == ActDrag || kind == ActSetValue:
+		return false // a drag or a value set follows no link and sends no form
 	case c.Href != "":
 		return true
 	case c.FormMethod == "":

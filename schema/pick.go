@@ -137,15 +137,15 @@ func (s *Step) validatePick() error {
 }
 
 // validatePicking checks the shape of a target of a tool's action that
-// picks: a click's or hover's, or an extract's with a count; the pick is
+// picks: a click's, hover's or drag's, or an extract's with a count; the pick is
 // the whole target; its rules read columns it can name.
 func validatePicking(tool string, t *Target, counted bool) error {
 	if t == nil || t.Pick == nil {
 		return nil
 	}
 	switch {
-	case tool != string(ActClick) && tool != string(ActHover) && !(tool == string(ActExtract) && counted):
-		return Errorf(CodeInvalid, "%s: a pick chooses among records for a click or a hover, or reads a list for an extract with a count", tool)
+	case tool != string(ActClick) && tool != string(ActHover) && tool != string(ActDrag) && !(tool == string(ActExtract) && counted):
+		return Errorf(CodeInvalid, "%s: a pick chooses among records for a click, a hover or a drag, or reads a list for an extract with a count", tool)
 	case t.ID != "" || t.Name != "" || t.Near != "":
 		return Errorf(CodeInvalid, "a target with a pick has no id, name or near: the pick chooses the control")
 	case t.Role == "":

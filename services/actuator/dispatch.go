@@ -12,17 +12,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	"github.com/rote-agent/rote/schema"
 )
-
-// keys maps the key names press accepts to chromedp's key codes; a single
-// printable character stands for itself.
-var keys = map[string]string{
-	"Enter": kb.Enter, "Tab": kb.Tab, "Escape": kb.Escape, "Backspace": kb.Backspace, "Delete": kb.Delete,
-	"ArrowUp": kb.ArrowUp, "ArrowDown": kb.ArrowDown, "ArrowLeft": kb.ArrowLeft, "ArrowRight": kb.ArrowRight,
-	"Home": kb.Home, "End": kb.End, "PageUp": kb.PageUp, "PageDown": kb.PageDown, "Space": " ",
-}
 
 // element is a resolved page element the actions work on.
 type element struct {
@@ -115,14 +106,15 @@ func (s *session) point(el *element) (float64, float64, error) {
 // of the main viewport reaches? The point is carried into the element's
 // own frame and shadow root, where elementFromPoint answers.
 const topmostScript = `function(x, y) {
-  for (let w = this.ownerDocument.defaultView; w.frameElement; w = w.parent) {
+  const self = this.nodeType === Node.TEXT_NODE ? this.parentElement : this; // a text is where its element is
+  for (let w = self.ownerDocument.defaultView; w.frameElement; w = w.parent) {
     const r = w.frameElement.getBoundingClientRect();
     x -= r.left + w.frameElement.clientLeft;
     y -= r.top + w.frameElement.clientTop;
   }
-  const hit = this.getRootNode().elementFromPoint(x, y);
-  const ok = hit === this || this.contains(hit) || (hit && hit.control === this) ||
-    (this.labels ? [...this.labels].some(l => l === hit || l.contains(hit)) : false);
+  const hit = self.getRootNode().elementFromPoint(x, y);
+  const ok = hit === self || self.contains(hit) || (hit && hit.control === self) ||
+    (self.labels ? [...self.labels].some(l => l === hit || l.contains(hit)) : false);
   const tag = hit ? hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '') : 'nothing';
   return {ok: ok, hit: tag};
 }`
@@ -261,23 +253,6 @@ func (s *session) check(el *element, want bool) error {
 		return schema.Errorf(schema.CodeInternal, "check: the control did not change state")
 	}
 	return nil
-}
-
-// press sends one key, to the element when there is one.
-func (s *session) press(el *element, key string) error {
-	code, ok := keys[key]
-	if !ok {
-		if len([]rune(key)) != 1 {
-			return schema.Errorf(schema.CodeInvalid, "press: unknown key %q", key)
-		}
-		code = key
-	}
-	if el != nil {
-		if err := s.call(el, `function() { this.focus(); }`, nil); err != nil {
-			return err
-		}
-	}
-	return s.fail(chromedp.Do(s.ctx, chromedp.KeyEvent(code)))
 }
 
 const extractScript = `function() {

@@ -342,8 +342,8 @@ func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 
 // resolveRecorded resolves ev's target on a page, by its pick when it
 // has one, and records on ev what a choice was made among: the pick's
-// evaluation, or the sibling records a clicked or hovered control was
-// one of.
+// evaluation, or the sibling records a clicked, hovered or dragged
+// control was one of.
 func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*schema.ObservedNode, schema.Resolution, error) {
 	t := ev.Action.Target
 	if t.Pick != nil {
@@ -355,7 +355,7 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 		return &nodes[i], schema.ResolvedByRule, nil
 	}
 	node, r, err := resolve(t, nodes)
-	if err != nil || (ev.Action.Kind != schema.ActClick && ev.Action.Kind != schema.ActHover) {
+	if err != nil || (ev.Action.Kind != schema.ActClick && ev.Action.Kind != schema.ActHover && ev.Action.Kind != schema.ActDrag) {
 		return node, r, err
 	}
 	for i := range nodes {
@@ -366,6 +366,23 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 		}
 	}
 	return node, r, nil
+}
+
+// dropPlace resolves where a drag drops, on the page the drag's target
+// was resolved on, and records what it resolved to. A drop on the
+// element dragged is refused.
+func (s *Service) dropPlace(ev *schema.BrowserAction, nodes []schema.ObservedNode, sess *session) (*element, error) {
+	node, _, err := resolve(ev.Action.To, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("drag: the drop place: %w", err)
+	}
+	if ev.Action.Target != nil && node.ID == ev.Action.Target.ID {
+		return nil, schema.Errorf(schema.CodeInvalid, "drag: %s is dropped on itself", node.ID)
+	}
+	to := *ev.Action.To
+	to.ID, to.Role, to.Name = node.ID, node.Role, node.Name
+	ev.Action.To = &to
+	return sess.element(node.Backend)
 }
 
 // read performs an extract of no one element: the first records of a
@@ -422,7 +439,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	if a.Kind == schema.ActExtract && (a.Value != "" || a.Target.Empty()) {
 		return s.read(ctx, sess, ev)
 	}
-	var el *element
+	var el, drop *element
 	var rung schema.Resolution
 	var current *schema.Contract // the resolved control's contract, read now
 	if !a.Target.Empty() {
@@ -450,6 +467,11 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if el, err = sess.element(node.Backend); err != nil {
 			return "", rung, err
 		}
+		if a.Kind == schema.ActDrag {
+			if drop, err = s.dropPlace(ev, obs.Nodes, sess); err != nil {
+				return "", rung, err
+			}
+		}
 	}
 	// A recorded control is held to where it sends now, as just read and
 	// checked against its record: what leaves must go there.
@@ -464,6 +486,10 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		err = sess.click(el)
 	case schema.ActHover:
 		err = sess.hover(el)
+	case schema.ActDrag:
+		err = sess.drag(el, drop)
+	case schema.ActSetValue:
+		err = sess.setValue(el, a.Value)
 	case schema.ActFill:
 		err = sess.fill(el, a.Value)
 	case schema.ActSelect:

@@ -11,8 +11,8 @@ import (
 // SettleConfig says when a page counts as settled: no request in flight,
 // the document loaded, and no DOM mutation for Quiet, checked every Poll,
 // waiting at most Cap. The last action counts as a change too: a click,
-// press or navigate for Quiet, since what it sets off (a submit, a fetch)
-// may start late; a fill, select, check or hover, whose page handlers run
+// press, drag or navigate for Quiet, since what it sets off (a submit, a
+// fetch) may start late; a fill, select, set_value, check or hover, whose page handlers run
 // as the input events are dispatched, for InputGrace.
 type SettleConfig struct {
 	Quiet      time.Duration
@@ -44,7 +44,7 @@ func (c SettleConfig) orDefault() SettleConfig {
 // actionWindow is how long an action of kind counts as a change.
 func (c SettleConfig) actionWindow(kind schema.ActionKind) time.Duration {
 	switch kind {
-	case schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActHover:
+	case schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActHover, schema.ActSetValue:
 		return c.InputGrace
 	}
 	return c.Quiet

@@ -38,7 +38,7 @@ func (d *distillation) browser() error {
 func (d *distillation) superseded(live []*schema.BrowserAction, i int) string {
 	a := live[i]
 	switch a.Action.Kind {
-	case schema.ActFill, schema.ActSelect:
+	case schema.ActFill, schema.ActSelect, schema.ActSetValue:
 		for _, later := range live[i+1:] {
 			if later.Action.Kind == a.Action.Kind && sameControl(later.Action.Target, a.Action.Target) {
 				return "superseded write: " + describe(later) + " sets it again"
@@ -61,6 +61,17 @@ func (d *distillation) superseded(live []*schema.BrowserAction, i int) string {
 	return ""
 }
 
+// dropArgs writes where a drag drops as a step's to argument.
+func dropArgs(t *schema.Target) map[string]any {
+	out := map[string]any{}
+	for k, v := range map[string]string{"id": t.ID, "role": t.Role, "name": t.Name, "near": t.Near} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func sameControl(a, b *schema.Target) bool {
 	return a != nil && b != nil && a.Role == b.Role && a.Name == b.Name
 }
@@ -70,6 +81,9 @@ func describe(a *schema.BrowserAction) string {
 	s := fmt.Sprintf("#%d %s", a.Seq, a.Action.Kind)
 	if t := a.Action.Target; t != nil {
 		s += " " + t.Role + " " + strconv.Quote(t.Name)
+	}
+	if t := a.Action.To; t != nil {
+		s += " onto " + t.Role + " " + strconv.Quote(t.Name)
 	}
 	if a.Action.URL != "" {
 		s += " " + a.Action.URL
@@ -87,12 +101,15 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 		u := d.relative(act.URL)
 		u = d.b.within(u)
 		s.ID, s.Args, s.OnFail = "open-"+slug(strings.SplitN(u, "?", 2)[0], 24), map[string]any{"url": u}, schema.OnFail{Policy: schema.FailRetry, Retries: 2}
-	case schema.ActFill:
+	case schema.ActFill, schema.ActSetValue:
 		v, err := d.typed(a, act.Value)
 		if err != nil {
 			return err
 		}
 		s.Args = map[string]any{"value": v}
+	case schema.ActDrag:
+		to := d.target(act.To)
+		s.Args = map[string]any{"to": dropArgs(to)}
 	case schema.ActSelect:
 		v, err := d.selected(a)
 		if err != nil {
@@ -274,7 +291,7 @@ func dropVaryingAddresses(c *schema.Contract) []string {
 // varies (digits, the record a pick chose) and are not what the agent
 // typed.
 func (d *distillation) evidence(a *schema.BrowserAction) []schema.Expect {
-	if a.Action.Kind == schema.ActFill || a.Action.Kind == schema.ActSelect || a.Action.Kind == schema.ActExtract {
+	if a.Action.Kind == schema.ActFill || a.Action.Kind == schema.ActSelect || a.Action.Kind == schema.ActSetValue || a.Action.Kind == schema.ActExtract {
 		return nil
 	}
 	before, beforeFull, after := d.around(a.Seq)

@@ -274,6 +274,10 @@ func describeAction(ev *schema.BrowserAction) string {
 		control, _ := json.Marshal(t)
 		fmt.Fprintf(&b, "\ncontrol: %s", control)
 	}
+	if t := ev.Action.To; t != nil {
+		to, _ := json.Marshal(t)
+		fmt.Fprintf(&b, "\ndropped on: %s", to)
+	}
 	return b.String()
 }
 
