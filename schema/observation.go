@@ -12,6 +12,9 @@ type ObservedNode struct {
 	Value      string   `msgpack:"value,omitempty" json:"value,omitempty"`
 	States     []string `msgpack:"states,omitempty" json:"states,omitempty"` // checked, selected, disabled, expanded, required, invalid, focused
 	Actionable bool     `msgpack:"actionable" json:"actionable"`
+	// Cells are a row's cells in their places, an empty one as "": the
+	// name joins them for reading, and a cell may hold " | " itself.
+	Cells []string `msgpack:"cells,omitempty" json:"cells,omitempty"`
 	// Options are a select's option labels: all of them when it has few,
 	// else the first few; OptionCount says how many it has.
 	Options     []string `msgpack:"options,omitempty" json:"options,omitempty"`

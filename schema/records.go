@@ -262,7 +262,7 @@ func commonWords(a, b []string, fromEnd bool) int {
 }
 
 // tableRow is a row of a table on a page: the context it sits in, its
-// key (first cell) and its cells.
+// key (first cell with text) and its cells, each in its place.
 type tableRow struct {
 	ctx, key string
 	cells    []string
@@ -282,8 +282,15 @@ func tableRows(nodes []ObservedNode) rowIndex {
 	cur := -1
 	for j, n := range nodes {
 		if n.Role == "row" {
-			cells := strings.Split(n.Name, " | ")
-			idx.rows = append(idx.rows, tableRow{ctx: n.Context, key: cells[0], cells: cells})
+			cells := n.Cells
+			if cells == nil { // an observation recorded before rows carried their cells
+				cells = strings.Split(n.Name, " | ")
+			}
+			key := ""
+			if k := slices.IndexFunc(cells, func(c string) bool { return c != "" }); k >= 0 {
+				key = cells[k]
+			}
+			idx.rows = append(idx.rows, tableRow{ctx: n.Context, key: key, cells: cells})
 			cur = len(idx.rows) - 1
 			continue
 		}

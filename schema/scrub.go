@@ -111,5 +111,10 @@ func (o *Observation) MaskSecrets(secrets map[string]string) {
 	for i := range o.Nodes {
 		n := &o.Nodes[i]
 		n.Name, n.Value, n.Context = MaskSecrets(n.Name, secrets), MaskSecrets(n.Value, secrets), MaskSecrets(n.Context, secrets)
+		for _, list := range [][]string{n.Cells, n.Options} {
+			for k := range list {
+				list[k] = MaskSecrets(list[k], secrets)
+			}
+		}
 	}
 }

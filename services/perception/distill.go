@@ -68,6 +68,7 @@ type node struct {
 	// heading, row key); key is the part of it that identifies the node,
 	// its heading left out: a page that loses or renames its heading
 	// keeps its ids. The heading tells twins apart (see observedNodes).
+	cells    []string // a row's cells, in their places
 	options  []string // a select's options, the first maxOptions
 	nOptions int      // and how many it has
 	context  []string
@@ -226,11 +227,21 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.covered = true
 	case role == "row":
 		cells := d.rowCells(n)
-		if len(cells) == 0 {
+		key := ""
+		if i := slices.IndexFunc(cells, func(c string) bool { return c != "" }); i >= 0 {
+			key = cells[i]
+		}
+		if key == "" {
 			break
 		}
-		d.emit(n, role, schema.Clip(strings.Join(cells, " | "), maxNameChars), dn, false, sc)
-		sc.row = cells[0]
+		// The line keeps every cell in its place, an empty one too, so that
+		// it reads under its header; the cells travel as they are.
+		last := len(cells)
+		for last > 0 && cells[last-1] == "" {
+			last--
+		}
+		d.emit(n, role, schema.Clip(strings.Join(cells[:last], " | "), maxNameChars), dn, false, sc).cells = cells
+		sc.row = key
 		sc.covered = true
 	case messageRoles[role] || liveRegion(dn) != "":
 		if !messageRoles[role] {
@@ -387,7 +398,8 @@ func (d *distiller) nearText(n *accessibility.Node) string {
 	return ""
 }
 
-// rowCells returns the texts of a row's cells, leaving out empty ones.
+// rowCells returns the texts of a row's cells in their places: an empty
+// cell is "", so that the cells of every row line up with the header's.
 func (d *distiller) rowCells(row *accessibility.Node) []string {
 	var cells []string
 	for _, id := range row.ChildIDs {
@@ -395,9 +407,7 @@ func (d *distiller) rowCells(row *accessibility.Node) []string {
 		if c == nil || c.Ignored {
 			continue
 		}
-		if t := schema.Clip(d.dataText(c), 60); t != "" {
-			cells = append(cells, t)
-		}
+		cells = append(cells, schema.Clip(d.dataText(c), 60))
 	}
 	return cells
 }

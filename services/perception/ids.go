@@ -67,7 +67,7 @@ func observedNodes(nodes []node) []schema.ObservedNode {
 		out[i] = schema.ObservedNode{
 			ID: id, Role: n.role, Name: n.name, Value: n.value, States: n.states,
 			Actionable: n.actionable, Context: strings.Join(n.context, " › "), Contract: n.contract, Backend: n.backend,
-			Options: n.options, OptionCount: n.nOptions, Frame: n.frame,
+			Options: n.options, OptionCount: n.nOptions, Frame: n.frame, Cells: n.cells,
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -255,5 +256,45 @@ func TestCrossOriginFrameIsSeen(t *testing.T) {
 	}
 	if after := find(nodes, "button", "After the frame"); after == nil || after.Frame != "" || strings.Contains(after.Context, "Help desk") {
 		t.Errorf("the page's button after the frame %+v", after)
+	}
+}
+
+// Rows keep each cell in its place: an empty cell does not move the
+// cells after it under another header, and a cell that holds " | "
+// stays one cell. A pick by a column reads the column it names (a
+// trial's replay deleted the memo whose Reviewed date was newest while
+// the rule said Created, and reported success).
+func TestEmptyCellsKeepTheirColumns(t *testing.T) {
+	page := `<!doctype html><main><h1>Memos</h1><table>
+<thead><tr><th>Title</th><th>Created</th><th>Reviewed</th><th>Owner</th><th></th></tr></thead><tbody>
+<tr><td>Memo B</td><td>2026-11-05</td><td>2026-11-06</td><td>bob</td><td><button>Delete</button></td></tr>
+<tr><td>Memo C</td><td></td><td>2026-12-25</td><td></td><td><button>Delete</button></td></tr>
+<tr><td>Budget | Q4</td><td>2026-12-01</td><td></td><td>carol</td><td><button>Delete</button></td></tr>
+</tbody></table></main>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true })
+	if !strings.Contains(render, `row "Memo C |  | 2026-12-25"`) {
+		t.Errorf("the row's empty cell lost its place:\n%s", render)
+	}
+	pick := func(rule schema.PickRule) (string, error) {
+		p := &schema.Pick{Name: "Delete", Rows: true, Within: "main › Memos", Rules: []schema.PickRule{rule}}
+		i, _, err := p.Choose("button", nodes)
+		if err != nil {
+			return "", err
+		}
+		return nodes[i].Context, nil
+	}
+	if _, err := pick(schema.PickRule{Order: schema.OrderNewest, By: "Created"}); !errors.Is(err, schema.ErrNotFound) {
+		t.Errorf("newest by Created over a row with no Created date: %v, want not_found", err)
+	}
+	if got, err := pick(schema.PickRule{Order: schema.OrderIs, By: "Owner", Value: "carol"}); err != nil || !strings.HasSuffix(got, "Budget | Q4") {
+		t.Errorf("the memo owned by carol: %q, %v", got, err)
+	}
+	if got, err := pick(schema.PickRule{Order: schema.OrderIs, Value: "Budget | Q4"}); err != nil || !strings.HasSuffix(got, "Budget | Q4") {
+		t.Errorf("the memo keyed Budget | Q4: %q, %v", got, err)
+	}
+	if _, err := pick(schema.PickRule{Order: schema.OrderIs, By: "Owner", Value: "dave"}); !errors.Is(err, schema.ErrNotFound) {
+		t.Errorf("no memo is owned by dave: %v", err)
 	}
 }
