@@ -24,7 +24,7 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", what)
 	}
 	rec := set.Records[k]
-	t := &schema.Target{Role: control.Role, Contract: d.contract(control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
+	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
 	if r, ok := d.namedRecord(*set, k); ok {
 		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
 		return t, nil
@@ -203,4 +203,21 @@ func keysOf(recs []schema.Record) string {
 		keys[i] = r.Key
 	}
 	return schema.ClipList(keys, 5)
+}
+
+// recordContract is the contract a picked record's control is held to:
+// its kind and method, never its address, which names the record it was
+// (/memos/b/delete, digits or not): at replay the pick may choose another.
+func (d *distillation) recordContract(what string, control *schema.Target) *schema.Contract {
+	c := d.contract(control)
+	if c == nil {
+		return nil
+	}
+	for _, f := range []*string{&c.FormAction, &c.Href} {
+		if *f != "" {
+			d.note("%s: the contract leaves out %s, the address of the record chosen", what, *f)
+			*f = ""
+		}
+	}
+	return c
 }

@@ -123,3 +123,21 @@ func TestDistillChoiceSkipsAFieldEveryRecordHolds(t *testing.T) {
 		t.Fatalf("pick %+v", p)
 	}
 }
+
+// TestPickedControlKeepsNoAddress: the form a picked record's button
+// sends names the record it was (/memos/b/delete, no digit in it); the
+// pick's contract keeps the control's kind and method and leaves the
+// address out, or every replay that picks another record would stop
+// contract_changed.
+func TestPickedControlKeepsNoAddress(t *testing.T) {
+	a := chose(0)
+	a.Action.Target.Contract = &schema.Contract{Tag: "button", InputType: "submit", FormAction: "/reports/nov/archive", FormMethod: "post"}
+	c, err := Distill(withTask(runOf(a), "Download the latest operations report.", nil), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Playbook.Steps[0].Target.Contract
+	if got == nil || got.FormAction != "" || got.Tag != "button" || got.FormMethod != "post" {
+		t.Errorf("the pick's contract %+v: want its kind and method, no address", got)
+	}
+}
