@@ -75,7 +75,7 @@ func TestVendorPlaybookStructure(t *testing.T) {
 	if verr != nil {
 		t.Fatal(verr)
 	}
-	if ids := orderIDs(t, p); ids != "open,name,classify,tier,submit" {
+	if ids := orderIDs(t, p); ids != "open,name,tax,confirm,classify,tier,submit" {
 		t.Fatalf("order %v", ids)
 	}
 	name := p.Step("name")
@@ -181,7 +181,7 @@ params:
   ok: {type: bool}
   tier: {type: enum, enum: [gold, silver]}
 steps:
-  - {id: a, kind: deterministic, tool: fill, args: {value: "{{who}}", count: "{{n}}", label: "{{who}} x{{n}}", flags: ["{{ok}}"]}}
+  - {id: a, kind: deterministic, tool: fill, args: {value: "{{who}}", count: "{{n}}", label: "{{who}} x{{n}}", flags: ["{{ok}}"], tier: "{{tier}}"}}
 verify: [{text_visible: "{{who}}"}]
 `)
 	if verr != nil {
@@ -210,7 +210,7 @@ verify: [{text_visible: "{{who}}"}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"value": "Acme", "count": 3.0, "label": "Acme x3", "flags": []any{true}}
+	want := map[string]any{"value": "Acme", "count": 3.0, "label": "Acme x3", "flags": []any{true}, "tier": "gold"}
 	if !reflect.DeepEqual(args, want) {
 		t.Fatalf("rendered %#v, want %#v", args, want)
 	}

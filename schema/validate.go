@@ -213,6 +213,16 @@ func (p *Playbook) validateSteps(ps *problems) {
 			graphOK = false
 		}
 	}
+	used := map[string]bool{} // the parameters some step refers to
+	refs := func(path string, ancestors map[string]bool, f func() ([]Ref, error)) []Ref {
+		rs := p.checkRefs(ps, path, ancestors, f)
+		for _, r := range rs {
+			if r.Param != "" {
+				used[r.Param] = true
+			}
+		}
+		return rs
+	}
 	for i := range p.Steps {
 		s := &p.Steps[i]
 		path := fmt.Sprintf("$.steps[%d]", i)
@@ -224,10 +234,10 @@ func (p *Playbook) validateSteps(ps *problems) {
 		if graphOK {
 			ancestors = p.ancestors(s.ID)
 		}
-		p.checkRefs(ps, path+".args", ancestors, func() ([]Ref, error) { return RefsIn(s.Args) })
-		p.refuseSecrets(ps, path+".prompt", p.checkRefs(ps, path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) }))
+		refs(path+".args", ancestors, func() ([]Ref, error) { return RefsIn(s.Args) })
+		p.refuseSecrets(ps, path+".prompt", refs(path+".prompt", ancestors, func() ([]Ref, error) { return ParseRefs(s.Prompt) }))
 		if s.Target != nil {
-			p.checkRefs(ps, path+".target", ancestors, func() ([]Ref, error) {
+			refs(path+".target", ancestors, func() ([]Ref, error) {
 				refs := []any{s.Target.ID, s.Target.Role, s.Target.Name, s.Target.Near, s.Target.Pick.values()}
 				if c := s.Target.Contract; c != nil {
 					refs = append(refs, c.FormAction, c.Href)
@@ -243,7 +253,7 @@ func (p *Playbook) validateSteps(ps *problems) {
 		ps.addErr(path, s.validatePick())
 		for k, e := range s.Expect {
 			epath := fmt.Sprintf("%s.expect[%d]", path, k)
-			p.refuseSecrets(ps, epath, p.checkRefs(ps, epath, ancestors, func() ([]Ref, error) { return e.Refs() }))
+			p.refuseSecrets(ps, epath, refs(epath, ancestors, func() ([]Ref, error) { return e.Refs() }))
 		}
 		for _, name := range sortedKeys(s.Outputs) {
 			o, opath := s.Outputs[name], path+".outputs."+name
@@ -254,7 +264,14 @@ func (p *Playbook) validateSteps(ps *problems) {
 				ps.add(opath, "only a deterministic step's result has outputs")
 			}
 			ps.addErr(opath, o.validate())
-			p.checkRefs(ps, opath+".line", map[string]bool{}, func() ([]Ref, error) { return ParseRefs(o.Line) })
+			refs(opath+".line", map[string]bool{}, func() ([]Ref, error) { return ParseRefs(o.Line) })
+		}
+	}
+	// A parameter no step uses changes nothing a replay does: replayed
+	// with another value, the playbook would do what it did with this one.
+	for _, name := range sortedKeys(p.Params) {
+		if !used[name] {
+			ps.add("$.params."+name, "declared but no step uses it: a replay with another %s would do what it does with any", name)
 		}
 	}
 }
