@@ -3,6 +3,7 @@ package distiller
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -181,15 +182,37 @@ var orderWords = map[schema.PickOrder][]string{
 	schema.OrderLast:    {"last", "bottom", "final"},
 }
 
-// statedOrders returns the orders whose words the task text holds.
+// negations are the words that turn a stated order around or away
+// ("every memo except the newest", "not the latest"): a task that holds
+// one states no order a rule could follow.
+var negations = []string{"not", "never", "no", "except", "excluding", "besides", "other", "instead", "without", "but"}
+
+// describers are the words after which an order word describes what a
+// record is about, not which record: "the memo about the latest outage".
+var describers = []string{"about", "regarding", "concerning", "titled", "named", "called", "mentioning", "re"}
+
+// statedOrders returns the orders whose words the task text holds as an
+// order of the records: none when the task negates or excepts anything,
+// and not an order word that follows a word describing a record's
+// content.
 func statedOrders(task string) map[schema.PickOrder]bool {
-	words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
-	}), " ") + " "
+	words := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '\''
+	})
 	out := map[schema.PickOrder]bool{}
+	for _, w := range words {
+		if slices.Contains(negations, w) || strings.HasSuffix(w, "n't") {
+			return out
+		}
+	}
+	// Cut the words at the first describer: what follows it is content.
+	if i := slices.IndexFunc(words, func(w string) bool { return slices.Contains(describers, w) }); i >= 0 {
+		words = words[:i]
+	}
+	text := " " + strings.Join(words, " ") + " "
 	for o, ws := range orderWords {
 		for _, w := range ws {
-			if strings.Contains(words, " "+w+" ") {
+			if strings.Contains(text, " "+w+" ") {
 				out[o] = true
 			}
 		}

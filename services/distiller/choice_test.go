@@ -141,3 +141,33 @@ func TestPickedControlKeepsNoAddress(t *testing.T) {
 		t.Errorf("the pick's contract %+v: want its kind and method, no address", got)
 	}
 }
+
+// TestOrderWordsMustStateAnOrder: an order word counts only as an order
+// of the records: not after a word that describes a record's content
+// ("the memo about the latest outage"), and not in a task that negates or
+// excepts ("every memo except the newest"); such a choice becomes a
+// judgment at replay instead of a rule the task never asked for.
+func TestOrderWordsMustStateAnOrder(t *testing.T) {
+	for text, want := range map[string]string{
+		"Download the latest operations report.":                    "newest by Period, newest by Published",
+		"Download the most recent operations report.":               "newest by Period, newest by Published",
+		"Download the report about the latest outage.":              "",
+		"Download every report except the newest.":                  "",
+		"Do not download the latest report, download the one asked": "",
+		"Download the report titled Latest figures.":                "",
+	} {
+		c, err := Distill(withTask(runOf(chose(0)), text, nil), Options{})
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		steps := c.Playbook.Steps
+		got := steps[len(steps)-1].Target.Pick.String()
+		if want == "" && !steps[0].ChoosesRecords() {
+			t.Errorf("%q: picked %q, want a judgment among the records", text, got)
+		}
+		if want != "" && got != want {
+			t.Errorf("%q: picked %q, want %q", text, got, want)
+		}
+	}
+}
