@@ -237,6 +237,11 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 			}
 			continue
 		}
+		if !decl.IsSecret() {
+			if err := CheckParamValue(name, v); err != nil {
+				return Bindings{}, err
+			}
+		}
 		parsed, err := decl.Parse(v)
 		if err != nil {
 			return Bindings{}, within("parameter "+name, err)
@@ -244,6 +249,18 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 		b.Params[name] = parsed
 	}
 	return b, nil
+}
+
+// CheckParamValue refuses a value that holds a template's braces: typed
+// into a page it would read as a reference ("{{password}}" as a vendor's
+// name is where a secret is typed), and a check rendered from it would
+// not say what was typed. An *Error with CodeParamType. A secret's value
+// is never templated and may hold anything.
+func CheckParamValue(name, v string) error {
+	if strings.Contains(v, "{{") || strings.Contains(v, "}}") {
+		return Errorf(CodeParamType, "parameter %s: %q holds {{ or }}, which a playbook reads as a template: give the value without them", name, v)
+	}
+	return nil
 }
 
 // Order returns the steps in a topological order of their needs, earlier

@@ -266,3 +266,30 @@ func TestFailedStepActed(t *testing.T) {
 		t.Error("a replay that did not stop")
 	}
 }
+
+// TestBindRefusesTemplateBraces: a value holding {{ or }} would read as
+// a reference once typed ({{password}} as a vendor's name); it is
+// refused before anything runs, and a secret's value may hold anything.
+func TestBindRefusesTemplateBraces(t *testing.T) {
+	p, verr := decode(t, `name: p
+intent: i {{who}}
+params:
+  who: {type: string, required: true}
+  password: {type: secret}
+steps:
+  - {id: a, kind: deterministic, tool: fill, args: {value: "{{who}}"}}
+  - {id: b, kind: deterministic, tool: fill, args: {value: "{{password}}"}}
+verify: [{text_visible: "{{who}}"}]
+`)
+	if verr != nil {
+		t.Fatal(verr)
+	}
+	for _, v := range []string{"{{password}}", "a }} b", "{{"} {
+		if _, err := p.Bind(map[string]string{"who": v}); !errors.Is(err, schema.ErrParamType) {
+			t.Errorf("who = %q: %v, want param_type", v, err)
+		}
+	}
+	if _, err := p.Bind(map[string]string{"who": "Acme {x}", "password": "p{{w}}"}); err != nil {
+		t.Errorf("a brace and a secret's braces: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -93,6 +94,9 @@ func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
 	if opt.RunID == "" {
 		opt.RunID = bus.NewID()
 	}
+	if err := t.checkParams(); err != nil {
+		return nil, err
+	}
 	site, err := origin(t.StartURL)
 	if err != nil {
 		return nil, err
@@ -111,7 +115,24 @@ func (a *Agent) Run(ctx context.Context, t Task, opt Options) (*Result, error) {
 // parent is opt.Parent: the agent carries on where a replay stopped,
 // knowing from opt.Ledger which steps already ran.
 func (a *Agent) Continue(ctx context.Context, t Task, s *bus.BrowserSession, opt Options) (*Result, error) {
+	if err := t.checkParams(); err != nil {
+		return nil, err
+	}
 	return a.run(ctx, t, s, opt, false)
+}
+
+// checkParams refuses a parameter value that is not a secret and holds
+// a template's braces (schema.CheckParamValue): the model would see a
+// secret's placeholder where the task meant a plain value.
+func (t Task) checkParams() error {
+	for _, name := range slices.Sorted(maps.Keys(t.Params)) {
+		if !slices.Contains(t.Secrets, name) {
+			if err := schema.CheckParamValue(name, t.Params[name]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func origin(start string) (string, error) {
