@@ -311,7 +311,7 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 	}
 	token := tokenClass(v)
 	var lastErr error = schema.Errorf(schema.CodeBindingNotFound, "no line holds it after some text that could find it")
-	for _, line := range strings.Split(w.Text, "\n") {
+	for i, line := range strings.Split(w.Text, "\n") {
 		trimmed := strings.TrimLeft(line, " \t")
 		for _, at := range tokenAt(trimmed, v) {
 			if at == 0 {
@@ -323,6 +323,11 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 			}
 			got, err := o.Locate(w, params)
 			if err == nil && got == v {
+				if set, k, among := snapshotRecords(w.Text, i); among && o.Line == trimmed[:at] {
+					// No parameter is in the line that finds it: a record chosen once.
+					return schema.Output{}, schema.Errorf(schema.CodeUnbound, "it is the control of %q, one of %d records (%s), and no parameter names it: replayed by its line it would act on that record whatever the list holds then (record through rote mcp browser, whose replays choose a record by the rule the task states)",
+						set.Records[k].Key, len(set.Records), keysOf(set.Records))
+				}
 				return o, nil
 			}
 			if err != nil {

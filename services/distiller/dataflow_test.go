@@ -464,3 +464,42 @@ func TestDistillLetsARoteBrowserTargetQuoteTheTask(t *testing.T) {
 		t.Errorf("a task word typed: %v, want unbound", err)
 	}
 }
+
+// TestDistillRefusesARecordChosenInASnapshot: a click on one link of a
+// list whose siblings differ in data ("the latest report" clicked as
+// Download Sales report 2026-11) is a choice a browser MCP server's
+// replay cannot make again: bound by its line, it would download that
+// report after a newer one is published. It is refused; the same click
+// named by a parameter is bound.
+func TestDistillRefusesARecordChosenInASnapshot(t *testing.T) {
+	snapshot := "- main [ref=e1]:\n  - heading \"Reports\" [level=1] [ref=e2]\n  - list [ref=e3]:\n" +
+		"    - listitem [ref=e4]:\n      - link \"Download Sales report 2026-11\" [ref=e5]\n" +
+		"    - listitem [ref=e6]:\n      - link \"Download Sales report 2026-10\" [ref=e7]\n" +
+		"    - listitem [ref=e8]:\n      - link \"Download Sales report 2026-09\" [ref=e9]\n  - link \"Help\" [ref=e10]\n"
+	calls := [][3]string{
+		{"browser_snapshot", `{}`, textResult(snapshot)},
+		{"browser_click", `{"element":"Download Sales report 2026-11","target":"e5"}`, textResult("labelled")},
+	}
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	r := mcpRun(nil, "Download the latest sales report", calls...)
+	r.Inventories = append(r.Inventories, inventory)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "one of 3 records") {
+		t.Fatalf("a record chosen once: %v, want unbound", err)
+	}
+	calls[1][1] = `{"element":"Download Sales report 2026-11","target":"e5"}`
+	r = mcpRun(map[string]string{"period": "2026-11"}, "Download the sales report for 2026-11", calls...)
+	r.Inventories = append(r.Inventories, inventory)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatalf("a record named by a parameter: %v", err)
+	}
+	if o := c.Playbook.Steps[0].Outputs; len(o) != 1 {
+		t.Errorf("outputs %+v", o)
+	}
+	calls[1] = [3]string{"browser_click", `{"element":"Help","target":"e10"}`, textResult("labelled")}
+	r = mcpRun(nil, "Open the help", calls...)
+	r.Inventories = append(r.Inventories, inventory)
+	if _, err := Distill(r, Options{}); err != nil {
+		t.Errorf("a lone link is no choice: %v", err)
+	}
+}
