@@ -70,7 +70,11 @@ func (p *Pick) Validate() error {
 			if strings.TrimSpace(r.Value) == "" {
 				return Errorf(CodeInvalid, "pick: is needs a value")
 			}
-		case OrderFirst, OrderLast, OrderNewest, OrderOldest, OrderHighest, OrderLowest:
+		case OrderFirst, OrderLast:
+			if r.Value != "" || r.By != "" {
+				return Errorf(CodeInvalid, "pick: %s is a place in the page's order: it takes no value and reads no column (by)", r.Order)
+			}
+		case OrderNewest, OrderOldest, OrderHighest, OrderLowest:
 			if r.Value != "" {
 				return Errorf(CodeInvalid, "pick: %s takes no value (only is looks for one)", r.Order)
 			}

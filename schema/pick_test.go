@@ -249,7 +249,8 @@ func TestActionsUsePicksAsTheyMean(t *testing.T) {
 		"no role":        {schema.Action{Kind: schema.ActHover, Target: &schema.Target{Pick: pick}}, "needs the role"},
 		"no rule":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true}}}, "no rule"},
 		"bad order":      {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want is, first"},
-		"value on first": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst, Value: "Memo 99"}}}}}, "first takes no value"},
+		"value on first": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst, Value: "Memo 99"}}}}}, "it takes no value"},
+		"by on last":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderLast, By: "Date"}}}}}, "reads no column"},
 		"huge value":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderIs, Value: strings.Repeat("x", 5000)}}}}}, "over 1000 bytes"},
 	} {
 		err := c.a.Validate()
