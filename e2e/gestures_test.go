@@ -73,6 +73,22 @@ func TestGesturesOnTheBoard(t *testing.T) {
 		t.Errorf("the schedule saved %+v", st.Schedule)
 	}
 
+	// The help desk is a frame from the portal's other origin, run out of
+	// process: its controls are read and acted on like the page's own.
+	obs = observe(t, s).Observation
+	q := findNode(t, &obs, "textbox", "Question")
+	if q.Frame == "" || !strings.Contains(q.Context, "frame Help desk") {
+		t.Errorf("the help desk's field %+v is not in its frame", q)
+	}
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{ID: q.ID}, Value: "Where is the changelog?"})
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Send question"}})
+	if obs := observe(t, s).Observation; !strings.Contains(obs.Text, "Question received: Where is the changelog?") {
+		t.Errorf("the frame's answer is not in the page's text:\n%s", obs.Text)
+	}
+	if got := site.State().Board.Questions; !slices.Equal(got, []string{"Where is the changelog?"}) {
+		t.Errorf("the help desk heard %q", got)
+	}
+
 	// set_value is for pickers; a text field takes fill.
 	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: base + "/settings"})
 	refused(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "textbox", Name: "Site title"}, Value: "x"}, schema.ErrControlChanged)

@@ -15,10 +15,14 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// element is a resolved page element the actions work on.
+// element is a resolved page element the actions work on: in the page,
+// or in one of its out-of-process frames, whose session its handle and
+// scripts belong to.
 type element struct {
 	backend cdp.BackendNodeID
 	object  runtime.RemoteObjectID
+	ctx     context.Context // the chromedp context of its target
+	frame   *frame          // nil in the page's own process
 }
 
 // run executes f on the session's page target.
@@ -26,10 +30,23 @@ func (s *session) run(f func(ctx context.Context, t *chromedp.Target) error) err
 	return s.fail(chromedp.Do(s.ctx, chromedp.Func(f)))
 }
 
-// element resolves a backend node id to a JavaScript object handle.
-func (s *session) element(backend int64) (*element, error) {
-	el := &element{backend: cdp.BackendNodeID(backend)}
-	err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+// runIn executes f on el's target.
+func (s *session) runIn(el *element, f func(ctx context.Context, t *chromedp.Target) error) error {
+	return s.fail(chromedp.Do(el.ctx, chromedp.Func(f)))
+}
+
+// element resolves an observed node to a JavaScript object handle, in
+// the frame it is in.
+func (s *session) element(ctx context.Context, n *schema.ObservedNode) (*element, error) {
+	el := &element{backend: cdp.BackendNodeID(n.Backend), ctx: s.ctx}
+	if n.Frame != "" {
+		fr, err := s.frames.get(ctx, n.Frame)
+		if err != nil {
+			return nil, err
+		}
+		el.ctx, el.frame = fr.ctx, fr
+	}
+	err := s.runIn(el, func(ctx context.Context, t *chromedp.Target) error {
 		res, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: el.backend})
 		if err != nil {
 			return schema.Errorf(schema.CodeNotFound, "the element left the page: %v", err)
@@ -43,7 +60,11 @@ func (s *session) element(backend int64) (*element, error) {
 // call runs a JavaScript function with the element as this, and decodes
 // its JSON result into out (nil to ignore it).
 func (s *session) call(el *element, fn string, out any, args ...any) error {
-	return s.run(func(ctx context.Context, t *chromedp.Target) error {
+	return s.callOn(el.ctx, el.object, fn, out, args...)
+}
+
+func (s *session) callOn(ctx context.Context, object runtime.RemoteObjectID, fn string, out any, args ...any) error {
+	return s.fail(chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		var callArgs []*runtime.CallArgument
 		for _, a := range args {
 			raw, err := json.Marshal(a)
@@ -53,7 +74,7 @@ func (s *session) call(el *element, fn string, out any, args ...any) error {
 			callArgs = append(callArgs, &runtime.CallArgument{Value: raw})
 		}
 		res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: fn, ObjectID: el.object, Arguments: callArgs, ReturnByValue: new(true), AwaitPromise: new(true),
+			FunctionDeclaration: fn, ObjectID: object, Arguments: callArgs, ReturnByValue: new(true), AwaitPromise: new(true),
 		})
 		if err != nil {
 			return err
@@ -65,16 +86,19 @@ func (s *session) call(el *element, fn string, out any, args ...any) error {
 			return json.Unmarshal(res.Result.Value, out)
 		}
 		return nil
-	})
+	})))
 }
 
 // point scrolls the element into view and returns the center of its
 // first box, in the main frame's viewport. The element must be the
 // topmost thing there: otherwise another element (an overlay, a dialog)
-// would take the click, and the action is refused with CodeObscured.
+// would take the click, and the action is refused with CodeObscured. An
+// element in an out-of-process frame is found in its frame's viewport,
+// then carried out through each frame's iframe, which must itself be
+// topmost where the point falls.
 func (s *session) point(el *element) (float64, float64, error) {
 	var x, y float64
-	err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+	err := s.runIn(el, func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.backend}); err != nil {
 			return schema.Errorf(schema.CodeNotFound, "cannot scroll to the element: %v", err)
 		}
@@ -89,17 +113,56 @@ func (s *session) point(el *element) (float64, float64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := s.topmost(el.ctx, el.object, x, y); err != nil {
+		return 0, 0, err
+	}
+	for fr := el.frame; fr != nil; fr = fr.parent {
+		holder := s.ctx
+		if fr.parent != nil {
+			holder = fr.parent.ctx
+		}
+		var owner runtime.RemoteObjectID
+		err := s.fail(chromedp.Do(holder, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			o, err := cdp.Call(ctx, t, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(fr.id)})
+			if err != nil {
+				return schema.Errorf(schema.CodeNotFound, "the frame's iframe is gone: %v", err)
+			}
+			box, err := cdp.Call(ctx, t, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: o.BackendNodeID})
+			if err != nil || box.Model == nil || len(box.Model.Content) < 2 {
+				return schema.Errorf(schema.CodeNotFound, "the frame's iframe has no box")
+			}
+			x, y = x+box.Model.Content[0], y+box.Model.Content[1]
+			res, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: o.BackendNodeID})
+			if err != nil {
+				return schema.Errorf(schema.CodeNotFound, "the frame's iframe left the page: %v", err)
+			}
+			owner = res.Object.ObjectID
+			return nil
+		})))
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := s.topmost(holder, owner, x, y); err != nil {
+			return 0, 0, err
+		}
+	}
+	return x, y, nil
+}
+
+// topmost checks that object, in the target of ctx, is what a click at
+// (x, y) of that target's viewport reaches.
+func (s *session) topmost(ctx context.Context, object runtime.RemoteObjectID, x, y float64) error {
 	var hit struct {
 		OK  bool   `json:"ok"`
 		Hit string `json:"hit"`
 	}
-	if err := s.call(el, topmostScript, &hit, x, y); err != nil {
-		return 0, 0, err
+	if err := s.callOn(ctx, object, topmostScript, &hit, x, y); err != nil {
+		return err
 	}
 	if !hit.OK {
-		return 0, 0, schema.Errorf(schema.CodeObscured, "another element (%s) covers the target", hit.Hit)
+		return schema.Errorf(schema.CodeObscured, "another element (%s) covers the target", hit.Hit)
 	}
-	return x, y, nil
+	return nil
 }
 
 // topmostScript: is this element (or its label) what a click at (x, y)
@@ -177,7 +240,8 @@ func (s *session) fill(el *element, value string) error {
 		return schema.Errorf(schema.CodeControlChanged, "fill: the element takes no text")
 	}
 	if value != "" {
-		if err := s.run(func(ctx context.Context, t *chromedp.Target) error {
+		// Typed where the field is: in its frame's renderer, when it is in one.
+		if err := s.runIn(el, func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: value})
 			return err
 		}); err != nil {

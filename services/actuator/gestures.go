@@ -127,12 +127,14 @@ func (s *session) press(el *element, key string) error {
 	if !ok {
 		code = chord.Key
 	}
+	at := &element{ctx: s.ctx} // the keys go to the page, or to the element's frame
 	if el != nil {
 		if err := s.call(el, `function() { this.focus(); }`, nil); err != nil {
 			return err
 		}
+		at = el
 	}
-	return s.run(func(ctx context.Context, t *chromedp.Target) error {
+	return s.runIn(at, func(ctx context.Context, t *chromedp.Target) error {
 		var held int64
 		send := func(p input.DispatchKeyEventParams) error {
 			_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, p)

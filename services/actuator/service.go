@@ -371,7 +371,7 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 // dropPlace resolves where a drag drops, on the page the drag's target
 // was resolved on, and records what it resolved to. A drop on the
 // element dragged is refused.
-func (s *Service) dropPlace(ev *schema.BrowserAction, nodes []schema.ObservedNode, sess *session) (*element, error) {
+func (s *Service) dropPlace(ctx context.Context, ev *schema.BrowserAction, nodes []schema.ObservedNode, sess *session) (*element, error) {
 	node, _, err := resolve(ev.Action.To, nodes)
 	if err != nil {
 		return nil, fmt.Errorf("drag: the drop place: %w", err)
@@ -382,7 +382,7 @@ func (s *Service) dropPlace(ev *schema.BrowserAction, nodes []schema.ObservedNod
 	to := *ev.Action.To
 	to.ID, to.Role, to.Name = node.ID, node.Role, node.Name
 	ev.Action.To = &to
-	return sess.element(node.Backend)
+	return sess.element(ctx, node)
 }
 
 // read performs an extract of no one element: the first records of a
@@ -464,11 +464,11 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", rung, err
 		}
 		current = node.Contract
-		if el, err = sess.element(node.Backend); err != nil {
+		if el, err = sess.element(ctx, node); err != nil {
 			return "", rung, err
 		}
 		if a.Kind == schema.ActDrag {
-			if drop, err = s.dropPlace(ev, obs.Nodes, sess); err != nil {
+			if drop, err = s.dropPlace(ctx, ev, obs.Nodes, sess); err != nil {
 				return "", rung, err
 			}
 		}

@@ -23,6 +23,7 @@ type session struct {
 	cancel  context.CancelFunc
 	ref     schema.BrowserRef
 	net     *netTracker
+	frames  *frames
 	gate    *gate
 
 	mu        sync.Mutex        // one action or observation at a time
@@ -86,8 +87,10 @@ const pageScript = mutationScript + "\n" + noTabsScript
 // network, DOM and page loads.
 func openSession(b *browser, runID string, origins []string) (*session, error) {
 	net := newNetTracker()
-	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.onEvent))
-	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net}
+	fr := newFrames(net)
+	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.from("")), chromedp.WithListener(fr.listener(nil)))
+	fr.page = ctx
+	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript})
 		return err
@@ -126,18 +129,56 @@ func (s *session) fail(err error) error {
 	return schema.Errorf(schema.CodeInternal, "%v", err)
 }
 
-func (s *session) close() { s.cancel() }
+func (s *session) close() {
+	s.frames.close()
+	s.cancel()
+}
 
 // netTracker counts the page's requests in flight and remembers when the
 // network was last active. It is a chromedp listener, so it sees the
 // page's network events in the order they came.
 type netTracker struct {
 	mu         sync.Mutex
-	pending    map[network.RequestID]bool
+	pending    map[network.RequestID]cdp.FrameID // the frame each request is for
+	remote     map[cdp.FrameID]bool              // frames a target of their own reports
 	lastActive time.Time
 }
 
-func newNetTracker() *netTracker { return &netTracker{pending: map[network.RequestID]bool{}} }
+func newNetTracker() *netTracker {
+	return &netTracker{pending: map[network.RequestID]cdp.FrameID{}, remote: map[cdp.FrameID]bool{}}
+}
+
+// dropFrame hands frame over to a target of its own (an out-of-process
+// frame, whose document request starts in its parent and finishes in
+// it): the requests counted for it on the page are forgotten, and the
+// page's reports of its requests are not counted from now on.
+func (n *netTracker) dropFrame(frame cdp.FrameID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.remote[frame] = true
+	for id, f := range n.pending {
+		if f == frame {
+			delete(n.pending, id)
+		}
+	}
+}
+
+// from is onEvent for the target of frame self ("" the page): a request
+// it reports for another frame that reports its own is that frame's to
+// count.
+func (n *netTracker) from(self cdp.FrameID) func(any) {
+	return func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.FrameID != self {
+			n.mu.Lock()
+			remote := n.remote[e.FrameID]
+			n.mu.Unlock()
+			if remote {
+				return
+			}
+		}
+		n.onEvent(ev)
+	}
+}
 
 // onEvent follows requests from start to finish. Streams that never
 // finish by design (EventSource, WebSocket) and data: URLs are not counted.
@@ -150,7 +191,7 @@ func (n *netTracker) onEvent(ev any) {
 			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
 			return
 		}
-		n.pending[e.RequestID] = true
+		n.pending[e.RequestID] = e.FrameID
 	case *network.EventLoadingFinished:
 		if !n.finish(e.RequestID) {
 			return
@@ -169,7 +210,7 @@ func (n *netTracker) onEvent(ev any) {
 // (a skipped stream, or one the browser makes for itself, such as a
 // favicon redirect's follow-up) is not the page's activity.
 func (n *netTracker) finish(id network.RequestID) bool {
-	if !n.pending[id] {
+	if _, ok := n.pending[id]; !ok {
 		return false
 	}
 	delete(n.pending, id)
