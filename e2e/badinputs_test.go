@@ -26,7 +26,6 @@ const echoPlaybook = `name: echo
 intent: echo {{text}}
 params:
   text: {type: string, required: true}
-  times: {type: number}
 steps:
   - id: say
     kind: deterministic
@@ -68,7 +67,10 @@ func TestBadInputsGiveTypedErrors(t *testing.T) {
 	}{
 		{"missing param", good, map[string]string{}, true, schema.ErrMissingParam, "", nil},
 		{"unknown param", good, map[string]string{"text": "hi", "colour": "red"}, true, schema.ErrUnknownParam, "", nil},
-		{"wrong type", good, map[string]string{"text": "hi", "times": "many"}, true, schema.ErrParamType, "", nil},
+		{"wrong type", with(func(p *schema.Playbook) {
+			p.Params["times"] = schema.Param{Type: schema.ParamNumber}
+			p.Steps[0].Args["times"] = "{{times}}"
+		}), map[string]string{"text": "hi", "times": "many"}, true, schema.ErrParamType, "", nil},
 		{"unknown step in needs", with(func(p *schema.Playbook) { p.Steps[0].Needs = []string{"ghost"} }), map[string]string{"text": "hi"}, true, schema.ErrInvalid, "", nil},
 		{"cycle", with(func(p *schema.Playbook) {
 			p.Steps = append(p.Steps, schema.Step{ID: "again", Kind: schema.StepDeterministic, Tool: "echo", Needs: []string{"say"}})

@@ -25,7 +25,7 @@ func TestGesturesOnTheBoard(t *testing.T) {
 	obs := observe(t, s).Observation
 	for _, want := range []string{
 		`clickable "Board actions"`, `listitem "Write release notes" [draggable]`, `region "Done" [drop-target]`,
-		`date "Release date"`, `time "Release time"`, `slider "Priority" = "3"`, `color "Label colour" = "#1f6feb"`,
+		`date-picker "Release date"`, `time-picker "Release time"`, `slider "Priority" = "3"`, `color-picker "Label colour" = "#1f6feb"`,
 		`text "Drag a card onto another column to move it. Press Alt+Shift+A to archive the cards in Done."`,
 	} {
 		if !strings.Contains(obs.Render, want) {
@@ -48,13 +48,13 @@ func TestGesturesOnTheBoard(t *testing.T) {
 
 	// Pickers: set, then refused where the input cannot hold the value.
 	for _, set := range []struct{ role, name, value string }{
-		{"date", "Release date", "2026-10-26"}, {"time", "Release time", "14:30"}, {"slider", "Priority", "5"}, {"color", "Label colour", "#ff8800"},
+		{"date-picker", "Release date", "2026-10-26"}, {"time-picker", "Release time", "14:30"}, {"slider", "Priority", "5"}, {"color-picker", "Label colour", "#ff8800"},
 	} {
 		act(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: set.role, Name: set.name}, Value: set.value})
 	}
 	refused(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "slider", Name: "Priority"}, Value: "9"}, schema.ErrInvalid)
-	refused(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "date", Name: "Release date"}, Value: "26/10/2026"}, schema.ErrInvalid)
-	act(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "date", Name: "Release date"}, Value: "2026-10-26"})
+	refused(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "date-picker", Name: "Release date"}, Value: "26/10/2026"}, schema.ErrInvalid)
+	act(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "date-picker", Name: "Release date"}, Value: "2026-10-26"})
 	act(t, s, schema.Action{Kind: schema.ActSetValue, Target: &schema.Target{Role: "slider", Name: "Priority"}, Value: "5"})
 	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Schedule"}})
 

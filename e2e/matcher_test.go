@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,15 +17,26 @@ import (
 // suite task's text, with a parameter per slot.
 func storeIntent(t testing.TB, b *bus.Bus, fp, name string, task *suite.Task, extra ...string) {
 	t.Helper()
-	p := &schema.Playbook{Name: name, Intent: task.Text, Fingerprint: fp, Params: map[string]schema.Param{},
+	storePlaybook(t, b, intentPlaybook(name, task.Text, fp, append(slices.Collect(maps.Keys(task.Params(0))), extra...)))
+}
+
+// intentPlaybook is a playbook for the matcher: its intent, and a step
+// that fills each parameter in (a playbook must use every one).
+func intentPlaybook(name, intent, fp string, params []string) *schema.Playbook {
+	p := &schema.Playbook{Name: name, Intent: intent, Fingerprint: fp, Params: map[string]schema.Param{},
 		Steps:  []schema.Step{{ID: "open", Kind: schema.StepDeterministic, Tool: "navigate", Args: map[string]any{"url": "/"}}},
 		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/"}}}
-	for k := range task.Params(0) {
+	slices.Sort(params)
+	for _, k := range slices.Compact(params) {
 		p.Params[k] = schema.Param{Type: schema.ParamString, Required: true}
+		p.Steps = append(p.Steps, schema.Step{ID: "fill-" + strings.ReplaceAll(k, "_", "-"), Kind: schema.StepDeterministic, Tool: "fill",
+			Target: &schema.Target{Role: "textbox", Name: k}, Args: map[string]any{"value": "{{" + k + "}}"}})
 	}
-	for _, k := range extra {
-		p.Params[k] = schema.Param{Type: schema.ParamString, Required: true}
-	}
+	return p
+}
+
+func storePlaybook(t testing.TB, b *bus.Bus, p *schema.Playbook) {
+	t.Helper()
 	if _, err := b.Playbooks().Put(testContext(t), p, "import", ""); err != nil {
 		t.Fatal(err)
 	}

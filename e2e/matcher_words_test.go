@@ -47,15 +47,12 @@ func TestMatcherInOtherWords(t *testing.T) {
 	names := map[string]string{} // intent -> playbook name
 	for i, row := range matcherCorpus(t, "intents.txt") {
 		intent := row[0]
-		p := &schema.Playbook{Name: "intent-" + string(rune('a'+i)), Intent: intent, Fingerprint: fp, Params: map[string]schema.Param{},
-			Steps:  []schema.Step{{ID: "open", Kind: schema.StepDeterministic, Tool: "navigate", Args: map[string]any{"url": "/"}}},
-			Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/"}}}
+		var params []string
 		for _, m := range slotName.FindAllStringSubmatch(intent, -1) {
-			p.Params[m[1]] = schema.Param{Type: schema.ParamString, Required: true}
+			params = append(params, m[1])
 		}
-		if _, err := b.Playbooks().Put(testContext(t), p, "import", ""); err != nil {
-			t.Fatal(err)
-		}
+		p := intentPlaybook("intent-"+string(rune('a'+i)), intent, fp, params)
+		storePlaybook(t, b, p)
 		names[intent] = p.Name
 	}
 	nearMisses := matcherCorpus(t, "nearmiss.txt")

@@ -42,7 +42,7 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 		return r.Content[0].(*mcp.TextContent).Text, r.IsError
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 11 {
+	if err != nil || len(tools.Tools) != len(schema.BrowserTools()) {
 		t.Fatalf("tools: %v (%d)", err, len(tools.Tools))
 	}
 	page, isErr := call("navigate", map[string]any{"url": web.URL + "/"})

@@ -166,7 +166,7 @@ func TestActionsInChromium(t *testing.T) {
 	if after.Observation.Kind != schema.ObservationDiff || !strings.Contains(after.Observation.Render, `= "Ada Lovelace"`) {
 		t.Errorf("observation after filling is not a diff showing the value:\n%s", after.Observation.Render)
 	}
-	act(t, s, schema.Action{Kind: schema.ActHover, Target: &schema.Target{Role: "text", Name: "Hover target"}})
+	act(t, s, schema.Action{Kind: schema.ActHover, Target: &schema.Target{Role: "clickable", Name: "Hover target"}}) // it listens for the mouse: a control
 	if obs := observe(t, s).Observation; !strings.Contains(obs.Text, "Hovered") {
 		t.Error("hover did not reach the element")
 	}

@@ -21,11 +21,12 @@ type axFrame struct {
 // their input type (see pickerRoles).
 var actionableRoles = set("link", "button", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio",
 	"switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem", "option",
-	"date", "time", "datetime-local", "month", "week", "color")
+	"date-picker", "time-picker", "datetime-local-picker", "month-picker", "week-picker", "color-picker")
 
 // pickerRoles are Chrome's own roles for the inputs that open a picker;
-// such an input is shown by its type (date, time, datetime-local, month,
-// week, color), one control, its inner spin buttons left out.
+// such an input is shown by its type as TYPE-picker (date-picker,
+// color-picker: no ARIA role, <time>'s "time" among them, is named so),
+// one control, its inner spin buttons left out.
 var pickerRoles = set("Date", "InputTime", "DateTime", "ColorWell")
 
 // Roles that scope the ids inside them: landmarks and dialogs.
@@ -151,8 +152,8 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 	if dn != nil && prop(n, "editable") != "" && (role == "generic" || role == "none") {
 		role = "textbox" // contenteditable
 	}
-	if dn != nil && pickerRoles[role] && actionableRoles[strings.ToLower(dn.attrs["type"])] {
-		role = strings.ToLower(dn.attrs["type"])
+	if dn != nil && pickerRoles[role] && actionableRoles[strings.ToLower(dn.attrs["type"])+"-picker"] {
+		role = strings.ToLower(dn.attrs["type"]) + "-picker"
 	}
 	switch shown := dn != nil && d.dom.shown(dn); {
 	case !n.Ignored && shown:
