@@ -89,9 +89,13 @@ type boardColumn struct {
 	Cards     []Card
 }
 
-// board serves GET /board.
+// board serves GET /board; with ?frame=none, without the help desk
+// frame (the same page, to measure what the frame costs).
 func (p *Portal) board(w http.ResponseWriter, r *http.Request, s *session) {
-	v := boardView{Help: otherOrigin(r) + "/board/help"}
+	v := boardView{}
+	if r.URL.Query().Get("frame") != "none" {
+		v.Help = otherOrigin(r) + "/board/help"
+	}
 	for _, col := range boardColumns {
 		c := boardColumn{ID: col.ID, Title: col.Title}
 		for _, card := range p.st.Board.Cards {

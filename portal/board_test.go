@@ -19,6 +19,7 @@ func TestBoardRecordsWhatItsGesturesSend(t *testing.T) {
 	if !strings.Contains(pg.body, `src="http://localhost:`) {
 		t.Errorf("the help desk frame is not on the other loopback origin:\n%s", pg.body)
 	}
+	b.get("/board?frame=none").mustNotContain(t, "<iframe")
 	if got := b.post("/board/move", url.Values{"card": {"c1"}, "column": {"done"}}); got.status != 204 {
 		t.Fatalf("move: %d %s", got.status, got.body)
 	}

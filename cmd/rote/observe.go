@@ -36,30 +36,11 @@ It runs a private, throwaway bus: nothing is recorded.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx := cmd.Context()
-			if err := node.CheckBrowser(app.Browser); err != nil {
-				return usageError("%v", err)
-			}
-			dir, err := os.MkdirTemp("", "rote-observe-")
-			if err != nil {
+			var rep *schema.SessionObserveReply
+			if err := withBrowsers(ctx, app, "rote-observe", func(browsers *bus.Browsers) (err error) {
+				rep, err = observeURL(ctx, browsers, a[0], budget)
 				return err
-			}
-			defer os.RemoveAll(dir)
-			b, err := bus.Open(ctx, bus.Config{DataDir: dir, Name: "rote-observe", Log: app.Log})
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			// A throwaway store: nothing is kept, so no secret key either.
-			n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte("rote observe keeps nothing"), Log: app.Log, Browser: app.Browser}, b)
-			if err != nil {
-				return err
-			}
-			if err := n.Run(ctx); err != nil {
-				return err
-			}
-			defer n.Close()
-			rep, err := observeURL(ctx, b.Browsers(), a[0], budget)
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			o := rep.Observation
@@ -86,6 +67,33 @@ It runs a private, throwaway bus: nothing is recorded.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"stats": {...}, "nodes": [...], "render": "..."}`)
 	cmd.Flags().IntVar(&budget, "budget", 0, "ordinary render budget in characters (default perception's)")
 	return cmd
+}
+
+// withBrowsers runs f with the browsers of a private, throwaway bus (a
+// store that keeps nothing, so no secret key either), in this process.
+func withBrowsers(ctx context.Context, app *App, name string, f func(*bus.Browsers) error) error {
+	if err := node.CheckBrowser(app.Browser); err != nil {
+		return usageError("%v", err)
+	}
+	dir, err := os.MkdirTemp("", name+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir, Name: name, Log: app.Log})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte(name + " keeps nothing"), Log: app.Log, Browser: app.Browser}, b)
+	if err != nil {
+		return err
+	}
+	if err := n.Run(ctx); err != nil {
+		return err
+	}
+	defer n.Close()
+	return f(b.Browsers())
 }
 
 // observeURL opens a session, loads url and observes it.

@@ -332,11 +332,18 @@ func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) st
 	}
 	_, tabbable := dn.attrs["tabindex"]
 	click := plainRoles[role] && (dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true"))
+	holds := (click || drag || drop) && d.holdsControl(n)
 	switch {
 	case !click && !drag && !drop:
 		return ""
-	case !drop && d.holdsControl(n):
+	case holds && !(drop && axString(n.Name) != ""):
+		// A container of controls is theirs, not one itself; a named one
+		// things are dropped on (a board's column) is a drop target.
 		return ""
+	case holds && (role == "" || role == "generic" || role == "none"):
+		return "dropzone"
+	case holds:
+		return role
 	case click:
 		return "clickable"
 	case role != "" && role != "generic" && role != "none":

@@ -202,12 +202,14 @@ func TestHomemadeControlsAreSeen(t *testing.T) {
 <ul><li draggable="true">Write the brief</li><li draggable="true">Review the draft</li></ul>
 <div id="drop" aria-label="Done column" style="min-height:20px"><p>Drop here</p></div>
 <div id="wrapper"><button>Inner button</button></div>
+<div id="canvas"><p>Type / to choose a block</p><button>Publish</button></div>
 </main>
 <script>
 document.getElementById('scripted').addEventListener('click', () => {});
 document.getElementById('hovered').addEventListener('mouseenter', () => {});
 document.getElementById('drop').addEventListener('drop', () => {});
 document.getElementById('wrapper').addEventListener('click', () => {});
+['drop', 'dragover', 'mouseover'].forEach(t => document.getElementById('canvas').addEventListener(t, () => {}));
 </script></body></html>`
 	base := serve(t, map[string]string{"/": page})
 	nodes := observeNow(t, openPage(t, base+"/"))
@@ -224,6 +226,9 @@ document.getElementById('wrapper').addEventListener('click', () => {});
 		if n == nil || !n.Actionable || (want.state != "" && !slices.Contains(n.States, want.state)) {
 			t.Errorf("no actionable %s %q [%s] in:\n%s", want.role, want.name, want.state, render)
 		}
+	}
+	if strings.Contains(render, "Type / to choose a block Publish") {
+		t.Errorf("an unnamed editor canvas that takes drops and hovers is no control of its own:\n%s", render)
 	}
 	if strings.Contains(render, `clickable "Inner button"`) || find(nodes, "button", "Inner button") == nil {
 		t.Errorf("a container that catches its button's clicks is no control; the button is:\n%s", render)
