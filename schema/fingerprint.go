@@ -70,13 +70,24 @@ func (env Environment) Stable() Environment {
 	return out
 }
 
-// LegacyFingerprints are the fingerprints an MCP server's environment had
-// when they included the negotiated protocol version: one per version in
-// MCPProtocolVersions, and one for a session that negotiated none. None
-// for a browser environment.
+// browserToolsAdded are the browser's tools added since its first
+// playbooks were learned: the browser without them is the one those
+// playbooks knew, and every action they take means what it meant.
+var browserToolsAdded = []string{string(ActDrag), string(ActSetValue)}
+
+// LegacyFingerprints are the fingerprints an environment had before a
+// change that left what its playbooks do as it was: an MCP server's
+// when they included the negotiated protocol version (one per version in
+// MCPProtocolVersions, and one for a session that negotiated none); a
+// browser's before its newer tools were added.
 func LegacyFingerprints(env Environment) []string {
 	env = env.Stable()
 	if env.Identity.Origin != "" {
+		old := env
+		old.Tools = slices.DeleteFunc(slices.Clone(env.Tools), func(t ToolSpec) bool { return slices.Contains(browserToolsAdded, t.Name) })
+		if fp, err := Fingerprint(old); err == nil && len(old.Tools) < len(env.Tools) {
+			return []string{fp}
+		}
 		return nil
 	}
 	var out []string

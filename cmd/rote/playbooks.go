@@ -269,12 +269,15 @@ func newPlaybooksRollbackCommand(app *App) *cobra.Command {
 func newPlaybooksMigrateCommand(app *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
-		Short: "Rebind playbooks learned while fingerprints included the MCP protocol version",
-		Long: `Fingerprints of MCP servers no longer include the protocol version the
-recording client negotiated. A playbook promoted before that is still replayed
+		Short: "Rebind playbooks learned under an older fingerprint of the same environment",
+		Long: `An environment's fingerprint changes with its tools. Two changes left what
+every playbook does as it was: fingerprints of MCP servers no longer include
+the protocol version the recording client negotiated, and the browser gained
+the drag and set_value actions. A playbook promoted before is still replayed
 (with a warning), but the matcher does not find it for the new fingerprint.
 migrate moves each such playbook, with its whole history, to the fingerprint
-its server has now, as the inventories in the run log record it.`,
+its environment has now: a server's as the inventories in the run log record
+it, a browser site's as the runs started on it do.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -296,7 +299,7 @@ its server has now, as the inventories in the run log record it.`,
 				if !ok {
 					continue
 				}
-				note := "rebound from fingerprint " + schema.ShortFingerprint(e.Fingerprint) + ", which included the negotiated MCP protocol version"
+				note := "rebound from fingerprint " + schema.ShortFingerprint(e.Fingerprint) + ", an older fingerprint of the same environment"
 				n, err := b.Playbooks().Rebind(ctx, e.Fingerprint, to, e.Name, note)
 				if err != nil {
 					return err

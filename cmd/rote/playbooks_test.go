@@ -95,4 +95,29 @@ func TestPlaybooksMigrate(t *testing.T) {
 	if code, out, _ = run(t, "--data", dir, "playbooks", "migrate"); code != 0 || !strings.Contains(out, "0 playbook(s) rebound") {
 		t.Fatalf("a second migrate: exit %d\n%s", code, out)
 	}
+
+	// A browser playbook learned before drag and set_value, on a site a
+	// run in the log was started on, moves to the browser's fingerprint now.
+	site := "http://127.0.0.1:8080"
+	browserNow, _ := schema.Fingerprint(schema.BrowserEnvironment(site))
+	browserOld := schema.LegacyFingerprints(schema.BrowserEnvironment(site))[0]
+	b, err = bus.Open(ctx, bus.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := &schema.RunStarted{Meta: schema.Meta{ID: "R2-s", Time: time.Now()}, RunSpec: schema.RunSpec{RunID: "R2", Mode: schema.ModeAgent, Task: schema.TaskSpec{Target: site}, Fingerprint: browserOld}}
+	if _, err := b.Runs().Publish(ctx, started); err != nil {
+		t.Fatal(err)
+	}
+	p, err = schema.DecodePlaybook([]byte("name: visit\nintent: visit\nfingerprint: " + browserOld + "\nsteps:\n  - {id: a, kind: deterministic, tool: navigate, args: {url: /}}\nverify: [{url_contains: /}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Playbooks().Put(ctx, p, "promote", ""); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if code, out, errOut = run(t, "--data", dir, "playbooks", "migrate"); code != 0 || !strings.Contains(out, "visit: "+schema.ShortFingerprint(browserOld)+" -> "+schema.ShortFingerprint(browserNow)) {
+		t.Fatalf("migrate a browser playbook: exit %d\n%s%s", code, out, errOut)
+	}
 }

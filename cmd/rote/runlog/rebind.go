@@ -2,21 +2,24 @@ package runlog
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 )
 
-// Rebindings maps each fingerprint an MCP server's environment had while
-// fingerprints included the negotiated protocol version to the one it has
-// now, for every environment an inventory in the run log records. A
-// playbook stored under a key of the map is bound the old way.
+// Rebindings maps each fingerprint an environment had before a change
+// that left what its playbooks do as it was (schema.LegacyFingerprints)
+// to the one it has now: an MCP server's, for every environment an
+// inventory in the run log records; a browser's, for every site a run
+// in the log was started on. A playbook stored under a key of the map is
+// bound the old way.
 func Rebindings(ctx context.Context, runs *bus.RunLog) (map[string]string, error) {
+	out := map[string]string{}
 	envs, err := runs.Read(ctx, schema.RunKindFilter(schema.KindInventory))
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
 	for _, env := range envs {
 		inv, ok := env.Event.(*schema.Inventory)
 		if !ok {
@@ -31,6 +34,30 @@ func Rebindings(ctx context.Context, runs *bus.RunLog) (map[string]string, error
 		}
 		if inv.Fingerprint != now {
 			out[inv.Fingerprint] = now
+		}
+	}
+	started, err := runs.Read(ctx, schema.RunKindFilter(schema.KindStarted))
+	if err != nil {
+		return nil, err
+	}
+	for _, env := range started {
+		s, ok := env.Event.(*schema.RunStarted)
+		if !ok {
+			continue
+		}
+		u, err := url.Parse(s.Task.Target)
+		if err != nil || schema.Origin(u) == "" {
+			continue // not a browser run
+		}
+		browser := schema.BrowserEnvironment(schema.Origin(u))
+		now, err := schema.Fingerprint(browser)
+		if err != nil {
+			continue
+		}
+		for _, old := range schema.LegacyFingerprints(browser) {
+			if s.Fingerprint == old {
+				out[old] = now
+			}
 		}
 	}
 	return out, nil
