@@ -36,10 +36,10 @@ type Page struct {
 // accessible names (Rote) and CSS selectors (@playwright/mcp), and the
 // account.
 type SignIn struct {
-	Path                          string
-	UserName, PassName, Submit    string // accessible names: textbox, textbox, button
-	UserField, PassField, Button  string // CSS selectors
-	Username, Password            string
+	Path                         string
+	UserName, PassName, Submit   string // accessible names: textbox, textbox, button
+	UserField, PassField, Button string // CSS selectors
+	Username, Password           string
 }
 
 // Row is the comparison of one page.
