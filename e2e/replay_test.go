@@ -79,6 +79,11 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 				t.Fatalf("reading the catalog changed the portal: %+v", st)
 			}
 		}, "Ergonomic Desk Lamp"},
+		{"schedule-release", map[string]string{"card": "Tag the release", "date": "2026-10-26", "time": "14:30", "priority": "5"}, func(t *testing.T, st portal.State) {
+			if b := st.Board; !slices.Equal(b.Moves, []string{"Tag the release: todo -> done"}) || b.Schedule.Date != "2026-10-26" || b.Schedule.Time != "14:30" || b.Schedule.Priority != 5 {
+				t.Fatalf("board %+v", b)
+			}
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.playbook, func(t *testing.T) {
