@@ -65,13 +65,13 @@ type node struct {
 	role, name, value string
 	states            []string
 	actionable        bool
-	// context is what the node's ancestry says of it (landmark, group,
-	// heading, row key); key is the part of it that identifies the node,
-	// its heading left out: a page that loses or renames its heading
+	cells             []string // a row's cells, in their places
+	options           []string // a select's options, the first maxOptions
+	nOptions          int      // and how many it has
+	// context is what the node's ancestry says of it (frame, landmark,
+	// group, heading, row key); key is the part of it that identifies the
+	// node, its heading left out: a page that loses or renames its heading
 	// keeps its ids. The heading tells twins apart (see observedNodes).
-	cells    []string // a row's cells, in their places
-	options  []string // a select's options, the first maxOptions
-	nOptions int      // and how many it has
 	context  []string
 	key      []string
 	heading  string
@@ -175,9 +175,11 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 	// a section of its own: a heading inside it is no heading of the page
 	// around it.
 	if dn != nil && dn.tag == "iframe" {
-		sc.frame = strings.TrimSpace(sc.frame + " › frame " + strings.TrimSpace(name))
-		sc.frame = strings.TrimPrefix(sc.frame, "› ")
-		sc.section = &section{}
+		frame := strings.TrimSpace("frame " + name)
+		if sc.frame != "" {
+			frame = sc.frame + " › " + frame
+		}
+		sc.frame, sc.section = frame, &section{}
 		sc.group, sc.row = "", ""
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
 			d.walk(root(f), sc)
@@ -332,21 +334,23 @@ func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) st
 	}
 	_, tabbable := dn.attrs["tabindex"]
 	click := plainRoles[role] && (dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true"))
-	holds := (click || drag || drop) && d.holdsControl(n)
+	unroled := role == "" || role == "generic" || role == "none"
 	switch {
 	case !click && !drag && !drop:
 		return ""
-	case holds && !(drop && axString(n.Name) != ""):
+	case d.holdsControl(n):
 		// A container of controls is theirs, not one itself; a named one
 		// things are dropped on (a board's column) is a drop target.
-		return ""
-	case holds && (role == "" || role == "generic" || role == "none"):
-		return "dropzone"
-	case holds:
+		switch {
+		case !drop || axString(n.Name) == "":
+			return ""
+		case unroled:
+			return "dropzone"
+		}
 		return role
 	case click:
 		return "clickable"
-	case role != "" && role != "generic" && role != "none":
+	case !unroled:
 		return role
 	case drop:
 		return "dropzone"
