@@ -32,17 +32,6 @@ const settingsPage = `<!doctype html><html><head><title>Settings</title></head><
 
 const helpFrame = `<!doctype html><html><body><h1>Frequently asked</h1><a href="/faq">All questions</a></body></html>`
 
-// controlIDs maps "role name" to id for the actionable nodes.
-func controlIDs(nodes []schema.ObservedNode) map[string]string {
-	m := map[string]string{}
-	for _, n := range nodes {
-		if n.Actionable {
-			m[n.Role+" "+n.Name+" "+n.Context] = n.ID
-		}
-	}
-	return m
-}
-
 // A page that loses its h1, renames it, or whose frame shows another
 // heading keeps every control's id: ids come from what scopes a control
 // (landmark, frame, group, row), not from the heading above it. Twins

@@ -36,6 +36,8 @@ func snapshotControls(snap string) []string {
 		name := ""
 		if m[2] != "" {
 			name, _ = strconv.Unquote(m[2])
+		} else if i := strings.LastIndex(m[3], "]: "); i >= 0 {
+			name = strings.TrimSpace(m[3][i+3:]) // a node named by its text: `generic [ref=e5]: Archive`
 		}
 		control := snapshotRoles[m[1]] || (strings.Contains(m[3], "[cursor=pointer]") && pointerParent < 0)
 		if !control {

@@ -1,0 +1,29 @@
+package perceive
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestSnapshotControls reads the controls of an aria snapshot: those of
+// a control's role, and nodes marked as taking the pointer that are no
+// control's own part.
+func TestSnapshotControls(t *testing.T) {
+	snap := "### Page\n```yaml\n- main [ref=e1]:\n  - heading \"Board\" [level=1] [ref=e2]\n" +
+		"  - link \"Reports\" [ref=e3] [cursor=pointer]:\n    - /url: /reports\n    - generic [ref=e4] [cursor=pointer]: Reports\n" +
+		"  - generic [ref=e5] [cursor=pointer]: Archive\n  - textbox \"Question\" [ref=e6]\n  - button \"Send \\\"now\\\"\" [ref=e7]\n" +
+		"  - paragraph [ref=e8]: Just text\n  - combobox \"Country\" [ref=e9]:\n    - option \"Germany\" [selected]\n```\n"
+	got := snapshotControls(snap)
+	want := []string{"Reports", "Archive", "Question", `Send "now"`, "Country"}
+	if !slices.Equal(got, want) {
+		t.Errorf("controls %q, want %q", got, want)
+	}
+}
+
+// TestMissing compares controls by name as a person reads them.
+func TestMissing(t *testing.T) {
+	inRote, inPW := missing([]string{"Save", "Sign  in", "Board actions"}, []string{"save", "Sign in", "Select template", ""})
+	if !slices.Equal(inRote, []string{"Select template"}) || !slices.Equal(inPW, []string{"Board actions"}) {
+		t.Errorf("missing in Rote %q, in the snapshot %q", inRote, inPW)
+	}
+}
