@@ -254,7 +254,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 			d.emit(n, role, text, dn, false, sc)
 		}
 		sc.covered = true
-	case role == "LabelText" || role == "legend" || role == "caption":
+	case namingRoles[role]:
 		sc.covered = true // the name of a control, group or table already says it
 	case role == "DescriptionList":
 		if sc.content && !sc.covered {
@@ -265,7 +265,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.covered = true
 	case role == "paragraph" || role == "StaticText" || role == "blockquote":
 		if sc.content && !sc.covered {
-			if text := schema.Clip(d.dataText(n), maxTextChars); text != "" {
+			if text := schema.Clip(d.dataText(n), maxTextChars); text != "" && d.proseText(n) != "" {
 				d.emit(n, "text", text, dn, false, sc)
 			}
 		}
@@ -320,6 +320,10 @@ func liveRegion(dn *domNode) string {
 // widget role of its own.
 var plainRoles = set("", "generic", "none", "listitem", "img", "image", "cell", "gridcell", "paragraph", "figure", "group")
 
+// Roles of a whole document: a page that takes files dropped anywhere on
+// it (WordPress's editor) is no drop target of its own.
+var documentRoles = set("RootWebArea", "WebArea")
+
 // homemade returns the role a person would give an element that has no
 // widget role yet acts: "clickable" for one that listens for clicks or
 // hovers, shows a pointer cursor of its own, or can be focused by tabindex
@@ -329,8 +333,8 @@ var plainRoles = set("", "generic", "none", "listitem", "img", "image", "cell", 
 // things are dropped on it. It returns "" for anything else.
 func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) string {
 	drag, drop := draggable(dn), dn.listens&listensDrop != 0
-	if (!plainRoles[role] && !drop) || dn.tag == "body" || dn.tag == "html" {
-		return "" // a drop target may be a landmark: a board's column
+	if (!plainRoles[role] && !drop) || documentRoles[role] || dn.tag == "body" || dn.tag == "html" {
+		return "" // a drop target may be a landmark (a board's column), never the page itself
 	}
 	_, tabbable := dn.attrs["tabindex"]
 	click := plainRoles[role] && (dn.click || dn.pointer || dn.listens&(listensClick|listensHover) != 0 || (tabbable && prop(n, "focusable") == "true"))
@@ -425,18 +429,31 @@ func (d *distiller) rowCells(row *accessibility.Node) []string {
 }
 
 // text returns the visible text under n: its StaticText descendants
-// joined by spaces, or its name when it has no text of its own. With
-// dataOnly, the text of controls other than links is left out: it labels
-// a control, it is not the content (a row's "Archive" button).
-func (d *distiller) text(n *accessibility.Node) string { return d.collectText(n, false) }
+// joined by spaces, or its name when it has no text of its own.
+func (d *distiller) text(n *accessibility.Node) string { return d.collectText(n, nil) }
 
-func (d *distiller) dataText(n *accessibility.Node) string { return d.collectText(n, true) }
+// dataText leaves out the text of controls other than links and of
+// labels: it names a control, it is not the content (a row's "Archive"
+// button, a form's "Username" label).
+func (d *distiller) dataText(n *accessibility.Node) string { return d.collectText(n, notData) }
 
-func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
+// proseText leaves out links too: what a paragraph says besides its
+// controls ("" for a paragraph that only holds a link).
+func (d *distiller) proseText(n *accessibility.Node) string { return d.collectText(n, notProse) }
+
+var (
+	namingRoles = set("LabelText", "legend", "caption")
+	notData     = func(role string) bool { return namingRoles[role] || (actionableRoles[role] && role != "link") }
+	notProse    = func(role string) bool { return namingRoles[role] || actionableRoles[role] }
+)
+
+// collectText joins the text under n, leaving out the subtrees of the
+// roles skip returns true for (n itself is always read).
+func (d *distiller) collectText(n *accessibility.Node, skip func(role string) bool) string {
 	var parts []string
 	var collect func(*accessibility.Node)
 	collect = func(x *accessibility.Node) {
-		if r := axString(x.Role); dataOnly && x != n && actionableRoles[r] && r != "link" {
+		if x != n && skip != nil && skip(axString(x.Role)) {
 			return
 		}
 		if x.Ignored {
@@ -463,7 +480,7 @@ func (d *distiller) collectText(n *accessibility.Node, dataOnly bool) string {
 		}
 	}
 	collect(n)
-	if len(parts) == 0 && !dataOnly {
+	if len(parts) == 0 && skip == nil {
 		return clean(axString(n.Name))
 	}
 	return clean(strings.Join(parts, " "))

@@ -110,10 +110,14 @@ func TestSelectOptionsRendered(t *testing.T) {
 
 // Status lines, toasts and instructions are read wherever they are: a
 // live region without a role, a role=status outside main, text outside
-// every landmark; chrome (the footer) is still left out.
+// every landmark; chrome (the footer) is still left out, and so is text
+// that only repeats a control (a field's label, a paragraph holding
+// nothing but a link).
 func TestLiveAndLooseTextAnywhere(t *testing.T) {
 	page := `<!doctype html><html><body>
 <p id="query">Click the button labelled “Orange”, then press Enter.</p>
+<form><p><label for="user">Username or Email Address</label><input id="user"></p></form>
+<p><a href="/lost">Lost your password?</a></p><p>Read the <a href="/terms">terms</a> first.</p>
 <header><p>Acme Operations</p></header>
 <main><h1>Orders</h1><button onclick="toast()">Save</button></main>
 <div role="status" id="st"></div>
@@ -128,7 +132,10 @@ func TestLiveAndLooseTextAnywhere(t *testing.T) {
 	if find(before, "text", "Click the button labelled “Orange”, then press Enter.") == nil {
 		t.Errorf("the instruction outside every landmark is missing:\n%s", render)
 	}
-	for _, chrome := range []string{"Acme Operations", "© 2026"} {
+	if find(before, "text", "Read the terms first.") == nil {
+		t.Errorf("a sentence around a link is missing:\n%s", render)
+	}
+	for _, chrome := range []string{"Acme Operations", "© 2026", `text "Username`, `text "Lost`} {
 		if strings.Contains(render, chrome) {
 			t.Errorf("chrome text %q was kept:\n%s", chrome, render)
 		}
@@ -182,7 +189,7 @@ func TestTwinsRenderWhatTellsThemApart(t *testing.T) {
 // text), drag sources and a drop target. A container whose listener
 // catches its buttons' clicks is no control of its own.
 func TestHomemadeControlsAreSeen(t *testing.T) {
-	page := `<!doctype html><html><body><main><h1>Board</h1>
+	page := `<!doctype html><html><head><title>Release board</title></head><body><main><h1>Board</h1>
 <span onclick="1">Orange</span>
 <div id="scripted">Archive all</div>
 <div style="cursor: pointer"><span>Open the report</span></div>
@@ -199,6 +206,7 @@ document.getElementById('hovered').addEventListener('mouseenter', () => {});
 document.getElementById('drop').addEventListener('drop', () => {});
 document.getElementById('wrapper').addEventListener('click', () => {});
 ['drop', 'dragover', 'mouseover'].forEach(t => document.getElementById('canvas').addEventListener(t, () => {}));
+['drop', 'dragover'].forEach(t => document.addEventListener(t, () => {}));
 </script></body></html>`
 	base := serve(t, map[string]string{"/": page})
 	nodes := observeNow(t, openPage(t, base+"/"))
@@ -215,6 +223,9 @@ document.getElementById('wrapper').addEventListener('click', () => {});
 		if n == nil || !n.Actionable || (want.state != "" && !slices.Contains(n.States, want.state)) {
 			t.Errorf("no actionable %s %q [%s] in:\n%s", want.role, want.name, want.state, render)
 		}
+	}
+	if strings.Contains(render, "RootWebArea") || find(nodes, "text", "Type / to choose a block") == nil {
+		t.Errorf("a page that takes drops anywhere is no drop target; its text is still read:\n%s", render)
 	}
 	if strings.Contains(render, "Type / to choose a block Publish") {
 		t.Errorf("an unnamed editor canvas that takes drops and hovers is no control of its own:\n%s", render)
