@@ -18,7 +18,7 @@ func TestCompareCommand(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	cli := playwrightCLI(t)
-	code, text := roteEnv(t, t.TempDir(), []string{"TMPDIR=" + t.TempDir()}, "compare", "--reps", "1", "--out", out, "--playwright-mcp", cli)
+	code, text := rote(t, t.TempDir(), "compare", "--reps", "1", "--out", out, "--playwright-mcp", cli)
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s", code, text)
 	}
