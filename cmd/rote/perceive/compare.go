@@ -144,7 +144,9 @@ func roteControls(o *schema.Observation) []string {
 
 // missing returns the names of controls of a that b lacks and of b that a
 // lacks, compared as a person reads them (case and spacing aside), each
-// sorted and without repeats.
+// sorted and without repeats. A name that the other side's extends after
+// a colon is the same control named once its value loaded ("Select
+// template" read before the editor named it "Select template: Single").
 func missing(rote, playwright []string) (inRote, inPlaywright []string) {
 	norm := func(names []string) map[string]string {
 		m := map[string]string{}
@@ -156,13 +158,24 @@ func missing(rote, playwright []string) (inRote, inPlaywright []string) {
 		return m
 	}
 	r, p := norm(rote), norm(playwright)
+	lacks := func(in map[string]string, k string) bool {
+		if _, ok := in[k]; ok {
+			return false
+		}
+		for other := range in {
+			if strings.HasPrefix(other, k+": ") || strings.HasPrefix(k, other+": ") {
+				return false
+			}
+		}
+		return true
+	}
 	for k, n := range p {
-		if _, ok := r[k]; !ok {
+		if lacks(r, k) {
 			inRote = append(inRote, n)
 		}
 	}
 	for k, n := range r {
-		if _, ok := p[k]; !ok {
+		if lacks(p, k) {
 			inPlaywright = append(inPlaywright, n)
 		}
 	}

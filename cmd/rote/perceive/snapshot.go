@@ -38,6 +38,9 @@ func snapshotControls(snap string) []string {
 			name, _ = strconv.Unquote(m[2])
 		} else if i := strings.LastIndex(m[3], "]: "); i >= 0 {
 			name = strings.TrimSpace(m[3][i+3:]) // a node named by its text: `generic [ref=e5]: Archive`
+			if unquoted, err := strconv.Unquote(name); err == nil {
+				name = unquoted // YAML quotes a text with a colon: `generic [ref=e9]: "City:"`
+			}
 		}
 		control := snapshotRoles[m[1]] || (strings.Contains(m[3], "[cursor=pointer]") && pointerParent < 0)
 		if !control {

@@ -12,9 +12,9 @@ func TestSnapshotControls(t *testing.T) {
 	snap := "### Page\n```yaml\n- main [ref=e1]:\n  - heading \"Board\" [level=1] [ref=e2]\n" +
 		"  - link \"Reports\" [ref=e3] [cursor=pointer]:\n    - /url: /reports\n    - generic [ref=e4] [cursor=pointer]: Reports\n" +
 		"  - generic [ref=e5] [cursor=pointer]: Archive\n  - textbox \"Question\" [ref=e6]\n  - button \"Send \\\"now\\\"\" [ref=e7]\n" +
-		"  - paragraph [ref=e8]: Just text\n  - combobox \"Country\" [ref=e9]:\n    - option \"Germany\" [selected]\n```\n"
+		"  - paragraph [ref=e8]: Just text\n  - generic [ref=e10] [cursor=pointer]: \"City:\"\n  - combobox \"Country\" [ref=e9]:\n    - option \"Germany\" [selected]\n```\n"
 	got := snapshotControls(snap)
-	want := []string{"Reports", "Archive", "Question", `Send "now"`, "Country"}
+	want := []string{"Reports", "Archive", "Question", `Send "now"`, "City:", "Country"}
 	if !slices.Equal(got, want) {
 		t.Errorf("controls %q, want %q", got, want)
 	}
@@ -22,7 +22,8 @@ func TestSnapshotControls(t *testing.T) {
 
 // TestMissing compares controls by name as a person reads them.
 func TestMissing(t *testing.T) {
-	inRote, inPW := missing([]string{"Save", "Sign  in", "Board actions"}, []string{"save", "Sign in", "Select template", ""})
+	inRote, inPW := missing([]string{"Save", "Sign  in", "Board actions", "Change date: Immediately", "Template"},
+		[]string{"save", "Sign in", "Select template", "", "Change date", "Template: Single"})
 	if !slices.Equal(inRote, []string{"Select template"}) || !slices.Equal(inPW, []string{"Board actions"}) {
 		t.Errorf("missing in Rote %q, in the snapshot %q", inRote, inPW)
 	}
