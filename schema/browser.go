@@ -63,6 +63,10 @@ const (
 	ResolvedByRule     Resolution = "rule" // a Pick among sibling records
 )
 
+// MaxDialogs bounds the dialogs one action reports (the actuator answers
+// any more without reporting them).
+const MaxDialogs = 8
+
 // BrowserAction is one dispatched (or refused) browser action.
 type BrowserAction struct {
 	Meta       `msgpack:",inline"`
@@ -87,6 +91,9 @@ type BrowserAction struct {
 	Lists []RecordSet `msgpack:"lists,omitempty" json:"lists,omitempty"`
 	// Picked is what a Pick's evaluation found at replay.
 	Picked string `msgpack:"picked,omitempty" json:"picked,omitempty"`
+	// Dialogs are the alerts, confirms and prompts the page opened during
+	// the action, each dismissed: `confirm "Delete it?" dismissed`.
+	Dialogs []string `msgpack:"dialogs,omitempty" json:"dialogs,omitempty"`
 	Error  *Error `msgpack:"error,omitempty" json:"error,omitempty"`
 }
 
@@ -105,6 +112,9 @@ func (e *BrowserAction) Validate() error {
 	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText, ResolvedByRule:
 	default:
 		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name, text or rule", TypeBrowserAction, e.Resolution)
+	}
+	if len(e.Dialogs) > MaxDialogs {
+		return Errorf(CodeInvalid, "%s: %d dialogs, over %d", TypeBrowserAction, len(e.Dialogs), MaxDialogs)
 	}
 	return within(TypeBrowserAction, e.Action.Validate())
 }

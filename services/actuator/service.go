@@ -301,6 +301,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 		sess.acted, sess.actedKind = time.Now(), req.Action.Kind
 	}
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
+	ev.Dialogs = sess.dialogs.take()
 	if err != nil {
 		ev.Error = schema.AsError(err)
 	}
@@ -335,6 +336,9 @@ func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 	ev.Action.Value = schema.MaskSecrets(ev.Action.Value, secrets)
 	ev.Action.URL = schema.MaskSecrets(ev.Action.URL, secrets)
 	ev.Output = schema.MaskSecrets(ev.Output, secrets)
+	for i, d := range ev.Dialogs {
+		ev.Dialogs[i] = schema.MaskSecrets(d, secrets)
+	}
 	if ev.Error != nil {
 		ev.Error.Message = schema.MaskSecrets(ev.Error.Message, secrets)
 	}
@@ -464,6 +468,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", rung, err
 		}
 		current = node.Contract
+		if err := usable(a.Kind, node); err != nil {
+			return "", rung, err
+		}
 		if el, err = sess.element(ctx, node); err != nil {
 			return "", rung, err
 		}

@@ -24,6 +24,7 @@ type session struct {
 	ref     schema.BrowserRef
 	net     *netTracker
 	frames  *frames
+	dialogs *dialogs
 	gate    *gate
 
 	mu        sync.Mutex        // one action or observation at a time
@@ -88,9 +89,13 @@ const pageScript = mutationScript + "\n" + noTabsScript
 func openSession(b *browser, runID string, origins []string) (*session, error) {
 	net := newNetTracker()
 	fr := newFrames(net)
-	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.from("")), chromedp.WithListener(fr.listener(nil)))
+	dl := &dialogs{}
+	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(net.from("")), chromedp.WithListener(fr.listener(nil)), chromedp.WithListener(dl.listener))
 	fr.page = ctx
-	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr}
+	dl.mu.Lock()
+	dl.page = ctx
+	dl.mu.Unlock()
+	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr, dialogs: dl}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript})
 		return err

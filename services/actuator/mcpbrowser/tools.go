@@ -95,7 +95,7 @@ const contractSchema = `{"type":"object","description":"What the control must be
 	`"properties":{"tag":{"type":"string"},"input_type":{"type":"string"},"form_action":{"type":"string"},"form_method":{"type":"string"},"href":{"type":"string"}},"additionalProperties":false}`
 
 // pickSchema is the schema of the pick argument.
-const pickSchema = `{"type":"object","description":"Instead of target, name and near: choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
+const pickSchema = `{"type":"object","description":"Instead of target, name and near (with role: the role of the records' controls): choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
 	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
 	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
@@ -152,15 +152,9 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	if pick != nil && tool != string(schema.ActClick) && tool != string(schema.ActHover) {
 		return toolError("bad arguments: a pick chooses the control of a click or a hover; " + tool + " takes a target, role and name")
 	}
-	action, err := schema.ActionFromToolCall(tool, arguments)
+	action, err := schema.ActionFromToolCall(tool, arguments, pick)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
-	}
-	if pick != nil {
-		if action.Target == nil {
-			action.Target = &schema.Target{}
-		}
-		action.Target.Pick = pick
 	}
 	if contract != nil {
 		if action.Target == nil {
@@ -258,6 +252,7 @@ func describeAction(ev *schema.BrowserAction) string {
 	var b strings.Builder
 	if ev.Error != nil {
 		fmt.Fprintf(&b, "refused %s: %s", ev.Action.Kind, ev.Error)
+		writeDialogs(&b, ev.Dialogs)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s ok", ev.Action.Kind)
@@ -267,6 +262,7 @@ func describeAction(ev *schema.BrowserAction) string {
 	if ev.Picked != "" {
 		fmt.Fprintf(&b, "\n%s", ev.Picked)
 	}
+	writeDialogs(&b, ev.Dialogs)
 	if ev.Output != "" {
 		fmt.Fprintf(&b, ":\n%s", ev.Output)
 	}
@@ -279,6 +275,13 @@ func describeAction(ev *schema.BrowserAction) string {
 		fmt.Fprintf(&b, "\ndropped on: %s", to)
 	}
 	return b.String()
+}
+
+// writeDialogs says which dialogs the page opened during the action.
+func writeDialogs(b *strings.Builder, dialogs []string) {
+	for _, d := range dialogs {
+		fmt.Fprintf(b, "\ndialog: %s", d)
+	}
 }
 
 func toolText(s string) *mcp.CallToolResult {
