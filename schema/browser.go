@@ -94,7 +94,7 @@ type BrowserAction struct {
 	// Dialogs are the alerts, confirms and prompts the page opened during
 	// the action, each dismissed: `confirm "Delete it?" dismissed`.
 	Dialogs []string `msgpack:"dialogs,omitempty" json:"dialogs,omitempty"`
-	Error  *Error `msgpack:"error,omitempty" json:"error,omitempty"`
+	Error   *Error   `msgpack:"error,omitempty" json:"error,omitempty"`
 }
 
 // EventType returns TypeBrowserAction.
