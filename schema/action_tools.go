@@ -85,8 +85,9 @@ func ActionFromArgs(kind ActionKind, args map[string]any, target *Target) (Actio
 // ActionFromToolCall decodes a call of one of the action tools, as a model
 // or an MCP client makes it: the target is given by the target (an id),
 // role, name and near arguments. An unknown tool is CodeOutOfSet, bad
-// arguments CodeInvalid.
-func ActionFromToolCall(name string, arguments []byte) (Action, error) {
+// arguments CodeInvalid. A pick, when given, chooses the target among
+// sibling records instead of (or beside) those arguments.
+func ActionFromToolCall(name string, arguments []byte, pick *Pick) (Action, error) {
 	kind, err := ParseActionKind(name)
 	if err != nil {
 		return Action{}, err
@@ -106,6 +107,12 @@ func ActionFromToolCall(name string, arguments []byte) (Action, error) {
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	if t := (Target{ID: str("target"), Role: str("role"), Name: str("name"), Near: str("near")}); !t.Empty() {
 		target = &t
+	}
+	if pick != nil {
+		if target == nil {
+			target = &Target{}
+		}
+		target.Pick = pick
 	}
 	if kind == ActDrag {
 		args["to"] = map[string]any{"id": str("to"), "role": str("to_role"), "name": str("to_name"), "near": str("to_near")}

@@ -322,7 +322,7 @@ func parseAction(rep *Reply) (schema.Action, error) {
 	if rep.ToolCall == nil {
 		return schema.Action{}, schema.Errorf(schema.CodeInvalid, "no tool call in %q", schema.Clip(rep.Content, 120))
 	}
-	return schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments))
+	return schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
 }
 
 // act performs action (secrets filled in), records it in the ledger and

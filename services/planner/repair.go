@@ -69,7 +69,7 @@ func replacement(rep *Reply, failed *schema.Step, page string) (*schema.Step, er
 	if rep.ToolCall == nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model proposed no replacement for %s", failed.ID)
 	}
-	a, err := schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments))
+	a, err := schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s is no valid action: %v", failed.ID, err)
 	}
