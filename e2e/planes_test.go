@@ -111,6 +111,12 @@ func newSite(t testing.TB, pages map[string]string) *site {
 		case r.URL.Path == "/slow":
 			time.Sleep(700 * time.Millisecond)
 			io.WriteString(w, "Loaded from the server")
+		case r.URL.Path == "/endless.png":
+			// A response that never ends: the page's load event never fires.
+			w.Header().Set("Content-Length", "100000")
+			io.WriteString(w, "partial")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		default:
 			body, ok := pages[r.URL.Path]
 			if !ok {

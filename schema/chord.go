@@ -3,6 +3,7 @@ package schema
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Keys are the named keys press accepts; one printable character also
@@ -62,7 +63,16 @@ func ParseChord(s string) (Chord, error) {
 		}
 	}
 	key := parts[len(parts)-1]
-	if len([]rune(key)) == 1 {
+	if r := []rune(key); len(r) == 1 {
+		// A letter in a chord names its key, as a keyboard's caps do:
+		// "Control+K" is Control and the K key, not Control+Shift+K; with
+		// Shift held it is the capital ("Shift+a" types A).
+		if len(c.Modifiers) > 0 && unicode.IsLetter(r[0]) {
+			key = strings.ToLower(key)
+			if held["Shift"] {
+				key = strings.ToUpper(key)
+			}
+		}
 		c.Key = key
 		return c, nil
 	}

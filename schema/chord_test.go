@@ -7,8 +7,8 @@ import (
 
 func TestParseChord(t *testing.T) {
 	for in, want := range map[string]string{
-		"Enter": "Enter", "enter": "Enter", "k": "k", "+": "+", "Ctrl+K": "Control+K", "shift+tab": "Shift+Tab",
-		"Cmd+Shift+p": "Shift+Meta+p", "Meta+Enter": "Meta+Enter", "Control++": "Control++", "Alt+F4": "Alt+F4",
+		"Enter": "Enter", "enter": "Enter", "k": "k", "+": "+", "Ctrl+K": "Control+k", "K": "K", "Shift+a": "Shift+A", "shift+tab": "Shift+Tab",
+		"Cmd+Shift+p": "Shift+Meta+P", "Meta+Enter": "Meta+Enter", "Control++": "Control++", "Alt+F4": "Alt+F4",
 	} {
 		c, err := ParseChord(in)
 		if err != nil || c.String() != want {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
@@ -259,12 +261,14 @@ func (s *session) fill(el *element, value string) error {
 }
 
 const selectScript = `function(want) {
-  if (!(this instanceof HTMLSelectElement)) return {error: 'not a select'};
+  if (!(this instanceof HTMLSelectElement)) return {error: 'the control is no <select> (click the option of a listbox or combobox instead)'};
   const opts = [...this.options];
   const offered = opts.filter(o => o.value !== '').map(o => o.label.trim());
   const o = opts.find(o => o.label.trim() === want) || opts.find(o => o.value === want) || opts.find(o => o.textContent.trim() === want);
   if (!o) return {options: offered, missing: true};
-  this.value = o.value; o.selected = true;
+  if (o.disabled || (o.parentElement instanceof HTMLOptGroupElement && o.parentElement.disabled)) return {options: offered, disabled: true};
+  if (!this.multiple) this.value = o.value; // a multiple select keeps what else was chosen
+  o.selected = true;
   this.dispatchEvent(new Event('input', {bubbles: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return {options: offered};
@@ -279,9 +283,10 @@ func (s *session) selectOption(el *element, value string) ([]string, error) {
 		return nil, err
 	}
 	var res struct {
-		Error   string   `json:"error"`
-		Options []string `json:"options"`
-		Missing bool     `json:"missing"`
+		Error    string   `json:"error"`
+		Options  []string `json:"options"`
+		Missing  bool     `json:"missing"`
+		Disabled bool     `json:"disabled"`
 	}
 	if err := s.call(el, selectScript, &res, value); err != nil {
 		return nil, err
@@ -291,6 +296,8 @@ func (s *session) selectOption(el *element, value string) ([]string, error) {
 		return nil, schema.Errorf(schema.CodeControlChanged, "select: %s", res.Error)
 	case res.Missing:
 		return res.Options, schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
+	case res.Disabled:
+		return res.Options, schema.Errorf(schema.CodeStateChanged, "select: the option %q is disabled", value)
 	}
 	return res.Options, nil
 }
@@ -353,11 +360,29 @@ func (s *session) navigate(rawURL string) error {
 	if _, err := schema.CheckNavigation(target, s.gate.origins); err != nil {
 		return err
 	}
-	if err := chromedp.Do(s.ctx, chromedp.Navigate(target)); err != nil {
-		if refused := s.gate.take(); refused != nil {
-			return refused // a redirect off the origins, answered at the gate
-		}
+	loading, cancel := context.WithTimeout(s.ctx, loadWait)
+	defer cancel()
+	err = chromedp.Do(loading, chromedp.Navigate(target))
+	refused := s.gate.take()
+	if refused != nil {
+		return refused // a redirect off the origins, answered at the gate
+	}
+	if err != nil && loading.Err() != nil && s.ctx.Err() == nil {
+		// The page is there but never finished loading (an image or a
+		// frame whose response never ends): it is stopped as it is, as a
+		// person would press stop, rather than holding the session, whose
+		// every later call waited behind it.
+		err = chromedp.Do(s.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
+			return err
+		}))
+	}
+	if err != nil {
 		return s.fail(fmt.Errorf("navigate to %s: %w", target, err))
 	}
 	return nil
 }
+
+// loadWait is how long a navigation waits for its page's load event
+// before it stops the page loading and goes on with what arrived.
+const loadWait = 15 * time.Second

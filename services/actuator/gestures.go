@@ -179,12 +179,23 @@ var modifierKeyCode = map[string]int64{"Shift": 16, "Control": 17, "Alt": 18, "M
 
 // setValueScript sets an input that takes no typing (a date, a time, a
 // range, a color, a number) to a value through the native setter, so
-// that frameworks see it, fires input and change as a person's choice
-// would, and returns what the input holds then: the browser normalizes
-// (a range snaps to its step, a date out of format empties it).
+// that frameworks see it, and fires input and change as a person's choice
+// would. It first tries the value on a detached copy of the input, which
+// fires nothing: a value the browser would normalize (a range snaps to
+// its step, a colour name becomes #rrggbb, a date out of format empties
+// it) or that breaks the input's min, max or step is refused there, and
+// the page's input is never touched.
 const setValueScript = `function(want) {
   const kinds = ['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color', 'number'];
   if (!(this instanceof HTMLInputElement) || !kinds.includes(this.type)) return {error: (this.type || this.tagName.toLowerCase())};
+  const probe = this.cloneNode(false);
+  probe.removeAttribute('disabled'); probe.removeAttribute('readonly');
+  probe.value = want;
+  const v = probe.validity;
+  const why = probe.value.toLowerCase() !== want.toLowerCase() ? 'it would hold ' + JSON.stringify(probe.value) :
+    v.badInput ? 'not its format' : v.rangeUnderflow ? 'under its min ' + this.min : v.rangeOverflow ? 'over its max ' + this.max :
+    v.stepMismatch ? 'off its step ' + this.step : '';
+  if (why) return {refused: why};
   this.focus();
   Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, want);
   this.dispatchEvent(new Event('input', {bubbles: true}));
@@ -194,15 +205,17 @@ const setValueScript = `function(want) {
 
 // setValue sets a date, time, range, color or number input to value. A
 // field of another kind is control_changed (fill types into text fields);
-// a value the input does not hold afterwards (out of its range or step,
-// or not in its format) is refused, never kept as something else.
+// a value the input cannot hold as given (out of its range or step, or
+// not in its format) is refused before the input is touched, and one it
+// does not hold afterwards (a script changed it back) is refused too.
 func (s *session) setValue(el *element, value string) error {
 	if _, _, err := s.point(el); err != nil {
 		return err
 	}
 	var res struct {
-		Error string `json:"error"`
-		Value string `json:"value"`
+		Error   string `json:"error"`
+		Refused string `json:"refused"`
+		Value   string `json:"value"`
 	}
 	if err := s.call(el, setValueScript, &res, value); err != nil {
 		return err
@@ -210,6 +223,8 @@ func (s *session) setValue(el *element, value string) error {
 	switch {
 	case res.Error != "":
 		return schema.Errorf(schema.CodeControlChanged, "set_value: the element is a %s, not a date, time, range, color or number input", res.Error)
+	case res.Refused != "":
+		return schema.Errorf(schema.CodeInvalid, "set_value: the input cannot hold %q (%s); it was left as it was", value, res.Refused)
 	case !strings.EqualFold(res.Value, value):
 		return schema.Errorf(schema.CodeInvalid, "set_value: the input holds %q, not %q (out of its range or step, or not its format)", res.Value, value)
 	}

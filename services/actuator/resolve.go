@@ -2,6 +2,7 @@ package actuator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -122,4 +123,21 @@ func describeTarget(t *schema.Target) string {
 		parts = append(parts, fmt.Sprintf("near %q", t.Near))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// usable refuses an action on a control the page says it does not take
+// now: a disabled one (natively, by its fieldset or by aria-disabled) is
+// not clicked, typed into, chosen or dragged, and a read-only one is not
+// typed into or set. Dispatched anyway, a click did nothing and reported
+// ok, and a fill of a read-only field emptied it.
+func usable(kind schema.ActionKind, node *schema.ObservedNode) error {
+	changes := kind == schema.ActClick || kind == schema.ActFill || kind == schema.ActSelect || kind == schema.ActCheck ||
+		kind == schema.ActSetValue || kind == schema.ActDrag
+	switch {
+	case changes && slices.Contains(node.States, "disabled"):
+		return schema.Errorf(schema.CodeStateChanged, "%s %q is disabled: refusing to %s it", node.Role, node.Name, kind)
+	case (kind == schema.ActFill || kind == schema.ActSetValue) && slices.Contains(node.States, "readonly"):
+		return schema.Errorf(schema.CodeStateChanged, "%s %q is read-only: refusing to %s it", node.Role, node.Name, kind)
+	}
+	return nil
 }

@@ -175,7 +175,7 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 	// a section of its own: a heading inside it is no heading of the page
 	// around it.
 	if dn != nil && dn.tag == "iframe" {
-		frame := strings.TrimSpace("frame " + name)
+		frame := strings.TrimSpace("frame " + cmp.Or(name, clean(dn.attrs["name"]))) // its title, else its name
 		if sc.frame != "" {
 			frame = sc.frame + " › " + frame
 		}
@@ -577,7 +577,7 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 		states = append(states, "mixed")
 	}
 	// Focus is left out: it moves with every action and says little.
-	for _, p := range []string{"selected", "disabled", "required"} {
+	for _, p := range []string{"selected", "disabled", "readonly", "required"} {
 		if prop(n, p) == "true" {
 			states = append(states, p)
 		}
