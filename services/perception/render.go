@@ -197,10 +197,17 @@ func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.
 		prev[n.ID] = n
 	}
 	apart := twinsApart(nodes)
+	twins := twinned(grounded.Nodes, nodes)
 	for i, n := range nodes {
-		switch old, ok := before[n.ID]; {
+		old, ok := before[n.ID]
+		switch {
 		case !ok:
 			add("+ " + line(n) + apart[i])
+		case twins[baseID(n.ID)] && (prev[n.ID].Backend != n.Backend || prev[n.ID].Frame != n.Frame):
+			// A twin's id is its place among its twins: one inserted or
+			// removed before it moved the id onto another element, which
+			// is said in full, with its place.
+			add("~ " + line(n) + apart[i])
 		case old != line(n):
 			add("~ " + changed(prev[n.ID], n))
 		}
@@ -209,6 +216,25 @@ func renderDiff(grounded *schema.Observation, url, title string, nodes []schema.
 		return "="
 	}
 	return b.String()
+}
+
+// twinned returns the base ids that several nodes share, before or now.
+func twinned(before, now []schema.ObservedNode) map[string]bool {
+	out := map[string]bool{}
+	for _, nodes := range [][]schema.ObservedNode{before, now} {
+		for _, n := range nodes {
+			if base := baseID(n.ID); base != n.ID {
+				out[base] = true
+			}
+		}
+	}
+	return out
+}
+
+// baseID is an id without its twin ordinal: "k3f9q2" of "k3f9q2~2".
+func baseID(id string) string {
+	base, _, _ := strings.Cut(id, "~")
+	return base
 }
 
 // changed renders a node that kept its id: only its new value and states

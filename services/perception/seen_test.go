@@ -244,7 +244,7 @@ func TestCrossOriginFrameIsSeen(t *testing.T) {
 	}
 	base := serve(t, pages) // pages are read per request: the page can name the port
 	pages["/"] = `<!doctype html><main><h1>Board</h1><iframe src="http://localhost:` + base[strings.LastIndex(base, ":")+1:] +
-		`/frame" title="Help desk"></iframe><button>After the frame</button></main>`
+		`/frame" title="Help desk"></iframe><iframe src="/frame" name="faq"></iframe><button>After the frame</button></main>`
 	p := openPage(t, base+"/")
 	var nodes []schema.ObservedNode
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -258,6 +258,12 @@ func TestCrossOriginFrameIsSeen(t *testing.T) {
 	}
 	if q := find(nodes, "textbox", "Question"); q == nil || q.Frame != send.Frame {
 		t.Errorf("the frame's field %+v", q)
+	}
+	// A frame with no title is known by its name.
+	if !slices.ContainsFunc(nodes, func(n schema.ObservedNode) bool {
+		return n.Name == "Send question" && strings.HasPrefix(n.Context, "frame faq")
+	}) {
+		t.Errorf("no Send question in the frame named faq:\n%s", renderNodes("u", "t", nodes, func(schema.ObservedNode) bool { return true }))
 	}
 	if after := find(nodes, "button", "After the frame"); after == nil || after.Frame != "" || strings.Contains(after.Context, "Help desk") {
 		t.Errorf("the page's button after the frame %+v", after)
@@ -301,5 +307,32 @@ func TestEmptyCellsKeepTheirColumns(t *testing.T) {
 	}
 	if _, err := pick(schema.PickRule{Order: schema.OrderIs, By: "Owner", Value: "dave"}); !errors.Is(err, schema.ErrNotFound) {
 		t.Errorf("no memo is owned by dave: %v", err)
+	}
+}
+
+// A twin's id is its place among its twins: a twin inserted before the
+// others moves every id after it onto another element, and the diff says
+// so for each with its place, rather than reporting a new last twin as
+// if the others had stayed where they were.
+func TestDiffSaysTwinsMoved(t *testing.T) {
+	page := `<!doctype html><html><body><main><h1>List</h1>
+<ul id="l"><li><span>Item</span> <button>Remove</button></li><li><span>Item</span> <button>Remove</button></li></ul>
+</main><script>function addTop() { const li = document.createElement('li'); li.innerHTML = '<span>Item</span> <button>Remove</button>'; document.getElementById('l').prepend(li); }</script></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	p := openPage(t, base+"/")
+	before := observeNow(t, p)
+	first := find(before, "button", "Remove")
+	if first == nil {
+		t.Fatal("no Remove button")
+	}
+	p.run(t, `addTop()`)
+	after := observeNow(t, p)
+	diff := renderDiff(&schema.Observation{URL: "u", Title: "t", Nodes: before}, "u", "t", after)
+	for _, want := range []string{
+		"~ " + first.ID + ` button "Remove" (1 of 3)`, "~ " + first.ID + `~2 button "Remove" (2 of 3)`, "+ " + first.ID + `~3 button "Remove" (3 of 3)`,
+	} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("the diff lacks %s:\n%s", want, diff)
+		}
 	}
 }
