@@ -2,10 +2,15 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +128,83 @@ func TestLLMMissingUsageIsAnError(t *testing.T) {
 	}
 	if envs, err := b.Runs().ReadRun(testContext(t), "run-nousage"); !errors.Is(err, bus.ErrRunNotFound) {
 		t.Fatalf("recorded %d events (%v) for a call without usage", len(envs), err)
+	}
+}
+
+// strictModel is a chat endpoint that refuses, with a 400 naming it, any
+// request carrying one of the fields it does not know, as some
+// OpenAI-compatible servers do, one field at a time; it records the
+// fields of every request it got.
+func strictModel(t *testing.T, refuses ...string) (url string, got func() [][]string) {
+	var mu sync.Mutex
+	var requests [][]string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		requests = append(requests, slices.Sorted(maps.Keys(body)))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		for _, f := range refuses {
+			if _, ok := body[f]; ok {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"error":{"message":"Unrecognized request argument supplied: %s","type":"invalid_request_error","param":null,"code":null}}`, f)
+				return
+			}
+		}
+		w.Write([]byte(`{"id":"x","object":"chat.completion","model":"strict","choices":[{"index":0,"message":{"role":"assistant","content":"Billing"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":1}}`))
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/v1", func() [][]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(requests)
+	}
+}
+
+// TestLLMOnAStrictServer: a server that refuses prompt_cache_key,
+// parallel_tool_calls and max_completion_tokens, one at a time, gets a
+// retry without each field it named (max_completion_tokens sent as
+// max_tokens), and the endpoint is remembered: the next call leaves them
+// out from its first request. A 400 naming no such field is not retried.
+func TestLLMOnAStrictServer(t *testing.T) {
+	t.Parallel()
+	b := bustest.Start(t)
+	url, requests := strictModel(t, "prompt_cache_key", "max_completion_tokens", "parallel_tool_calls")
+	llm := planner.NewLLM(planner.LLMConfig{BaseURL: url, Model: "strict", Timeout: 5 * time.Second}, b.Runs())
+	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "done", Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	call := planner.Call{RunID: "run-strict", Source: schema.SourcePlanner, Messages: longPrompt("x"), Tools: tools, MaxTokens: 64, CacheKey: "k1"}
+	rep, err := llm.Complete(testContext(t), call)
+	if err != nil || rep.Content != "Billing" {
+		t.Fatalf("a strict server: %+v, %v (requests %q)", rep, err, requests())
+	}
+	first := requests()
+	if len(first) != 4 {
+		t.Fatalf("want 4 requests (3 refusals, 1 answer), got %q", first)
+	}
+	last := first[len(first)-1]
+	for _, f := range []string{"prompt_cache_key", "max_completion_tokens", "parallel_tool_calls"} {
+		if slices.Contains(last, f) {
+			t.Errorf("the accepted request still sent %s: %q", f, last)
+		}
+	}
+	if !slices.Contains(last, "max_tokens") {
+		t.Errorf("the accepted request has no max_tokens in place of max_completion_tokens: %q", last)
+	}
+	if _, err := llm.Complete(testContext(t), call); err != nil {
+		t.Fatal(err)
+	}
+	if all := requests(); len(all) != 5 || !slices.Equal(all[4], last) {
+		t.Errorf("the second call was not sent as the endpoint takes it at once: %q", all[len(first):])
+	}
+
+	// A server that refuses something else: its 400 is the caller's.
+	other, _ := strictModel(t, "messages")
+	llm = planner.NewLLM(planner.LLMConfig{BaseURL: other, Model: "strict", Timeout: 5 * time.Second}, b.Runs())
+	if _, err := llm.Complete(testContext(t), call); err == nil || !strings.Contains(err.Error(), "attempt 1") || !strings.Contains(err.Error(), "messages") {
+		t.Errorf("a 400 naming no optional field: %v", err)
 	}
 }

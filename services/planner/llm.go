@@ -68,8 +68,8 @@ func NewLLM(cfg LLMConfig, runs *bus.RunLog) *LLM {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = wire{http.DefaultClient}
 	log := cmp.Or(cfg.Log, slog.Default()).With("component", "llm", "model", cfg.Model)
+	oc.HTTPClient = wire{next: http.DefaultClient, log: log}
 	return &LLM{cfg: cfg, api: openai.NewClientWithConfig(oc), runs: runs, log: log}
 }
 
@@ -201,9 +201,16 @@ func (c *capture) usage() (schema.TokenUsage, error) {
 // maxModelReply bounds a model's HTTP reply, read before it is decoded.
 const maxModelReply = 16 << 20
 
+// maxRefusal bounds the body of a 400 read for the fields it names.
+const maxRefusal = 64 << 10
+
 // wire is the HTTP client under go-openai: it adds prompt_cache_key to
-// chat requests and keeps the raw usage of their responses.
-type wire struct{ next *http.Client }
+// chat requests, leaves out the fields the endpoint refused (strict.go)
+// and keeps the raw usage of their responses.
+type wire struct {
+	next *http.Client
+	log  *slog.Logger
+}
 
 func (w wire) Do(req *http.Request) (*http.Response, error) {
 	cap, _ := req.Context().Value(captureKey{}).(*capture)
@@ -222,16 +229,40 @@ func (w wire) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cap.cacheKey != "" {
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(body, &fields) == nil {
-			fields["prompt_cache_key"], _ = json.Marshal(cap.cacheKey)
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		fields = nil // not ours to rewrite: sent as it is
+	}
+	if fields != nil && cap.cacheKey != "" {
+		fields["prompt_cache_key"], _ = json.Marshal(cap.cacheKey)
+	}
+	endpoint := req.URL.Scheme + "://" + req.URL.Host + req.URL.Path
+	send := func() (*http.Response, error) {
+		if fields != nil {
+			without(fields, refusedBy(endpoint))
 			body, _ = json.Marshal(fields)
 		}
+		again := req.Clone(req.Context())
+		again.Body = io.NopCloser(bytes.NewReader(body))
+		again.ContentLength = int64(len(body))
+		return w.next.Do(again)
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
-	resp, err := w.next.Do(req)
+	resp, err := send()
+	// Each 400 that names a field the request still sends is answered by
+	// one retry without it (a strict server names one field at a time);
+	// one that names none is the caller's.
+	for range optionalFields {
+		if err != nil || resp.StatusCode != http.StatusBadRequest || fields == nil {
+			break
+		}
+		message, _ := io.ReadAll(io.LimitReader(resp.Body, maxRefusal))
+		resp.Body.Close()
+		if len(namedIn(endpoint, fields, string(message), w.log)) == 0 {
+			resp.Body = io.NopCloser(bytes.NewReader(message))
+			break
+		}
+		resp, err = send()
+	}
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
