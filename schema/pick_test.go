@@ -307,3 +307,24 @@ func TestToolCallWithAPickAlone(t *testing.T) {
 		t.Errorf("a click with no target and no pick: %v", err)
 	}
 }
+
+// A judgment answer that differs from one option only in case, spacing
+// or the quotes and punctuation around it is that option; anything else,
+// or an answer two options fit, is out of the set.
+func TestChooseReadsAnAnswerLoosely(t *testing.T) {
+	step := &schema.Step{ID: "route"}
+	options := []string{"Billing", "Shipping", "C++", "Returns desk"}
+	for answer, want := range map[string]string{"Billing": "Billing", "**billing.**": "Billing", " “Shipping” ": "Shipping", "returns  desk": "Returns desk", "C++": "C++"} {
+		if got, err := step.Choose(answer, options); err != nil || got != want {
+			t.Errorf("Choose(%q) = %q, %v; want %q", answer, got, err, want)
+		}
+	}
+	for _, answer := range []string{"C", "Bill", "Billing or Shipping", ""} {
+		if got, err := step.Choose(answer, options); !errors.Is(err, schema.ErrOutOfSet) {
+			t.Errorf("Choose(%q) = %q, %v; want out of set", answer, got, err)
+		}
+	}
+	if got, err := step.Choose("BILLING", []string{"Billing", "billing"}); !errors.Is(err, schema.ErrOutOfSet) {
+		t.Errorf("an answer two options fit chose %q (%v)", got, err)
+	}
+}

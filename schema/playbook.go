@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -205,10 +206,34 @@ func (p *Playbook) Secrets(params map[string]string) map[string]string {
 // choose among (the step's, or the records read at replay). An answer
 // outside them is an *Error with CodeOutOfSet: never an improvised branch.
 func (s *Step) Choose(answer string, options []string) (string, error) {
-	if !slices.Contains(options, answer) {
+	if slices.Contains(options, answer) {
+		return answer, nil
+	}
+	// An answer that differs from one option only in case, spacing or the
+	// quotes and punctuation around it ("**billing.**") is that option;
+	// one that two options would fit is none of them.
+	var fits []string
+	for _, o := range options {
+		if loose(o) != "" && loose(o) == loose(answer) {
+			fits = append(fits, o)
+		}
+	}
+	if len(fits) != 1 {
 		return "", Errorf(CodeOutOfSet, "step %s: judgment %q is not one of %s", s.ID, answer, ClipList(options, 10))
 	}
-	return answer, nil
+	return fits[0], nil
+}
+
+// answerWrapping are the characters a model puts around an answer:
+// quotes, emphasis, brackets and the sentence's end, never a character
+// an option may end in and mean something by ("C++", "C#").
+const answerWrapping = "\"'`*_.,;:!?()[]“”‘’«»"
+
+// loose is an answer as Choose compares it: lower case, single-spaced,
+// without the punctuation and quotes around it.
+func loose(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(answerWrapping, r) })
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // ChoosesRecords reports whether s is a judgment among the records its

@@ -140,7 +140,8 @@ func (s *Service) bind(ctx context.Context, req *schema.BindRequest) (*schema.Bi
 	return &schema.BindReply{Values: values, Usage: rep.Usage}, nil
 }
 
-// ask makes one bounded call and returns its trimmed answer.
+// ask makes one bounded call and returns its answer, trimmed and out of
+// any code fence around it.
 func (s *Service) ask(ctx context.Context, runID, stepID string, source schema.Source, system, user string, maxTokens int) (*schema.ModelReply, error) {
 	if maxTokens <= 0 {
 		maxTokens = 64
@@ -150,5 +151,5 @@ func (s *Service) ask(ctx context.Context, runID, stepID string, source schema.S
 	if err != nil {
 		return nil, err
 	}
-	return &schema.ModelReply{Value: strings.TrimSpace(rep.Content), Usage: rep.Event.Usage}, nil
+	return &schema.ModelReply{Value: unfence(rep.Content), Usage: rep.Event.Usage}, nil
 }
