@@ -209,6 +209,12 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	publish("garbage", []byte("not msgpack at all"))
 	publish("nosuch", task("t-nosuch", "B99", base))
 	publish("file", task("t-file", "B1", "file:///etc/passwd")) // refused on every attempt: rejected once, never retried
+	nosecret, err := msgpack.Marshal(map[string]any{"id": "req-t-nosecret", "time": time.Now().UTC(), "task_id": "t-nosecret",
+		"task": map[string]any{"text": "Download the latest report", "target": base}, "secrets": []string{"token"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish("nosecret", nosecret) // no $ROTE_SECRET_TOKEN in the planners' environment
 
 	b, err := bus.Open(testContext(t), bus.Config{URL: url, Name: "e2e"})
 	if err != nil {
@@ -257,7 +263,7 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 			t.Fatalf("the server refused %s something:\n%s", p.role, out)
 		}
 	}
-	if len(starts) != len(ids) || starts["t-nosuch"] != 0 || starts["t-file"] != 0 {
+	if len(starts) != len(ids) || starts["t-nosuch"] != 0 || starts["t-file"] != 0 || starts["t-nosecret"] != 0 {
 		t.Fatalf("runs started: %v; want one per task and none for the bad messages", starts)
 	}
 	if got := len(site.State().Downloads); got != len(ids) {
@@ -271,8 +277,37 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 		retried += metric(t, p, `rote_tasks_total{outcome="retried"}`)
 		said += p.out.String()
 	}
-	if succeeded != float64(len(ids)) || rejected != 3 || retried != 0 {
-		t.Fatalf("planners counted %v successes, %v rejections, %v retries; want %d, 3 and 0", succeeded, rejected, retried, len(ids))
+	if succeeded != float64(len(ids)) || rejected != 4 || retried != 0 {
+		t.Fatalf("planners counted %v successes, %v rejections, %v retries; want %d, 4 and 0", succeeded, rejected, retried, len(ids))
+	}
+	// Each rejected task whose id can be read says why where its
+	// publisher waits for its run, and the planners count them by reason.
+	envs, err := b.Runs().Read(testContext(t), schema.RunKindFilter(schema.KindRejected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, e := range envs {
+		if r, ok := e.Event.(*schema.TaskRejected); ok {
+			reasons[r.RunID] = r.Reason.Message
+		}
+	}
+	for id, why := range map[string]string{"t-nosuch": "B99", "t-file": "file:///etc/passwd", "t-nosecret": "ROTE_SECRET_TOKEN"} {
+		if !strings.Contains(reasons[id], why) {
+			t.Errorf("task %s's rejection: %q, want it to name %s (all: %v)", id, reasons[id], why, reasons)
+		}
+	}
+	if len(reasons) != 3 {
+		t.Errorf("rejections published: %v; want the three with a task id", reasons)
+	}
+	var byReason float64
+	for _, p := range planners {
+		for _, code := range []string{"invalid", "not_found", "out_of_origin", "unknown_param", "missing_param"} {
+			byReason += metric(t, p, `rote_tasks_rejected_total{reason="`+code+`"}`)
+		}
+	}
+	if byReason != 4 {
+		t.Errorf("rejections counted by reason: %v, want 4", byReason)
 	}
 	for _, why := range []string{`task=t-nosuch .*suite task \\"B99\\"`, `task=t-file .*file:///etc/passwd`, `task="" .*seq=\d+ msg_id=garbage`} {
 		if !regexp.MustCompile(`msg="task rejected" .*` + why).MatchString(said) {

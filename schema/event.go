@@ -90,6 +90,7 @@ const (
 	KindVerify    = "verify"
 	KindPlaybook  = "playbook"
 	KindInventory = "inventory"
+	KindRejected  = "rejected"
 )
 
 // RunSubject returns rote.runs.<runID>.<kind>.
@@ -127,6 +128,7 @@ const (
 	TypeVerifyChecked    = "verify.checked.v1"
 	TypePlaybookPromoted = "playbook.promoted.v1"
 	TypePlaybookPatched  = "playbook.patched.v1"
+	TypeTaskRejected     = "task.rejected.v1"
 )
 
 // EventTypes returns every known event type name, in a fixed order.
@@ -134,7 +136,7 @@ func EventTypes() []string {
 	return []string{
 		TypeTaskRequested, TypeRunStarted, TypeRunFinished, TypeToolCall,
 		TypeUnparsed, TypeInventory, TypeBrowserObserved, TypeBrowserAction, TypeLLMCall,
-		TypeExpectChecked, TypeVerifyChecked, TypePlaybookPromoted, TypePlaybookPatched,
+		TypeExpectChecked, TypeVerifyChecked, TypePlaybookPromoted, TypePlaybookPatched, TypeTaskRejected,
 	}
 }
 
@@ -168,6 +170,8 @@ func NewEvent(eventType string) (Event, error) {
 		return &PlaybookPromoted{}, nil
 	case TypePlaybookPatched:
 		return &PlaybookPatched{}, nil
+	case TypeTaskRejected:
+		return &TaskRejected{}, nil
 	}
 	return nil, Errorf(CodeInvalid, "unknown event type %q", eventType)
 }

@@ -2,7 +2,8 @@
 // NATS client can: it publishes one msgpack-encoded task.requested.v1 on
 // rote.tasks, waits for the server's acknowledgement (the task is then
 // stored, and exactly one planner will claim it), and, with -wait, follows
-// the task's run in ROTE_RUNS until it finishes.
+// the task's run in ROTE_RUNS until it finishes or a planner rejects the
+// task (task.rejected.v1, with its reason).
 //
 // It deliberately does not import Rote: the message below is the whole
 // wire contract.
@@ -66,6 +67,15 @@ type finished struct {
 	} `msgpack:"reason"`
 }
 
+// rejected is the part of task.rejected.v1 this publisher reads: a
+// planner will not do the task, and says why.
+type rejected struct {
+	Reason struct {
+		Code    string `msgpack:"code"`
+		Message string `msgpack:"message"`
+	} `msgpack:"reason"`
+}
+
 // started is the part of run.started.v1 that links a fallback run to the
 // replay it continues.
 type started struct {
@@ -115,6 +125,19 @@ func run(url string, opts []nats.Option, msg taskRequested, wait time.Duration) 
 	if err != nil {
 		return err
 	}
+	// With -wait, the run log is followed from before the task is stored
+	// (an ordered consumer starts when first read): a rejection comes at
+	// once.
+	var cons jetstream.Consumer
+	if wait > 0 {
+		from := time.Now().Add(-time.Second)
+		if cons, err = js.OrderedConsumer(context.Background(), "ROTE_RUNS", jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{"rote.runs.*.started", "rote.runs.*.finished", "rote.runs.*.rejected"},
+			DeliverPolicy:  jetstream.DeliverByStartTimePolicy, OptStartTime: &from,
+		}); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out := nats.NewMsg("rote.tasks")
@@ -129,20 +152,15 @@ func run(url string, opts []nats.Option, msg taskRequested, wait time.Duration) 
 	if wait <= 0 {
 		return nil
 	}
-	return follow(js, msg.TaskID, wait)
+	return follow(cons, msg.TaskID, wait)
 }
 
 // follow watches the run log for the task's outcome: the run named by the
-// task id, or, when that replay fell back, the run that continues it.
-func follow(js jetstream.JetStream, taskID string, wait time.Duration) error {
+// task id, or, when that replay fell back, the run that continues it; or
+// the planner's word that it will not be done.
+func follow(cons jetstream.Consumer, taskID string, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	cons, err := js.OrderedConsumer(ctx, "ROTE_RUNS", jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{"rote.runs.*.started", "rote.runs.*.finished"}, DeliverPolicy: jetstream.DeliverNewPolicy,
-	})
-	if err != nil {
-		return err
-	}
 	runs := map[string]bool{taskID: true}
 	for {
 		m, err := cons.Next(jetstream.FetchContext(ctx))
@@ -150,6 +168,15 @@ func follow(js jetstream.JetStream, taskID string, wait time.Duration) error {
 			return fmt.Errorf("no outcome for task %s within %s: %w", taskID, wait, err)
 		}
 		switch {
+		case m.Subject() == "rote.runs."+taskID+".rejected":
+			var r rejected
+			if msgpack.Unmarshal(m.Data(), &r) != nil {
+				continue
+			}
+			fmt.Printf("task %s rejected: %s: %s\n", taskID, r.Reason.Code, r.Reason.Message)
+			return fmt.Errorf("task %s was rejected", taskID)
+		case strings.HasSuffix(m.Subject(), ".rejected"):
+			continue
 		case strings.HasSuffix(m.Subject(), ".started"):
 			var s started
 			if msgpack.Unmarshal(m.Data(), &s) == nil && (runs[s.Parent] || strings.HasPrefix(s.RunID, taskID+"-")) {

@@ -56,6 +56,9 @@ type TaskConfig struct {
 	// Log hears about each task claimed, done, handed back or rejected;
 	// default slog.Default().
 	Log *slog.Logger
+	// Runs, when set, gets a task.rejected.v1 on rote.runs.<task_id>.rejected
+	// for each task rejected whose id can be read, for its publisher.
+	Runs *bus.RunLog
 }
 
 // TaskDone is what became of one delivery of a task.
@@ -133,9 +136,9 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	req, err := decodeTask(msg)
 	if err != nil {
-		done.Err, done.Rejected = err, true
+		done.TaskID, done.Err, done.Rejected = schema.TaskIDOf(msg.Data()), err, true
 		_ = msg.Term()
-		w.report(done)
+		w.report(ctx, done)
 		return
 	}
 	done.TaskID = req.TaskID
@@ -147,7 +150,7 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 	if err != nil {
 		done.Err, done.Rejected = err, true
 		_ = msg.Term()
-		w.report(done)
+		w.report(ctx, done)
 		return
 	}
 	w.log.Info("task claimed", "task", done.TaskID, "run", done.RunID, "attempt", done.Attempt, "seq", done.Seq)
@@ -175,16 +178,22 @@ func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		_ = msg.DoubleAck(ctx)
 	}
-	w.report(done)
+	w.report(ctx, done)
 }
 
-// report logs how a delivery ended and tells Done.
-func (w *TaskWorker) report(d TaskDone) {
+// report logs how a delivery ended, tells Done, and publishes a
+// rejection where the task's publisher waits for its run.
+func (w *TaskWorker) report(ctx context.Context, d TaskDone) {
 	attrs := []any{"task", d.TaskID, "run", d.RunID, "attempt", d.Attempt}
-	if d.TaskID == "" {
-		// A message that did not decode: where it is, and what its
-		// publisher called it.
+	if d.Rejected {
+		// Where the message is, and what its publisher called it.
 		attrs = append(attrs, "seq", d.Seq, "msg_id", d.MsgID)
+	}
+	if d.Rejected && d.TaskID != "" && w.cfg.Runs != nil {
+		ev := &schema.TaskRejected{Meta: schema.Meta{ID: bus.NewID(), Time: time.Now()}, RunID: d.TaskID, TaskSeq: d.Seq, MsgID: d.MsgID, Reason: *schema.AsError(d.Err)}
+		if _, err := w.cfg.Runs.Publish(ctx, ev); err != nil {
+			w.log.Warn("the task's rejection could not be published", append(attrs, "err", err)...)
+		}
 	}
 	switch {
 	case d.Retried:

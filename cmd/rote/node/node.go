@@ -212,7 +212,7 @@ func (n *Node) build(role string) ([]service, error) {
 	if err != nil || !n.cfg.ClaimTasks {
 		return one(svc, err)
 	}
-	tasks, err := planner.NewTaskWorker(planner.TaskConfig{Resolve: n.resolveTask, Done: n.cfg.TaskDone, Log: log}, b.Tasks(), n.controller)
+	tasks, err := planner.NewTaskWorker(planner.TaskConfig{Resolve: n.resolveTask, Done: n.cfg.TaskDone, Log: log, Runs: b.Runs()}, b.Tasks(), n.controller)
 	if err != nil {
 		return nil, err
 	}

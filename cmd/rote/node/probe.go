@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -27,10 +28,11 @@ import (
 //	          processing time, the NATS connection, tasks by outcome, and
 //	          the Go runtime and process
 type Probe struct {
-	b     *bus.Bus
-	ready atomic.Bool
-	tasks *prometheus.CounterVec
-	reg   *prometheus.Registry
+	b        *bus.Bus
+	ready    atomic.Bool
+	tasks    *prometheus.CounterVec
+	rejected *prometheus.CounterVec // by reason
+	reg      *prometheus.Registry
 }
 
 // NewProbe returns the probe of a process on b running roleName ("all"
@@ -40,7 +42,10 @@ func NewProbe(b *bus.Bus, roleName string) *Probe {
 	o.tasks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rote_tasks_total", Help: "Deliveries of rote.tasks this planner finished, by outcome (retried: handed back for another attempt; rejected: cannot be done as asked; given_up: no run finished in any attempt).",
 	}, []string{"outcome"})
-	o.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), o.tasks,
+	o.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rote_tasks_rejected_total", Help: "Tasks on rote.tasks this planner rejected, by reason (the error code: invalid for one that did not decode or needed a secret it was not given, not_found for an unknown suite task, ...).",
+	}, []string{"reason"})
+	o.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), o.tasks, o.rejected,
 		&busCollector{b: b, role: roleName})
 	return o
 }
@@ -57,6 +62,9 @@ func (o *Probe) TaskDone(d planner.TaskDone) {
 		outcome = "given_up"
 	}
 	o.tasks.WithLabelValues(outcome).Inc()
+	if d.Rejected && d.Err != nil {
+		o.rejected.WithLabelValues(string(schema.AsError(d.Err).Code)).Inc()
+	}
 }
 
 // Ready says the role's services run: /readyz answers 200 from now on,
