@@ -179,8 +179,15 @@ func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
 	if b, err := next.CombinedOutput(); err != nil {
 		t.Fatalf("the next session: %v\n%s", err, b)
 	}
-	code, list := rote(t, dir, "--data", dir, "runs", "list")
+	code, list := rote(t, dir, "--data", dir, "runs", "list", "--all")
 	if code != 0 || !strings.Contains(list, "aborted") || strings.Contains(list, "running") {
 		t.Fatalf("runs after a killed session:\n%s", list)
+	}
+	// The session with no task is left out of the plain list, and counted;
+	// the one named "order" is listed.
+	if code, plain := rote(t, dir, "--data", dir, "runs", "list"); code != 0 || !strings.Contains(plain, "order") ||
+		strings.Count(plain, "\n") != strings.Count(list, "\n") ||
+		!strings.Contains(plain, "(1 session(s) of rote mcp browser with no task left out: --all lists them)") {
+		t.Fatalf("runs list without --all:\n%s\nwith --all:\n%s", plain, list)
 	}
 }

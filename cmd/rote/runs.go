@@ -23,11 +23,16 @@ func newRunsCommand(app *App) *cobra.Command {
 }
 
 func newRunsListCommand(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List runs, oldest first",
-		Args:  args(cobra.NoArgs),
+		Long: `list prints every run, oldest first: its mode, task, outcome, when it started,
+how long it took, its steps (tool calls and browser actions), model calls and
+tokens. The sessions rote mcp browser opens for itself with no task (under
+rote record, whose run is the session's record) are left out and counted
+below the table; --all lists them too.`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := app.Bus(cmd.Context())
 			if err != nil {
@@ -37,8 +42,23 @@ func newRunsListCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			hidden := 0
+			if !all {
+				shown := runs[:0]
+				for _, r := range runs {
+					if r.Untasked() {
+						hidden++
+						continue
+					}
+					shown = append(shown, r)
+				}
+				runs = shown
+			}
 			if asJSON {
 				return writeJSON(app, runs)
+			}
+			if hidden > 0 {
+				defer fmt.Fprintf(app.Stdout, "(%d session(s) of rote mcp browser with no task left out: --all lists them)\n", hidden)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(app.Stdout, "no runs")
@@ -58,6 +78,7 @@ func newRunsListCommand(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of run manifests")
+	cmd.Flags().BoolVar(&all, "all", false, "also list the sessions rote mcp browser opened with no task")
 	return cmd
 }
 

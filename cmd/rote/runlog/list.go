@@ -15,6 +15,13 @@ type Summary struct {
 	Steps int `json:"calls"`
 }
 
+// Untasked reports whether the run is a session a browser MCP server
+// opened for itself with no task (rote mcp browser under rote record
+// names none): the session's record is the recording's run.
+func (s Summary) Untasked() bool {
+	return s.Mode == schema.ModeAgent && s.Task.Label() == ""
+}
+
 // ModelCalls is the number of model calls the manifest counts.
 func (s Summary) ModelCalls() int {
 	n := 0
