@@ -74,7 +74,7 @@ type Config struct {
 	Seed    uint64 // the bootstrap's
 	Out     string // where the report goes
 	Command string // the command line, named in the report
-	// Progress hears a progress bar; nil discards it.
+	// Progress hears how far the run is (progress.go); nil discards it.
 	Progress io.Writer
 }
 
@@ -96,9 +96,7 @@ type bench struct {
 	results []report.Result
 	// nearMisses are the near misses sent to the matcher.
 	nearMisses []report.NearMiss
-	done       int
-	total      int
-	out        io.Writer
+	progress   *progress
 }
 
 // Run benchmarks cfg's suite on l (whose site must be that suite's),
@@ -110,18 +108,16 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 	}
 	p := plans[cfg.Suite]
 	tasks, _ := suite.Suite(cfg.Suite)
-	bn := &bench{ctx: ctx, lab: l, total: len(p.learned) + len(tasks)*cfg.Reps, out: cfg.Progress}
-	if bn.out == nil {
-		bn.out = io.Discard
-	}
+	total := len(p.learned) + len(tasks)*cfg.Reps
 	var probe *perceptionProbe
 	if cfg.Suite == suite.SuiteWordPress {
-		bn.total += cfg.Reps
+		total += cfg.Reps
 		probe = &perceptionProbe{}
 	}
+	bn := &bench{ctx: ctx, lab: l, progress: newProgress(cfg.Progress, total)}
 	for _, id := range p.learned {
 		t, _ := suite.Lookup(id)
-		bn.progress(id + " learn")
+		bn.progress.step(id + " learn")
 		if err := bn.learn(t); err != nil {
 			return nil, fmt.Errorf("learning %s: %w", id, err)
 		}
@@ -132,7 +128,7 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 	for _, t := range tasks {
 		for rep := 1; rep <= cfg.Reps; rep++ {
 			variant := p.variant(t, rep)
-			bn.progress(strings.TrimSpace(fmt.Sprintf("%s rep %d %s", t.ID, rep, variant)))
+			bn.progress.step(strings.TrimSpace(fmt.Sprintf("%s rep %d %s", t.ID, rep, variant)))
 			drift := ""
 			if p.drifts[t.ID] {
 				drift = variant
@@ -144,14 +140,13 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 	}
 	if probe != nil {
 		for rep := 1; rep <= cfg.Reps; rep++ {
-			bn.progress(fmt.Sprintf("perception rep %d", rep))
+			bn.progress.step(fmt.Sprintf("perception rep %d", rep))
 			if err := probe.run(bn, rep); err != nil {
 				return nil, fmt.Errorf("perception probe rep %d: %w", rep, err)
 			}
 		}
 	}
-	bn.progress("done")
-	fmt.Fprintln(bn.out)
+	bn.progress.finish()
 	s := report.Summarize(bn.results, p.mustMiss, cfg.Seed, cfg.Reps, l.Node.Model().Label)
 	s.Suite = cfg.Suite
 	s.AddNearMisses(bn.nearMisses)
@@ -165,14 +160,6 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// progress draws the progress bar.
-func (bn *bench) progress(what string) {
-	bn.done++
-	width := 30
-	filled := width * (bn.done - 1) / bn.total
-	fmt.Fprintf(bn.out, "\r[%s%s] %d/%d %-40s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), bn.done-1, bn.total, what)
 }
 
 // task is the planner task of suite task t's repetition rep.
