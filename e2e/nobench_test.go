@@ -100,8 +100,20 @@ func TestServeWithoutSuites(t *testing.T) {
 			t.Fatalf("the suite task was not refused with a reason:\n%s", said)
 		}
 	}
-	if _, err := b.Runs().ReadRun(testContext(t), suiteID); err == nil {
-		t.Fatal("a refused task started a run")
+	// A refused task starts no run; what its publisher finds under its
+	// id is the rejection, with its reason.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		envs, err := b.Runs().ReadRun(testContext(t), suiteID)
+		if err == nil && len(envs) == 1 {
+			r, ok := envs[0].Event.(*schema.TaskRejected)
+			if !ok || !strings.Contains(r.Reason.Message, "built without the benchmark suites") {
+				t.Fatalf("a refused task's events: %+v", envs[0].Event)
+			}
+			break
+		}
+		if err == nil && len(envs) > 1 || time.Now().After(deadline) {
+			t.Fatalf("a refused task's events: %d (%v)", len(envs), err)
+		}
 	}
 
 	textID := "text-" + strings.ReplaceAll(stamp, ".", "")
