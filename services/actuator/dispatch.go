@@ -344,8 +344,10 @@ func (s *session) extract(el *element) (string, error) {
 }
 
 // navigate loads rawURL, resolved against the current page, and waits for
-// the load event. An address the session may not load (see
-// schema.CheckNavigation) is out_of_origin, before anything is sent.
+// the load event (at most loadWait). An address the session may not load
+// (see schema.CheckNavigation) is out_of_origin, before anything is
+// sent; a load the gate refused on the way (a redirect off the origins)
+// is its refusal.
 func (s *session) navigate(rawURL string) error {
 	current, err := chromedp.Run(s.ctx, chromedp.Location())
 	if err != nil {
@@ -372,10 +374,10 @@ func (s *session) navigate(rawURL string) error {
 		// frame whose response never ends): it is stopped as it is, as a
 		// person would press stop, rather than holding the session, whose
 		// every later call waited behind it.
-		err = chromedp.Do(s.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		err = s.run(func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
 			return err
-		}))
+		})
 	}
 	if err != nil {
 		return s.fail(fmt.Errorf("navigate to %s: %w", target, err))

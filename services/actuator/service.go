@@ -433,10 +433,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	switch a.Kind {
 	case schema.ActNavigate:
-		if err := sess.navigate(a.URL); err != nil {
-			return "", "", err
-		}
-		return "", "", sess.gate.take()
+		return "", "", sess.navigate(a.URL) // it takes the gate's word on the load
 	case schema.ActDone, schema.ActFail:
 		return "", "", nil
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 )
@@ -34,11 +35,7 @@ var refusals = struct {
 func refusedBy(endpoint string) map[string]bool {
 	refusals.mu.Lock()
 	defer refusals.mu.Unlock()
-	out := map[string]bool{}
-	for f := range refusals.fields[endpoint] {
-		out[f] = true
-	}
-	return out
+	return maps.Clone(refusals.fields[endpoint])
 }
 
 // namedIn returns the optional fields body sends that a 400's message
