@@ -365,3 +365,47 @@ func (s *PlaybookStore) Rebind(ctx context.Context, from, to, name, note string)
 	}
 	return entry, nil
 }
+
+// Watch returns a channel that receives after writes to the store (a
+// promotion, a patch, a rollback, a deletion), coalesced: a reader that
+// is busy sees one signal for several writes. It closes when ctx ends or
+// the watch is lost.
+func (s *PlaybookStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	w, err := s.kv.WatchAll(ctx, jetstream.UpdatesOnly(), jetstream.MetaOnly())
+	if err != nil {
+		return nil, fmt.Errorf("bus: watch playbooks: %w", err)
+	}
+	changed := make(chan struct{}, 1)
+	go func() {
+		defer close(changed)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e == nil {
+					continue
+				}
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return changed, nil
+}
+
+// Bound returns the latest version of every playbook bound to
+// fingerprint, sorted by name.
+func (s *PlaybookStore) Bound(ctx context.Context, fingerprint string) ([]PlaybookEntry, error) {
+	all, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(e PlaybookEntry) bool { return e.Fingerprint != fingerprint }), nil
+}

@@ -19,6 +19,8 @@ type rawClient struct {
 	out     *bufio.Reader
 	version string
 	id      int
+	notes   []string // the methods of the notifications read, in order
+	calls   int      // the tools/call requests made
 }
 
 // handshake opens the session: initialize (and its notification) up to
@@ -65,6 +67,9 @@ func (c *rawClient) request(method string, params map[string]any) json.RawMessag
 func (c *rawClient) exchange(method string, params map[string]any) (result, rpcErr json.RawMessage) {
 	c.t.Helper()
 	c.id++
+	if method == "tools/call" {
+		c.calls++
+	}
 	if c.version == "2026-07-28" {
 		meta, _ := params["_meta"].(map[string]any)
 		if meta == nil {
@@ -86,6 +91,13 @@ func (c *rawClient) exchange(method string, params map[string]any) (result, rpcE
 			Error  json.RawMessage `json:"error"`
 		}
 		if json.Unmarshal(line, &m) != nil || m.ID == nil || *m.ID != c.id {
+			var note struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &note) == nil && note.Method != "" && len(note.ID) == 0 {
+				c.notes = append(c.notes, note.Method)
+			}
 			continue
 		}
 		return m.Result, m.Error

@@ -100,6 +100,9 @@ type Manifest struct {
 	Started  time.Time     `msgpack:"started" json:"started"`
 	Finished time.Time     `msgpack:"finished" json:"finished"`
 	Usage    []SourceUsage `msgpack:"usage,omitempty" json:"usage,omitempty"` // one entry per source, sorted by source
+	// ToolCalls counts a recorded session's tool calls by tool: what a
+	// session recorded with no task did, at a glance.
+	ToolCalls map[string]int `msgpack:"tool_calls,omitempty" json:"tool_calls,omitempty"`
 }
 
 // TaskRequested asks for a task to be done. It is the work-queue item on

@@ -3,100 +3,211 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
-	"github.com/rote-agent/rote/cmd/rote/safefile"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/distiller"
 	"github.com/spf13/cobra"
 )
 
-func newDistillCommand(app *App) *cobra.Command {
-	var out, name string
-	cmd := &cobra.Command{
-		Use:   "distill RUN [-o FILE]",
-		Short: "Compile a verified run into a playbook candidate (no model call)",
-		Long: `distill reads a finished run from ROTE_RUNS, an agent's browser run or a session
-recorded with rote record, and compiles it into a playbook candidate: steps
-that do not matter to the outcome are pruned (each with its reason), values
-equal to the task's parameters become {{name}}, a choice made among a
-control's options becomes a judgment step, and assertions come from state the
-page showed after an action. The verify gate is the run's own verified checks.
-
-It refuses a run that is not a verified success, a value that comes from the
-task but is no parameter, and a choice it could only freeze. The candidate is
-printed as YAML (or written to -o FILE); promote it with rote promote.`,
-		Args: args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			c, err := distillRun(cmd.Context(), app, a[0], name)
-			if err != nil {
-				return err
-			}
-			doc, err := schema.EncodePlaybook(c.Playbook)
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				_, err = app.Stdout.Write(doc)
-				return err
-			}
-			if err := safefile.Write(out, doc, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(app.Stdout, "wrote %s: %s, %d step(s), %d verify\n", out, c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Verify))
-			return nil
-		},
-	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write the candidate to FILE instead of standard output")
-	cmd.Flags().StringVar(&name, "name", "", "the playbook's name (default the task's)")
-	return cmd
+// learnFlags declare, after the fact, what a run recorded without flags
+// was: its task, parameters, secrets, verify gate, and the slice of its
+// calls that did it. rote learn and rote distill take them.
+type learnFlags struct {
+	name, text       string
+	params, secrets  []string
+	verify           []string
+	from, to         uint64
+	requireName      bool
+	paramMap, secret map[string]string
 }
 
-// distillRun distills run runID and reports what it pruned and noted on
-// stderr.
-func distillRun(ctx context.Context, app *App, runID, name string) (*distiller.Candidate, error) {
-	b, err := app.Bus(ctx)
+func (l *learnFlags) register(cmd *cobra.Command, requireName bool) {
+	l.requireName = requireName
+	f := cmd.Flags()
+	f.StringVar(&l.name, "name", "", "the playbook's name (default the task's)")
+	f.StringVar(&l.text, "text", "", "the task in words, with the parameters' values in it (default the recorded text)")
+	f.StringArrayVar(&l.params, "param", nil, "a parameter of the task, name=value as the session used it (repeatable; replaces the recorded ones)")
+	f.StringArrayVar(&l.secrets, "secret", nil, "a secret parameter, name=value as the session typed it (repeatable); stored only as a digest")
+	f.StringArrayVar(&l.verify, "verify", nil, "an assertion on the result of the last call kept, e.g. 'text_visible: Saved' (repeatable)")
+	f.Uint64Var(&l.from, "from", 0, "keep only the tool calls from this sequence number (rote runs show lists them)")
+	f.Uint64Var(&l.to, "to", 0, "keep only the tool calls up to this sequence number")
+}
+
+// declared reports whether any flag redeclares the task.
+func (l *learnFlags) declared() bool {
+	return l.text != "" || len(l.params)+len(l.secrets) > 0
+}
+
+// prepare folds run runID and applies the flags to the fold (never to the
+// run log): the slice of calls, the task, its secrets as digests in the
+// kept calls, and the verify gate, checked here against the last kept
+// result and printed. It returns the fold and the clear values a shadow
+// replay needs.
+func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID string) (*schema.RunFold, map[string]string, error) {
+	if l.requireName && l.name == "" {
+		return nil, nil, usageError("give the playbook a --name")
+	}
+	var err error
+	if l.paramMap, err = keyValues("--param", l.params); err != nil {
+		return nil, nil, err
+	}
+	if l.secret, err = keyValues("--secret", l.secrets); err != nil {
+		return nil, nil, err
+	}
+	for k := range l.secret {
+		if _, clash := l.paramMap[k]; clash {
+			return nil, nil, usageError("%s is given both as --param and --secret", k)
+		}
+	}
+	exps, err := parseExpects(l.verify)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if l.to != 0 && l.from > l.to {
+		return nil, nil, usageError("--from %d is after --to %d", l.from, l.to)
 	}
 	r, err := b.Runs().Fold(ctx, runID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c, err := distiller.Distill(r, distiller.Options{Name: name})
-	if err != nil {
-		return nil, err
+	if r.Finished == nil {
+		return nil, nil, schema.Errorf(schema.CodeInvalid, "run %s has not finished", runID)
 	}
-	for _, p := range c.Pruned {
-		fmt.Fprintf(app.Stderr, "pruned %s: %s\n", p.Step, p.Reason)
+	sliced := l.from != 0 || l.to != 0
+	if sliced {
+		if len(r.Actions) > 0 {
+			return nil, nil, usageError("--from and --to slice an MCP session's tool calls; run %s is a browser run", runID)
+		}
+		r.Calls = slices.DeleteFunc(r.Calls, func(c *schema.ToolCall) bool { return c.Seq < l.from || l.to != 0 && c.Seq > l.to })
+		if len(r.Calls) == 0 {
+			return nil, nil, schema.Errorf(schema.CodeInvalid, "run %s has no tool call from %d to %d", runID, l.from, l.to)
+		}
+		fmt.Fprintf(app.Stdout, "slice: %d tool call(s), seq %d to %d\n", len(r.Calls), r.Calls[0].Seq, r.Calls[len(r.Calls)-1].Seq)
+		if len(exps) == 0 {
+			return nil, nil, usageError("a slice of a session needs its own --verify: the run's verify was of the whole session")
+		}
 	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(app.Stderr, "note: %s\n", n)
+	values := maps.Clone(r.Spec.Task.Params)
+	if l.declared() {
+		key, err := node.SecretKey(app.DataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		task := schema.TaskSpec{Name: r.Spec.Task.Name, Text: r.Spec.Task.Text, Target: r.Spec.Task.Target, Params: maps.Clone(l.paramMap)}
+		if l.text != "" {
+			task.Text = l.text
+		}
+		if task.Params == nil {
+			task.Params = map[string]string{}
+		}
+		redactor := schema.Redactor{Key: key, Values: slices.Collect(maps.Values(l.secret))}
+		for k, v := range l.secret {
+			task.Params[k] = redactor.Digest(v)
+		}
+		r.Spec.Task = task
+		if len(l.secret) > 0 {
+			scrubCalls(r, redactor)
+		}
+		values = maps.Clone(l.paramMap)
+		if values == nil {
+			values = map[string]string{}
+		}
+		maps.Copy(values, l.secret)
 	}
-	return c, nil
+	if l.name != "" {
+		r.Spec.Task.Name = l.name
+	}
+	if len(exps) > 0 {
+		if err := l.check(ctx, app, b, r, exps); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, values, nil
 }
 
-func newPromoteCommand(app *App) *cobra.Command {
-	var params []string
-	var base, target, name, fromRun string
-	cmd := &cobra.Command{
-		Use:   "promote RUN|FILE [flags] [-- MCP-SERVER-COMMAND ...]",
-		Short: "Shadow-replay a candidate against the live environment and store it only when it verifies",
-		Long: `promote distills RUN (or reads a candidate FILE), replays it against the live
-environment as a shadow run, and only when every step and the verify gate
-pass stores it in ROTE_PLAYBOOKS under its fingerprint (version 1 for a new
-name) and records playbook.promoted.v1. The shadow replay does the task again:
-its effects happen.
+// scrubCalls records the secrets in the kept calls as their digests, as
+// the recorder would have had they been declared when it recorded.
+func scrubCalls(r *schema.RunFold, redactor schema.Redactor) {
+	tools := map[string][]byte{}
+	for _, inv := range r.Inventories {
+		for _, t := range inv.Environment.Tools {
+			tools[t.Name] = t.InputSchema
+		}
+	}
+	for i, c := range r.Calls {
+		kept := *c
+		if len(kept.Arguments) > 0 {
+			if args, _, err := redactor.RedactArguments(kept.Arguments, tools[kept.Tool]); err == nil {
+				kept.Arguments = schema.RawJSON(args)
+			}
+		}
+		if len(kept.Result) > 0 {
+			res, _ := redactor.Scrub(kept.Result)
+			kept.Result = schema.RawJSON(res)
+		}
+		r.Calls[i] = &kept
+	}
+}
 
-The parameters are the source run's (RUN, or --run for a FILE); a secret is
-recorded only as a digest, so give it with --param. A browser candidate runs
-on the site the source run used unless --url says otherwise; after -- the
-candidate runs against that MCP server.`,
+// check checks exps against the last kept result and makes them the
+// fold's verify gate.
+func (l *learnFlags) check(ctx context.Context, app *App, b *bus.Bus, r *schema.RunFold, exps []schema.Expect) error {
+	last := r.LastResult()
+	if last == nil {
+		return schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", r.RunID)
+	}
+	result := []byte(last.Result)
+	if last.BlobRef != "" {
+		var err error
+		if result, err = b.Runs().Blob(ctx, last.BlobRef); err != nil {
+			return err
+		}
+	}
+	checks, passed, err := schema.CheckAll(exps, schema.ToolResultWorld(result))
+	if err != nil {
+		return err
+	}
+	for _, c := range checks {
+		fmt.Fprintf(app.Stdout, "verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
+	}
+	if !passed {
+		return &exitError{code: exitFailure, err: fmt.Errorf("run %s does not verify at seq %d: nothing learned", r.RunID, last.Seq)}
+	}
+	r.Verify = &schema.VerifyChecked{Meta: schema.Meta{Time: time.Now()}, RunID: r.RunID, Checks: checks, Passed: true}
+	return nil
+}
+
+func newLearnCommand(app *App) *cobra.Command {
+	var lf learnFlags
+	var base, target string
+	cmd := &cobra.Command{
+		Use:   "learn RUN --name NAME [flags] [-- MCP-SERVER-COMMAND ...]",
+		Short: "Turn a finished session into a promoted playbook: verify, distill, shadow-replay, promote",
+		Long: `learn makes a playbook of a session recorded without flags, in one command:
+--param and --secret declare the task's parameters with the values the session
+used, --verify checks what its last result must show, and --from/--to keep
+only the tool calls that did this task, for a session that did several.
+It then distills the candidate, replays it against the MCP server after -- as
+a shadow run (the task is done again: its effects happen), and stores it only
+when the shadow replay verifies. Each stage is printed.
+
+  rote learn 01JB... --name register-vendor \
+    --text "Register the vendor Acme GmbH, tax ID DE123456789" \
+    --param company="Acme GmbH" --param tax_id=DE123456789 \
+    --secret password=... --verify 'text_visible: Vendor Acme GmbH registered' \
+    -- npx @playwright/mcp --headless
+
+A secret the session was not told of is in its run log in clear; the playbook
+and every later run keep only its digest.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			a, server, err := oneBeforeDash(cmd, a, "promote takes one RUN or FILE before --")
+			a, server, err := oneBeforeDash(cmd, a, "learn takes one RUN before --")
 			if err != nil {
 				return err
 			}
@@ -105,41 +216,25 @@ candidate runs against that MCP server.`,
 			if err != nil {
 				return err
 			}
-			var c *distiller.Candidate
-			if isPlaybookFile(a[0]) {
-				p, err := readPlaybookFile(a[0])
-				if err != nil {
-					return err
-				}
-				c = &distiller.Candidate{Playbook: p, SourceRun: fromRun}
-			} else {
-				fromRun = a[0]
-				if c, err = distillRun(ctx, app, a[0], name); err != nil {
-					return err
-				}
-			}
-			given, err := keyValues("--param", params)
+			r, values, err := lf.prepare(ctx, app, b, a[0])
 			if err != nil {
 				return err
 			}
-			values := map[string]string{}
-			if fromRun != "" {
-				src, err := b.Runs().Fold(ctx, fromRun)
-				if err != nil {
-					return err
-				}
-				values = src.Spec.Task.Params
-				if base == "" && len(server) == 0 {
-					base = src.Spec.Task.Target
-				}
+			c, err := distillFold(app, r, lf.name)
+			if err != nil {
+				return err
 			}
-			for k, v := range given {
-				values[k] = v
-			}
+			fmt.Fprintf(app.Stdout, "distilled %s: %d step(s), %d parameter(s), verify %d\n", c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Params), len(c.Playbook.Verify))
 			for k, decl := range c.Playbook.Params {
 				if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
-					return usageError("%s is secret and recorded only as a digest: give it with --param %s=VALUE", k, k)
+					return usageError("%s is secret and recorded only as a digest: give it with --secret %s=VALUE", k, k)
 				}
+			}
+			if target == "" && len(r.Inventories) > 0 {
+				target = r.Inventories[len(r.Inventories)-1].Environment.Identity.Target
+			}
+			if base == "" && len(server) == 0 {
+				base = r.Spec.Task.Target
 			}
 			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
 			n, open, err := app.replayNode(ctx, env, c.Playbook, values)
@@ -156,10 +251,8 @@ candidate runs against that MCP server.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter for the shadow replay, name=value (repeatable); secrets must be given")
-	cmd.Flags().StringVar(&base, "url", "", "the site of a browser shadow replay (default the source run's)")
-	cmd.Flags().StringVar(&target, "target", "", "the MCP environment's name, as given to rote record --target")
-	cmd.Flags().StringVar(&name, "name", "", "the playbook's name when distilling RUN (default the task's)")
-	cmd.Flags().StringVar(&fromRun, "run", "", "for a FILE: the run it was distilled from, whose parameters and site the shadow replay uses")
+	lf.register(cmd, true)
+	cmd.Flags().StringVar(&base, "url", "", "the site of a browser run's shadow replay (default the run's)")
+	cmd.Flags().StringVar(&target, "target", "", "the MCP environment's name (default the recorded one)")
 	return cmd
 }

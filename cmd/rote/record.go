@@ -20,6 +20,7 @@ func newRecordCommand(app *App) *cobra.Command {
 		task, text, target string
 		params, secrets    []string
 		verify             []string
+		offer              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "record [flags] -- COMMAND [ARGS...]",
@@ -38,7 +39,15 @@ wherever they appear in arguments. The exit status is the server's.
 session's last successful call when it ends, e.g.
   --verify 'text_visible: Vendor Initech registered'
 The checks are recorded in the run and decide its outcome; a session without
-them is unverified, and rote runs verify can check it afterwards.`,
+them is unverified, and rote runs verify can check it afterwards.
+
+The client is also offered, beside the server's tools, the playbooks promoted
+for this server (its fingerprint): one tool each, named rote_NAME, with the
+playbook's parameters as its input schema. Calling one replays the playbook
+over this session, as a run of its own that the recording leaves out, and
+answers with the outcome, what was verified and the run id; on a stop, which
+step stopped, why, and the steps done. A promotion during the session sends
+notifications/tools/list_changed. --offer=false turns this off.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, command []string) error {
 			paramMap, err := keyValues("--param", params)
@@ -69,11 +78,18 @@ them is unverified, and rote runs verify can check it afterwards.`,
 			// The client may go away at any moment: a write to a closed
 			// stdout must be an error to handle, not a fatal SIGPIPE.
 			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+			var offered *playbookOffer
+			var recOffer recorder.Offer
+			if offer {
+				offered = &playbookOffer{app: app, ctx: cmd.Context(), target: target}
+				defer offered.Close()
+				recOffer = offered
+			}
 			rec, err := recorder.New(recorder.Config{
 				Command: command,
 				Task:    schema.TaskSpec{Name: task, Text: text, Params: paramMap, Target: target},
 				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
-				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: log,
+				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: log, Offer: recOffer,
 			}, func(ctx context.Context) (*bus.Bus, error) {
 				cfg, err := app.busConfig("rote-record")
 				if err != nil {
@@ -81,7 +97,11 @@ them is unverified, and rote runs verify can check it afterwards.`,
 				}
 				cfg.Log = log
 				cfg.PublishPatience = -1 // the recorder spools what NATS does not take at once
-				return bus.Open(ctx, cfg)
+				b, err := bus.Open(ctx, cfg)
+				if err == nil && offered != nil {
+					offered.useBus(b)
+				}
+				return b, err
 			})
 			if err != nil {
 				return err
@@ -105,6 +125,7 @@ them is unverified, and rote runs verify can check it afterwards.`,
 	cmd.Flags().StringArrayVar(&params, "param", nil, "a task parameter, name=value (repeatable)")
 	cmd.Flags().StringArrayVar(&secrets, "secret", nil, "a secret task parameter, name=value, never stored in clear (repeatable)")
 	cmd.Flags().StringVar(&target, "target", "", "the environment's name (e.g. staging); part of the fingerprint")
+	cmd.Flags().BoolVar(&offer, "offer", true, "offer the playbooks promoted for this server as tools")
 	cmd.Flags().StringArrayVar(&verify, "verify", nil, "an assertion on the last result when the session ends, e.g. 'text_visible: Saved' (repeatable)")
 	return cmd
 }

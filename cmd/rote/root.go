@@ -51,6 +51,7 @@ final state.`,
 		newRunCommand(app),
 		newDistillCommand(app),
 		newPromoteCommand(app),
+		newLearnCommand(app),
 	)
 	if app.suites.commands != nil {
 		root.AddCommand(app.suites.commands(app)...)

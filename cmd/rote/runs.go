@@ -1,7 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -71,7 +75,7 @@ below the table; --all lists them too.`,
 				if !r.Finished.IsZero() {
 					duration = r.Finished.Sub(r.Started).Round(time.Millisecond).String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, cell(r.Task.Label(), 32), r.Outcome,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, cell(taskCell(r), 48), r.Outcome,
 					r.Started.UTC().Format(time.RFC3339), duration, r.Steps, r.ModelCalls(), schema.LogicalTokens(r.Usage))
 			}
 			return tw.Flush()
@@ -158,3 +162,19 @@ func jsonEvents(envs []bus.Envelope) []jsonEvent {
 	}
 	return out
 }
+
+// taskCell names a run's task, or for a session recorded with no task
+// the tools it called, most called first.
+func taskCell(r runlog.Summary) string {
+	if label := r.Task.Label(); label != "" || len(r.ToolCalls) == 0 {
+		return label
+	}
+	tools := slices.Collect(maps.Keys(r.ToolCalls))
+	slices.SortFunc(tools, func(a, b string) int { return cmp.Or(r.ToolCalls[b]-r.ToolCalls[a], strings.Compare(a, b)) })
+	parts := make([]string, len(tools))
+	for i, t := range tools {
+		parts[i] = fmt.Sprintf("%s×%d", t, r.ToolCalls[t])
+	}
+	return "(no task) " + strings.Join(parts, " ")
+}
+

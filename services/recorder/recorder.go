@@ -50,6 +50,10 @@ type Config struct {
 	Verify []schema.Expect
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Offer, when set, offers the client tools beside the server's own
+	// (playbooks) and runs them over the session; their traffic is not
+	// part of the recording.
+	Offer Offer
 	// Log hears when the bus is lost and the recorder spools, when the
 	// spool is flushed, and about abandoned runs it finishes; default
 	// slog.Default(). It never writes to Stdout, the client's channel.
@@ -165,6 +169,9 @@ func (r *Recorder) Run(ctx context.Context) error {
 	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: finished, Outcome: schema.OutcomeUnverified,
 		Reason: &schema.Error{Code: schema.CodeUnverified, Message: "no verify assertions: nothing proved the session's effect"}}
 	manifest.Fingerprint = session.Fingerprint()
+	if calls := session.ToolCalls(); len(calls) > 0 {
+		manifest.ToolCalls = calls
+	}
 	switch {
 	case proxyErr != nil:
 		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: proxyErr.Error()}
@@ -277,14 +284,34 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 			session.Observe(o.dir, o.line, o.at)
 		}
 	}()
+	toServerW, toClientW := &frameWriter{w: toServer}, &frameWriter{w: r.cfg.Stdout}
+	var fromClient, fromServerFilter filter
+	var ic *interceptor
+	if r.cfg.Offer != nil {
+		ic = newInterceptor(ctx, r.cfg.Offer, r.cfg.Target, r.log, toServerW, toClientW)
+		fromClient, fromServerFilter = ic.fromClient, ic.fromServer
+		watch, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go ic.notifyChanges(watch)
+	}
 	go func() {
 		// When the client's input ends, the server's stdin closes, which
-		// tells a stdio MCP server to shut down.
-		forward(r.cfg.Stdin, toServer, schema.ToServer, q)
+		// tells a stdio MCP server to shut down: once the offered calls
+		// still running have had their answers.
+		forward(r.cfg.Stdin, toServerW, schema.ToServer, q, fromClient)
+		if ic != nil {
+			ic.calls.Wait()
+		}
 		toServer.Close()
 	}()
 	outDone := make(chan error, 1)
-	go func() { outDone <- forward(fromServer, r.cfg.Stdout, schema.ToClient, q) }()
+	go func() {
+		err := forward(fromServer, toClientW, schema.ToClient, q, fromServerFilter)
+		if ic != nil {
+			ic.serverGone()
+		}
+		outDone <- err
+	}()
 	exited := make(chan struct{})
 	var waitErr error
 	go func() { waitErr = cmd.Wait(); close(exited) }()

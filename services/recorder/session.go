@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -27,13 +28,11 @@ type Session struct {
 	target   string
 	emit     func(schema.Event)
 
-	calls    map[string]*pendingCall // client tools/call requests awaiting a response
-	requests map[string]pendingMeta  // client initialize and tools/list requests
+	calls map[string]*pendingCall // client tools/call requests awaiting a response
+	surface
 
-	server      serverInfo
-	tools       []schema.ToolSpec // the last complete tools/list
-	listing     []schema.ToolSpec // a tools/list being paged through
 	fingerprint string
+	counts      map[string]int // the calls recorded, by tool
 	last        schema.RawJSON // the result of the last call that succeeded
 }
 
@@ -42,15 +41,6 @@ type pendingCall struct {
 	tool      string
 	args      json.RawMessage
 	at        time.Time
-}
-
-type pendingMeta struct {
-	method string
-	cursor bool // a tools/list continuation page
-}
-
-type serverInfo struct {
-	name, version, protocol string
 }
 
 // NewSession returns a Session that hands its records to emit. target is
@@ -62,9 +52,13 @@ func NewSession(target string, redactor schema.Redactor, emit func(schema.Event)
 		target:   target,
 		emit:     emit,
 		calls:    map[string]*pendingCall{},
-		requests: map[string]pendingMeta{},
+		surface:  newSurface(),
+		counts:   map[string]int{},
 	}
 }
+
+// ToolCalls counts the calls recorded so far, by tool.
+func (s *Session) ToolCalls() map[string]int { return maps.Clone(s.counts) }
 
 // Fingerprint returns the fingerprint of the last inventory seen, or "".
 func (s *Session) Fingerprint() string { return s.fingerprint }
@@ -116,18 +110,8 @@ func (s *Session) fromClient(m message, line []byte, at time.Time) {
 			s.finish(prev, nil, &schema.CallError{Kind: schema.CallErrorLost, Message: "request id " + key + " reused before a response"}, at)
 		}
 		s.calls[key] = &pendingCall{requestID: m.id, tool: p.Name, args: p.Arguments, at: at}
-	case m.kind == kindRequest && (m.method == "initialize" || m.method == "server/discover" || m.method == "tools/list"):
-		var p struct {
-			Cursor *string `json:"cursor"`
-			Meta   struct {
-				ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		}
-		_ = json.Unmarshal(m.params, &p)  // absent or malformed params: a first page
-		if p.Meta.ProtocolVersion != "" { // the stateless protocol names its version on every request
-			s.server.protocol = p.Meta.ProtocolVersion
-		}
-		s.requests[m.idKey()] = pendingMeta{method: m.method, cursor: p.Cursor != nil}
+	case m.kind == kindRequest:
+		s.request(m)
 	case m.kind == kindNotification && m.method == "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -158,61 +142,15 @@ func (s *Session) fromServer(m message, at time.Time) {
 		s.finish(c, m.result, toolError(m.result), at)
 		return
 	}
-	req, ok := s.requests[key]
-	if !ok {
-		return
+	if listed, _ := s.response(m); listed {
+		s.inventory(at)
 	}
-	delete(s.requests, key)
-	if len(m.err) > 0 {
-		return
-	}
-	// initialize names the server in its result; the stateless protocol
-	// (server/discover) names it in the _meta of every result.
-	var info struct {
-		ProtocolVersion string       `json:"protocolVersion"`
-		ServerInfo      *implementer `json:"serverInfo"`
-		Meta            struct {
-			ServerInfo *implementer `json:"io.modelcontextprotocol/serverInfo"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(m.result, &info) == nil {
-		for _, impl := range []*implementer{info.ServerInfo, info.Meta.ServerInfo} {
-			if impl != nil {
-				s.server.name, s.server.version = impl.Name, impl.Version
-			}
-		}
-		if info.ProtocolVersion != "" {
-			s.server.protocol = info.ProtocolVersion
-		}
-	}
-	if req.method == "tools/list" {
-		var r struct {
-			Tools      []schema.ToolSpec `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if json.Unmarshal(m.result, &r) != nil {
-			return
-		}
-		if !req.cursor {
-			s.listing = nil
-		}
-		s.listing = append(s.listing, r.Tools...)
-		if r.NextCursor == "" {
-			s.tools, s.listing = s.listing, nil
-			s.inventory(at)
-		}
-	}
-}
-
-type implementer struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
 }
 
 // inventory emits an Inventory when the tool surface differs from the
 // last one emitted.
 func (s *Session) inventory(at time.Time) {
-	env := schema.MCPEnvironment(s.server.name, s.server.version, s.target, s.tools)
+	env := s.environment(s.target)
 	fp, err := schema.Fingerprint(env)
 	if err != nil {
 		s.emit(&schema.Unparsed{Meta: schema.Meta{Time: at}, Direction: schema.ToClient,
@@ -228,6 +166,7 @@ func (s *Session) inventory(at time.Time) {
 
 // finish emits the ToolCall for c, answered with payload at time at.
 func (s *Session) finish(c *pendingCall, payload json.RawMessage, callErr *schema.CallError, at time.Time) {
+	s.counts[c.tool]++
 	call := &schema.ToolCall{
 		Meta:      schema.Meta{Time: c.at},
 		Tool:      c.tool,

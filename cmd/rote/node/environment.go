@@ -55,7 +55,7 @@ func (e Environment) Roles() []string {
 // roles and a base URL (CodeInvalid without one).
 func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]string) (replay.Opener, error) {
 	if len(e.Server) > 0 {
-		redactor := schema.Redactor{Key: n.cfg.SecretKey, Values: slices.Collect(maps.Values(p.Secrets(params)))}
+		redactor := n.redactor(p, params)
 		return func(ctx context.Context, runID string, _ []string) (replay.Dispatcher, error) {
 			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr})
 		}, nil
@@ -64,6 +64,22 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 		return nil, err
 	}
 	return n.BrowserOpener(e.Base), nil
+}
+
+// SessionOpener replays p with params through caller, on an MCP session
+// that is already open with a server whose environment is env (rote
+// record's, with its client): the replay's calls are recorded in its own
+// run, secrets as digests, and its end leaves the session open.
+func (n *Node) SessionOpener(caller replay.ToolCaller, env schema.Environment, target string, p *schema.Playbook, params map[string]string) replay.Opener {
+	redactor := n.redactor(p, params)
+	return func(_ context.Context, runID string, _ []string) (replay.Dispatcher, error) {
+		return replay.MCPDispatcherOn(caller, env, replay.MCPConfig{Target: target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor}), nil
+	}
+}
+
+// redactor records the values of p's secret parameters as digests.
+func (n *Node) redactor(p *schema.Playbook, params map[string]string) schema.Redactor {
+	return schema.Redactor{Key: n.cfg.SecretKey, Values: slices.Collect(maps.Values(p.Secrets(params)))}
 }
 
 // BrowserOpener opens a browser session on the node's bus for each

@@ -34,7 +34,7 @@ type MCPConfig struct {
 // call is recorded as trajectory.tool_call.v1 in the run.
 type MCPDispatcher struct {
 	cfg     MCPConfig
-	session *mcp.ClientSession
+	session ToolCaller
 	env     schema.Environment
 
 	hasProbe bool     // the server can read a control's contract (mcp_contract.go)
@@ -68,21 +68,37 @@ func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, erro
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeUnavailable, "MCP server %q: %v", cfg.Command[0], err)
 	}
-	d := &MCPDispatcher{cfg: cfg, session: cs}
-	if err := d.inventory(ctx); err != nil {
+	env, err := inventory(ctx, cs, cfg.Target)
+	if err != nil {
 		cs.Close()
 		return nil, err
 	}
-	return d, nil
+	return MCPDispatcherOn(cs, env, cfg), nil
 }
 
-func (d *MCPDispatcher) inventory(ctx context.Context) error {
+// A ToolCaller makes tool calls on an MCP session that is already
+// initialized: a *mcp.ClientSession, or the session a client holds with a
+// server through rote record.
+type ToolCaller interface {
+	CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+	// Close ends the caller's use of the session.
+	Close() error
+}
+
+// MCPDispatcherOn returns a dispatcher that calls tools through caller on
+// a server whose environment is env (as schema.MCPEnvironment computes it
+// from the session's initialize and tools/list).
+func MCPDispatcherOn(caller ToolCaller, env schema.Environment, cfg MCPConfig) *MCPDispatcher {
+	return &MCPDispatcher{cfg: cfg, session: caller, env: env, hasProbe: offersProbe(env.Tools)}
+}
+
+func inventory(ctx context.Context, cs *mcp.ClientSession, target string) (schema.Environment, error) {
 	var tools []schema.ToolSpec
 	var cursor string
 	for {
-		res, err := d.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return schema.Errorf(schema.CodeUnavailable, "tools/list: %v", err)
+			return schema.Environment{}, schema.Errorf(schema.CodeUnavailable, "tools/list: %v", err)
 		}
 		for _, t := range res.Tools {
 			spec := schema.ToolSpec{Name: t.Name, Description: t.Description}
@@ -99,12 +115,10 @@ func (d *MCPDispatcher) inventory(ctx context.Context) error {
 		}
 	}
 	var name, version string
-	if init := d.session.InitializeResult(); init != nil && init.ServerInfo != nil {
+	if init := cs.InitializeResult(); init != nil && init.ServerInfo != nil {
 		name, version = init.ServerInfo.Name, init.ServerInfo.Version
 	}
-	d.env = schema.MCPEnvironment(name, version, d.cfg.Target, tools)
-	d.hasProbe = offersProbe(tools)
-	return nil
+	return schema.MCPEnvironment(name, version, target, tools), nil
 }
 
 // Fingerprint is the fingerprint of the server's environment.
@@ -256,12 +270,15 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 	var world schema.World
 	var failure error
 	if callErr != nil {
-		call.Error = &schema.CallError{Kind: schema.CallErrorRPC, Message: callErr.Error()}
+		call.Error = &schema.CallError{Kind: schema.CallErrorRPC, Message: d.cfg.Redactor.ScrubString(callErr.Error())}
 		failure = schema.Errorf(schema.CodeToolError, "%s: %v", tool, callErr)
 	} else {
 		raw, _ := json.Marshal(res)
-		call.Result, call.ResultDigest, call.ResultSize = raw, schema.Digest(raw), len(raw)
 		world = schema.ToolResultWorld(raw)
+		// A server that echoes a secret has it stored as its digest, as
+		// the recorder stores it; the replay itself reads the clear text.
+		kept, _ := d.cfg.Redactor.Scrub(raw)
+		call.Result, call.ResultDigest, call.ResultSize = kept, schema.Digest(kept), len(kept)
 		if res.IsError {
 			call.Error = &schema.CallError{Kind: schema.CallErrorTool, Message: world.Text}
 			failure = schema.Errorf(typedCode(res.StructuredContent), "%s: %s", tool, world.Text)

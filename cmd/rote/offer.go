@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/recorder"
+)
+
+// playbookOffer offers a recorded session's client the playbooks promoted
+// for its server as tools (recorder.Offer): calling one replays it over
+// the session, as a run of its own. The node that replays (with the
+// planner and matcher, for model-backed steps) starts on the first call.
+type playbookOffer struct {
+	app    *App
+	ctx    context.Context // the session's
+	target string
+
+	mu    sync.Mutex
+	bus   *bus.Bus // the recorder's, once it opened
+	tools []replay.PlaybookTool
+	node  *node.Node
+}
+
+var _ recorder.Offer = (*playbookOffer)(nil)
+
+// useBus is called with each bus the recorder opens.
+func (o *playbookOffer) useBus(b *bus.Bus) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bus == nil {
+		o.bus = b
+	}
+}
+
+func (o *playbookOffer) store() (*bus.Bus, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bus == nil {
+		return nil, schema.Errorf(schema.CodeUnavailable, "the bus is unreachable: no playbook can be read")
+	}
+	return o.bus, nil
+}
+
+// Tools are the playbooks bound to env's fingerprint.
+func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]schema.ToolSpec, error) {
+	b, err := o.store()
+	if err != nil {
+		return nil, err
+	}
+	fp, err := schema.Fingerprint(env)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := b.Playbooks().Bound(ctx, fp)
+	if err != nil {
+		return nil, err
+	}
+	tools := replay.PlaybookTools(entries, func(name string) bool {
+		return slices.ContainsFunc(env.Tools, func(t schema.ToolSpec) bool { return t.Name == name })
+	})
+	o.mu.Lock()
+	o.tools = tools
+	o.mu.Unlock()
+	specs := make([]schema.ToolSpec, len(tools))
+	for i, t := range tools {
+		specs[i] = t.Spec
+	}
+	return specs, nil
+}
+
+// Changed follows the playbook store.
+func (o *playbookOffer) Changed() <-chan struct{} {
+	b, err := o.store()
+	if err != nil {
+		return nil
+	}
+	ch, err := b.Playbooks().Watch(o.ctx)
+	if err != nil {
+		o.app.Log.Warn("promotions during this session will not be offered until the client lists tools again", "err", err)
+		return nil
+	}
+	return ch
+}
+
+// Call replays the playbook behind tool with the client's arguments.
+func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMessage, down recorder.Downstream) json.RawMessage {
+	o.mu.Lock()
+	i := slices.IndexFunc(o.tools, func(t replay.PlaybookTool) bool { return t.Spec.Name == tool })
+	var t replay.PlaybookTool
+	if i >= 0 {
+		t = o.tools[i]
+	}
+	o.mu.Unlock()
+	if i < 0 {
+		return encodeResult(replay.ToolResult(replay.PlaybookTool{Playbook: &schema.Playbook{Name: tool}}, nil,
+			schema.Errorf(schema.CodeNotFound, "%s is no longer offered: list the tools again", tool)))
+	}
+	params, err := t.Params(args)
+	if err != nil {
+		return encodeResult(replay.ToolResult(t, nil, err))
+	}
+	n, err := o.replayer(ctx)
+	if err != nil {
+		return encodeResult(replay.ToolResult(t, nil, err))
+	}
+	open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.target, t.Playbook, params)
+	res, err := n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: open})
+	if err == nil {
+		fmt.Fprintf(o.app.Stderr, "rote record: %s replayed for the client: run %s %s\n", t.Playbook.Name, res.RunID, res.Outcome)
+	}
+	return encodeResult(replay.ToolResult(t, res, err))
+}
+
+// replayer starts the node on the first call.
+func (o *playbookOffer) replayer(ctx context.Context) (*node.Node, error) {
+	b, err := o.store()
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.node != nil {
+		return o.node, nil
+	}
+	cfg, err := o.app.nodeConfig(node.Planner, node.Matcher)
+	if err != nil {
+		return nil, err
+	}
+	n, err := node.New(cfg, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Run(o.ctx); err != nil {
+		return nil, err
+	}
+	o.node = n
+	return n, nil
+}
+
+// Close stops the node, if one started.
+func (o *playbookOffer) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.node != nil {
+		o.node.Close()
+	}
+}
+
+func encodeResult(r any) json.RawMessage {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		raw, _ = json.Marshal(map[string]any{"isError": true, "content": []map[string]string{{"type": "text", "text": "the result does not encode: " + err.Error()}}})
+	}
+	return raw
+}
