@@ -177,4 +177,3 @@ func taskCell(r runlog.Summary) string {
 	}
 	return "(no task) " + strings.Join(parts, " ")
 }
-
