@@ -134,3 +134,67 @@ func TestVerifyRecordedRunAfterwards(t *testing.T) {
 		t.Fatalf("distill after verify: exit %d\n%s", code, out)
 	}
 }
+
+// TestLearnASliceOfAFlaglessSession: a session recorded with no flags
+// did two tasks (a greeting, then a sign-in whose password the fixture's
+// schema marks). rote runs list summarizes its calls and rote runs show
+// lists them with their arguments; rote learn makes a playbook of the
+// sign-in alone (--from/--to), with the password declared after the fact
+// as a secret, and the next session through rote record is offered it as
+// a tool that signs another user in.
+func TestLearnASliceOfAFlaglessSession(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := []string{"--data", dir}
+	cmd, env := recordertest.Command()
+	rec := startRecording(t, dir, env, nil, cmd...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := rec.connect(t, ctx)
+	callText(t, ctx, cs, "echo", map[string]any{"text": "good morning"})
+	callText(t, ctx, cs, "login", map[string]any{"user": "ann", "password": "hunter22-x"})
+	cs.Close()
+	rec.cmd.Wait()
+
+	if code, out := rote(t, dir, append(data, "runs", "list")...); code != 0 || !strings.Contains(out, "(no task) echo×1 login×1") {
+		t.Fatalf("runs list: exit %d\n%s", code, out)
+	}
+	code, out := rote(t, dir, append(data, "runs", "show", rec.runID)...)
+	if code != 0 || !strings.Contains(out, `#3 login`) || !strings.Contains(out, `"user":"ann"`) || strings.Contains(out, "hunter22-x") {
+		t.Fatalf("runs show: exit %d\n%s", code, out)
+	}
+	learn := append(data, "learn", rec.runID, "--name", "sign-in", "--from", "3", "--to", "3", "--param", "user=ann", "--secret", "password=hunter22-x")
+	if code, out := roteEnv(t, dir, env, append(append(learn, "--"), cmd...)...); code != 2 || !strings.Contains(out, "needs its own --verify") {
+		t.Fatalf("a slice without --verify: exit %d\n%s", code, out)
+	}
+	learn = append(learn, "--verify", "text_visible: welcome ann")
+	code, out = roteEnv(t, dir, env, append(append(learn, "--"), cmd...)...)
+	for _, want := range []string{"slice: 1 tool call(s), seq 3 to 3", "verify PASS", "distilled sign-in: 1 step(s), 2 parameter(s)", "promoted sign-in v1"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("learn: exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	if code, out := rote(t, dir, append(data, "playbooks", "show", "sign-in", "-o", "yaml")...); code != 0 || strings.Contains(out, "hunter22-x") ||
+		!strings.Contains(out, `password: "{{password}}"`) || strings.Contains(out, "echo") {
+		t.Fatalf("the learned playbook: exit %d\n%s", code, out)
+	}
+
+	next := startRecording(t, dir, env, nil, cmd...)
+	cs = next.connect(t, ctx)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rote_sign-in", Arguments: map[string]any{"user": "bob", "password": "another-pw"}})
+	if err != nil || res.IsError {
+		t.Fatalf("rote_sign-in: %v %+v\n%s", err, res, next.stderr)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `done and verified (text_visible "welcome bob")`) {
+		t.Fatalf("rote_sign-in answered %q", text)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "rote_sign-in", Arguments: map[string]any{"user": "bob"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "missing_param") {
+		t.Fatalf("rote_sign-in without its secret: %v %+v", err, res)
+	}
+	cs.Close()
+	next.cmd.Wait()
+	if code, out := rote(t, dir, append(data, "runs", "list")...); code != 0 || strings.Contains(out, "another-pw") || !strings.Contains(out, "sign-in") {
+		t.Fatalf("runs list after the tool's replay: exit %d\n%s", code, out)
+	}
+}

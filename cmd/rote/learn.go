@@ -123,6 +123,9 @@ func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID st
 	if l.name != "" {
 		r.Spec.Task.Name = l.name
 	}
+	if r.Spec.Task.Text == "" {
+		r.Spec.Task.Text = wordsFor(r.Spec.Task)
+	}
 	if len(exps) > 0 {
 		if err := l.check(ctx, app, b, r, exps); err != nil {
 			return nil, nil, err
@@ -131,26 +134,32 @@ func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID st
 	return r, values, nil
 }
 
-// scrubCalls records the secrets in the kept calls as their digests, as
-// the recorder would have had they been declared when it recorded.
-func scrubCalls(r *schema.RunFold, redactor schema.Redactor) {
-	tools := map[string][]byte{}
-	for _, inv := range r.Inventories {
-		for _, t := range inv.Environment.Tools {
-			tools[t.Name] = t.InputSchema
+// wordsFor is a task's text when none was given: its name and its
+// parameters' values (secrets are digests, and left out), so that the
+// intent names what varies.
+func wordsFor(t schema.TaskSpec) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(t.Params)) {
+		if !strings.HasPrefix(t.Params[k], "secret:") {
+			parts = append(parts, k+" "+t.Params[k])
 		}
 	}
+	if len(parts) == 0 {
+		return t.Name
+	}
+	return t.Name + " with " + strings.Join(parts, ", ")
+}
+
+// scrubCalls records the secrets in the kept calls as their digests, as
+// the recorder would have had they been declared when it recorded (a
+// value the recorder already took for a secret, by its schema, is a
+// digest already and stays one).
+func scrubCalls(r *schema.RunFold, redactor schema.Redactor) {
 	for i, c := range r.Calls {
 		kept := *c
-		if len(kept.Arguments) > 0 {
-			if args, _, err := redactor.RedactArguments(kept.Arguments, tools[kept.Tool]); err == nil {
-				kept.Arguments = schema.RawJSON(args)
-			}
-		}
-		if len(kept.Result) > 0 {
-			res, _ := redactor.Scrub(kept.Result)
-			kept.Result = schema.RawJSON(res)
-		}
+		args, _ := redactor.Scrub(kept.Arguments)
+		res, _ := redactor.Scrub(kept.Result)
+		kept.Arguments, kept.Result = schema.RawJSON(args), schema.RawJSON(res)
 		r.Calls[i] = &kept
 	}
 }

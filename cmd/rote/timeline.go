@@ -68,8 +68,11 @@ func describeEvent(ev schema.Event) string {
 		if e.Probe {
 			s = fmt.Sprintf("#%d %s (probe of step %s's control) %s", e.Seq, e.Tool, e.StepID, e.Duration.Round(time.Microsecond))
 		}
-		if e.ArgumentsRef != "" {
+		switch {
+		case e.ArgumentsRef != "":
 			s += fmt.Sprintf(", arguments (%s) in blob store", byteSize(e.ArgumentsSize))
+		case len(e.Arguments) > 2:
+			s += " " + cell(string(e.Arguments), 100) // what the call was, to choose a slice to learn
 		}
 		if e.ResultDigest != "" {
 			s += fmt.Sprintf(" -> %s (%s)", e.ResultDigest[:19], byteSize(e.ResultSize))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,11 +25,9 @@ type PlaybookTool struct {
 	Version  uint64
 }
 
-var toolNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
 // PlaybookTools are the tools for entries: one per playbook that decodes,
-// named ToolPrefix plus its name (characters a tool name may not hold
-// become _), in the order given. A name that taken reports (a tool the
+// named ToolPrefix plus its name (a playbook's name is already one a tool
+// may have), in the order given. A name that taken reports (a tool the
 // server lists) or that an earlier entry took gets a numbered suffix.
 func PlaybookTools(entries []bus.PlaybookEntry, taken func(string) bool) []PlaybookTool {
 	used := map[string]bool{}
@@ -40,10 +37,7 @@ func PlaybookTools(entries []bus.PlaybookEntry, taken func(string) bool) []Playb
 		if err != nil {
 			continue
 		}
-		base := ToolPrefix + strings.Trim(toolNameUnsafe.ReplaceAllString(e.Name, "_"), "_")
-		if len(base) > 100 {
-			base = base[:100]
-		}
+		base := ToolPrefix + e.Name
 		name := base
 		for n := 2; used[name] || taken(name); n++ {
 			name = base + "_" + strconv.Itoa(n)
