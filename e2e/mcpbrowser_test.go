@@ -172,8 +172,8 @@ func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	// The next session closes the dead one's run.
-	next := exec.Command(roteBinary, "--data", dir, "mcp", "browser")
+	// The next session, under rote record, closes the dead one's run.
+	next := exec.Command(roteBinary, "--data", dir, "record", "--", roteBinary, "--data", dir, "mcp", "browser")
 	next.Dir = dir
 	next.Stdin = strings.NewReader("")
 	if b, err := next.CombinedOutput(); err != nil {
@@ -183,8 +183,9 @@ func TestMCPBrowserServesInOrderAndSurvivesBadLines(t *testing.T) {
 	if code != 0 || !strings.Contains(list, "aborted") || strings.Contains(list, "running") {
 		t.Fatalf("runs after a killed session:\n%s", list)
 	}
-	// The session with no task is left out of the plain list, and counted;
-	// the one named "order" is listed.
+	// The session with no task that rote mcp browser opened under the
+	// recording is left out of the plain list, and counted; the one named
+	// "order", and the recording, are listed.
 	if code, plain := rote(t, dir, "--data", dir, "runs", "list"); code != 0 || !strings.Contains(plain, "order") ||
 		strings.Count(plain, "\n") != strings.Count(list, "\n") ||
 		!strings.Contains(plain, "(1 session(s) of rote mcp browser with no task left out: --all lists them)") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -112,7 +113,7 @@ func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID st
 		}
 		r.Spec.Task = task
 		if len(l.secret) > 0 {
-			scrubCalls(r, redactor)
+			scrubRun(r, redactor)
 		}
 		values = maps.Clone(l.paramMap)
 		if values == nil {
@@ -150,11 +151,11 @@ func wordsFor(t schema.TaskSpec) string {
 	return t.Name + " with " + strings.Join(parts, ", ")
 }
 
-// scrubCalls records the secrets in the kept calls as their digests, as
-// the recorder would have had they been declared when it recorded (a
-// value the recorder already took for a secret, by its schema, is a
-// digest already and stays one).
-func scrubCalls(r *schema.RunFold, redactor schema.Redactor) {
+// scrubRun records the secrets in the kept calls and actions as their
+// digests, as the recorder would have had they been declared when it
+// recorded (a value the recorder already took for a secret, by its
+// schema, is a digest already and stays one).
+func scrubRun(r *schema.RunFold, redactor schema.Redactor) {
 	for i, c := range r.Calls {
 		kept := *c
 		args, _ := redactor.Scrub(kept.Arguments)
@@ -162,23 +163,27 @@ func scrubCalls(r *schema.RunFold, redactor schema.Redactor) {
 		kept.Arguments, kept.Result = schema.RawJSON(args), schema.RawJSON(res)
 		r.Calls[i] = &kept
 	}
+	for i, a := range r.Actions {
+		kept := *a
+		kept.Action.Value = redactor.ScrubString(kept.Action.Value)
+		kept.Action.URL = redactor.ScrubString(kept.Action.URL)
+		r.Actions[i] = &kept
+	}
+	for i, o := range r.Observations {
+		kept := *o
+		kept.Render = redactor.ScrubString(kept.Render)
+		r.Observations[i] = &kept
+	}
 }
 
 // check checks exps against the last kept result and makes them the
 // fold's verify gate.
 func (l *learnFlags) check(ctx context.Context, app *App, b *bus.Bus, r *schema.RunFold, exps []schema.Expect) error {
-	last := r.LastResult()
-	if last == nil {
-		return schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", r.RunID)
+	world, at, err := lastWorld(ctx, b, r)
+	if err != nil {
+		return err
 	}
-	result := []byte(last.Result)
-	if last.BlobRef != "" {
-		var err error
-		if result, err = b.Runs().Blob(ctx, last.BlobRef); err != nil {
-			return err
-		}
-	}
-	checks, passed, err := schema.CheckAll(exps, schema.ToolResultWorld(result))
+	checks, passed, err := schema.CheckAll(exps, world)
 	if err != nil {
 		return err
 	}
@@ -186,10 +191,48 @@ func (l *learnFlags) check(ctx context.Context, app *App, b *bus.Bus, r *schema.
 		fmt.Fprintf(app.Stdout, "verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
 	}
 	if !passed {
-		return &exitError{code: exitFailure, err: fmt.Errorf("run %s does not verify at seq %d: nothing learned", r.RunID, last.Seq)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("run %s does not verify at seq %d: nothing learned", r.RunID, at)}
 	}
 	r.Verify = &schema.VerifyChecked{Meta: schema.Meta{Time: time.Now()}, RunID: r.RunID, Checks: checks, Passed: true}
 	return nil
+}
+
+// siteOf is the site a browser run worked on: its task's target, or the
+// origin of the first page it observed.
+func siteOf(r *schema.RunFold) string {
+	if r.Spec.Task.Target != "" || len(r.Observations) == 0 {
+		return r.Spec.Task.Target
+	}
+	if u, err := url.Parse(r.Observations[0].URL); err == nil {
+		return schema.Origin(u)
+	}
+	return ""
+}
+
+// lastWorld is what a verify gate is checked against after the fact: the
+// last kept successful call's result, or for a browser run its last page
+// as rendered (the shadow replay checks the gate on the page itself).
+// It says at which sequence number.
+func lastWorld(ctx context.Context, b *bus.Bus, r *schema.RunFold) (schema.World, uint64, error) {
+	if len(r.Actions) > 0 {
+		if len(r.Observations) == 0 {
+			return schema.World{}, 0, schema.Errorf(schema.CodeUnverified, "run %s observed no page to verify", r.RunID)
+		}
+		o := r.Observations[len(r.Observations)-1]
+		return schema.World{Page: true, URL: o.URL, Text: o.Render, Render: o.Render}, o.Seq, nil
+	}
+	last := r.LastResult()
+	if last == nil {
+		return schema.World{}, 0, schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", r.RunID)
+	}
+	result := []byte(last.Result)
+	if last.BlobRef != "" {
+		var err error
+		if result, err = b.Runs().Blob(ctx, last.BlobRef); err != nil {
+			return schema.World{}, 0, err
+		}
+	}
+	return schema.ToolResultWorld(result), last.Seq, nil
 }
 
 func newLearnCommand(app *App) *cobra.Command {
@@ -229,6 +272,16 @@ and every later run keep only its digest.`,
 			if err != nil {
 				return err
 			}
+			if base == "" && len(server) == 0 {
+				base = siteOf(r)
+			}
+			if len(r.Actions) > 0 && r.Spec.Fingerprint == "" && base != "" {
+				// A browser session served to a client (rote mcp browser)
+				// names no site: the playbook is the one it replays on.
+				if u, err := url.Parse(base); err == nil && schema.Origin(u) != "" {
+					r.Spec.Fingerprint, _ = schema.Fingerprint(schema.BrowserEnvironment(schema.Origin(u)))
+				}
+			}
 			c, err := distillFold(app, r, lf.name)
 			if err != nil {
 				return err
@@ -241,9 +294,6 @@ and every later run keep only its digest.`,
 			}
 			if target == "" && len(r.Inventories) > 0 {
 				target = r.Inventories[len(r.Inventories)-1].Environment.Identity.Target
-			}
-			if base == "" && len(server) == 0 {
-				base = r.Spec.Task.Target
 			}
 			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
 			n, open, err := app.replayNode(ctx, env, c.Playbook, values)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/mcpbrowser"
+	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +27,7 @@ func newMCPCommand(app *App) *cobra.Command {
 
 func newMCPBrowserCommand(app *App) *cobra.Command {
 	var task, text string
+	var offer bool
 	cmd := &cobra.Command{
 		Use:   "browser",
 		Short: "Serve a headless browser as MCP tools over stdio",
@@ -38,16 +41,33 @@ The session is a run: its observations and actions are recorded in ROTE_RUNS.
 Put rote record in front of it to record the MCP traffic as well. The value
 of every $ROTE_SECRET_<NAME> in its environment (rote record --secret sets
 them) is shown as {{name}} in the pages and actions it records and returns,
-once an action typed it.`,
+once an action typed it.
+
+The playbooks promoted for the site the page is on (learned from browser runs)
+are offered as tools too, one each, named rote_NAME: calling one replays it on
+this page and answers with what it verified, or where and why it stopped with
+the page as it is. The list changes, and the client is told, when the page
+reaches another site or a playbook is promoted. Under rote record the recorder
+offers the playbooks learned through it instead. --offer=false turns this off.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			n, err := app.startNode(ctx, node.Browser...)
+			recording := os.Getenv(recorder.EnvRecording)
+			offer = offer && recording == ""
+			roles := node.Browser
+			if offer {
+				roles = node.Tasks // a replay's slot and judgment steps ask the planner
+			}
+			n, err := app.startNode(ctx, roles...)
 			if err != nil {
 				return err
 			}
 			defer n.Close()
 			b := n.Bus()
+			var playbooks *mcpbrowser.Playbooks
+			if offer {
+				playbooks = &mcpbrowser.Playbooks{Store: b.Playbooks(), Log: app.Log, Replay: sessionReplay(n)}
+			}
 			// The run is locked while it is served: if this process is
 			// killed, the next rote record or rote mcp browser marks it
 			// aborted instead of leaving it running forever.
@@ -63,10 +83,19 @@ once an action typed it.`,
 				app.Log.Info("marked the runs of dead sessions aborted", "runs", aborted)
 			}
 			return mcpbrowser.Serve(ctx, b.Browsers(), b.Runs(), mcpbrowser.Session{RunID: runID, Task: schema.TaskSpec{Name: task, Text: text},
-				Version: buildVersion(), Secrets: schema.SecretsFromEnv(os.Environ())}, app.Stdin, app.Stdout)
+				Version: buildVersion(), Secrets: schema.SecretsFromEnv(os.Environ()), Parent: recording, Playbooks: playbooks}, app.Stdin, app.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&task, "task", "", "name of the task the session performs")
 	cmd.Flags().StringVar(&text, "text", "", "the task in words")
+	cmd.Flags().BoolVar(&offer, "offer", true, "offer the playbooks promoted for the page's site as tools")
 	return cmd
+}
+
+// sessionReplay replays an offered playbook with n's executor on the
+// session rote mcp browser serves, which stays open after it.
+func sessionReplay(n *node.Node) func(context.Context, replay.PlaybookTool, map[string]string, *bus.BrowserSession, string) (*schema.ReplayResult, error) {
+	return func(ctx context.Context, t replay.PlaybookTool, params map[string]string, s *bus.BrowserSession, base string) (*schema.ReplayResult, error) {
+		return n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: node.SessionBrowserOpener(s, base)})
+	}
 }

@@ -60,6 +60,11 @@ type Config struct {
 	Log *slog.Logger
 }
 
+// EnvRecording is set, to the recording's run id, in the environment of
+// the server a recorder starts: a server that could offer playbooks
+// itself (rote mcp browser) leaves that to the recorder.
+const EnvRecording = "ROTE_RECORDING"
+
 // terminateGrace is how long a server gets after SIGTERM before SIGKILL.
 const terminateGrace = 5 * time.Second
 
@@ -256,11 +261,11 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	}
 	cmd := exec.Command(r.cfg.Command[0], r.cfg.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, r.cfg.Stderr
-	if len(r.cfg.Secrets) > 0 {
-		// The server is sent the values anyway; a server that records
-		// what it sees (rote mcp browser) masks these.
-		cmd.Env = append(os.Environ(), schema.SecretEnviron(r.cfg.Secrets)...)
-	}
+	// The server is sent the secrets' values anyway; a server that
+	// records what it sees (rote mcp browser) masks these, and leaves
+	// offering playbooks to the recorder.
+	cmd.Env = append(os.Environ(), EnvRecording+"="+r.cfg.RunID)
+	cmd.Env = append(cmd.Env, schema.SecretEnviron(r.cfg.Secrets)...)
 	cmd.WaitDelay = drainGrace
 	err = cmd.Start()
 	stdinR.Close() // the server holds its own copies now

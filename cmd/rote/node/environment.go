@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/replay"
 	"github.com/rote-agent/rote/services/distiller"
@@ -95,9 +96,15 @@ func (n *Node) BrowserOpener(base string) replay.Opener {
 func (n *Node) sessionReplayer() planner.Replayer {
 	return func(ctx context.Context, r planner.PlaybookReplay) (*schema.ReplayResult, error) {
 		return n.executor.Replay(ctx, replay.Request{Playbook: r.Playbook, Version: r.Version, Params: r.Params, RunID: r.Session.RunID, AllowUnbound: true, Spent: r.Spent,
-			Progress: r.Progress, Open: func(_ context.Context, _ string, origins []string) (replay.Dispatcher, error) {
-				return replay.BrowserDispatcherOn(r.Session, r.Base, origins...)
-			}})
+			Progress: r.Progress, Open: SessionBrowserOpener(r.Session, r.Base)})
+	}
+}
+
+// SessionBrowserOpener replays on browser session s, on the site at
+// base; s stays open after the replay, for its owner to carry on.
+func SessionBrowserOpener(s *bus.BrowserSession, base string) replay.Opener {
+	return func(_ context.Context, _ string, origins []string) (replay.Dispatcher, error) {
+		return replay.BrowserDispatcherOn(s, base, origins...)
 	}
 }
 

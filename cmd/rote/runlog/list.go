@@ -16,10 +16,11 @@ type Summary struct {
 }
 
 // Untasked reports whether the run is a session a browser MCP server
-// opened for itself with no task (rote mcp browser under rote record
-// names none): the session's record is the recording's run.
+// opened for itself with no task under a recording (rote mcp browser
+// under rote record names none, and the recording is its parent): the
+// session's record is the recording's run.
 func (s Summary) Untasked() bool {
-	return s.Mode == schema.ModeAgent && s.Task.Label() == ""
+	return s.Mode == schema.ModeAgent && s.Task.Label() == "" && s.Parent != ""
 }
 
 // ModelCalls is the number of model calls the manifest counts.

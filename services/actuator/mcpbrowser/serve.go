@@ -20,6 +20,12 @@ type Session struct {
 	// action the run records and the client reads, once an action typed
 	// them (the client types the values themselves).
 	Secrets map[string]string
+	// Parent is the run of the recording this session is served under,
+	// if any: its record of the session.
+	Parent string
+	// Playbooks, when set, offers the playbooks of the site the page is
+	// on as tools.
+	Playbooks *Playbooks
 }
 
 // Serve serves one MCP session on in and out as run s.RunID: the run
@@ -29,18 +35,23 @@ type Session struct {
 // (failed).
 func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, s Session, in io.Reader, out io.Writer) error {
 	runID := s.RunID
-	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: s.Task}
+	spec := schema.RunSpec{RunID: runID, Mode: schema.ModeAgent, Task: s.Task, Parent: s.Parent}
 	started := time.Now()
 	if _, err := runs.Publish(ctx, &schema.RunStarted{Meta: schema.Meta{ID: runID + "-started", Time: started}, RunSpec: spec}); err != nil {
 		return err
 	}
 	tools := New(browsers, runID, s.Secrets)
+	tools.playbooks = s.Playbooks
 	gate := newSerial(in, out)
-	serveErr := tools.Server(s.Version).Run(ctx, &mcp.IOTransport{Reader: gate, Writer: gate})
+	server := tools.Server(s.Version)
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	go tools.watch(watch)
+	serveErr := server.Run(ctx, &mcp.IOTransport{Reader: gate, Writer: gate})
 	closeCtx := context.WithoutCancel(ctx)
 	tools.Close(closeCtx)
 	manifest := schema.Manifest{RunSpec: spec, Started: started, Finished: time.Now(), Outcome: schema.OutcomeUnverified,
-		Reason: &schema.Error{Code: schema.CodeUnverified, Message: "the session ended without a verify gate"}}
+		Reason: &schema.Error{Code: schema.CodeUnverified, Message: "the session ended without a verify gate"}, ToolCalls: tools.Counts()}
 	if v := tools.Verdict(); v != nil && v.Kind == schema.ActFail {
 		manifest.Outcome, manifest.Reason = schema.OutcomeFailed, &schema.Error{Code: schema.CodeInternal, Message: "the agent gave up: " + v.Reason}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -29,15 +30,31 @@ type Tools struct {
 	runID    string
 	secrets  map[string]string
 
+	playbooks *Playbooks // nil: none offered
+	server    *mcp.Server
+
 	mu      sync.Mutex
 	session *bus.BrowserSession
 	verdict *Verdict
+	page    string // the URL of the last page observed
+	offer   offered
+	counts  map[string]int // the calls served, by tool
 }
 
 // New returns the tools for run runID; the browser session is opened
 // from browsers on the first call, masking secrets (Session.Secrets).
 func New(browsers *bus.Browsers, runID string, secrets map[string]string) *Tools {
-	return &Tools{browsers: browsers, runID: runID, secrets: secrets}
+	return &Tools{browsers: browsers, runID: runID, secrets: secrets, counts: map[string]int{}}
+}
+
+// Counts counts the calls served so far, by tool; nil when none were.
+func (m *Tools) Counts() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.counts) == 0 {
+		return nil
+	}
+	return maps.Clone(m.counts)
 }
 
 // Verdict returns the agent's last done or fail, or nil.
@@ -55,6 +72,13 @@ func (m *Tools) Close(ctx context.Context) error {
 		return nil
 	}
 	return m.session.Close(ctx)
+}
+
+// saw notes the URL of a page the session observed.
+func (m *Tools) saw(pageURL string) {
+	m.mu.Lock()
+	m.page = pageURL
+	m.mu.Unlock()
 }
 
 func (m *Tools) open(ctx context.Context) (*bus.BrowserSession, error) {
@@ -84,9 +108,16 @@ func (m *Tools) Server(version string) *mcp.Server {
 	for _, spec := range schema.BrowserTools() {
 		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(withObjects(spec))},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return m.call(ctx, spec.Name, req.Params.Arguments), nil
+				res := m.call(ctx, spec.Name, req.Params.Arguments)
+				m.mu.Lock()
+				page := m.page
+				m.counts[spec.Name]++
+				m.mu.Unlock()
+				m.follow(ctx, page)
+				return res, nil
 			})
 	}
+	m.server = s
 	return s
 }
 
@@ -143,6 +174,7 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 		if err != nil {
 			return toolError(err.Error())
 		}
+		m.saw(rep.Observation.URL)
 		return toolText(pageLines(rep.Observation) + rep.Observation.Render)
 	}
 	arguments, contract, pick, err := splitObjects(arguments)
@@ -186,6 +218,7 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	page := ""
 	if oerr == nil {
 		page = "\n" + pageLines(rep.Observation) + "\n" + rep.Observation.Render
+		m.saw(rep.Observation.URL)
 	}
 	if ev.Error != nil {
 		return refused(ev.Error, summary+page)
