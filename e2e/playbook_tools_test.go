@@ -36,11 +36,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 type sessionCost struct {
 	requests, toolCalls int
 	bytes, tokens       int
-	wall                time.Duration
+	// workBytes and workTokens leave out the handshake (initialize and
+	// tools/list), which both ways of working read alike.
+	workBytes, workTokens int
+	wall                  time.Duration
 }
 
 func (s sessionCost) String() string {
-	return fmt.Sprintf("%d requests (%d tools/call), %d bytes, %d tokens, %s", s.requests, s.toolCalls, s.bytes, s.tokens, s.wall.Round(10*time.Millisecond))
+	return fmt.Sprintf("%d | %d | %d | %d | %d | %d | %s", s.requests, s.toolCalls, s.bytes, s.tokens, s.workBytes, s.workTokens, s.wall.Round(10*time.Millisecond))
 }
 
 // measured opens a raw JSON-RPC client on rec and runs drive with it:
@@ -53,10 +56,11 @@ func measured(t *testing.T, rec *recording, protocol string, drive, after func(c
 	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(counted), version: protocol}
 	start := time.Now()
 	c.handshake()
+	handshake := counted.read.Len()
 	drive(c)
 	wall := time.Since(start)
 	read := counted.read.String()
-	cost := sessionCost{requests: c.id, toolCalls: c.calls, bytes: len(read), wall: wall}
+	cost := sessionCost{requests: c.id, toolCalls: c.calls, bytes: len(read), workBytes: len(read) - handshake, wall: wall}
 	if after != nil {
 		after(c)
 	}
@@ -69,7 +73,8 @@ func measured(t *testing.T, rec *recording, protocol string, drive, after func(c
 		t.Fatal(err)
 	}
 	ids, _, _ := codec.Encode(read)
-	cost.tokens = len(ids)
+	work, _, _ := codec.Encode(read[handshake:])
+	cost.tokens, cost.workTokens = len(ids), len(work)
 	return cost
 }
 
@@ -173,6 +178,7 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 						t.Fatalf("learn: exit %d, want %q in\n%s", code, want, out)
 					}
 				}
+				t.Logf("rote learn:\n%s", out)
 			} else {
 				code, out := rote(t, dir, append(append(data, "promote", first.runID, "--param", "password="+portal.Password, "--"), server...)...)
 				if code != 0 || !strings.Contains(out, "promoted register-vendor v1") {
@@ -255,11 +261,14 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 			}
 			if code, out := rote(t, dir, append(data, "runs", "show", result.Structured.RunID)...); code != 0 || !strings.Contains(out, "success") || strings.Contains(out, portal.Password) {
 				t.Errorf("the tool's replay run: exit %d\n%s", code, out)
+			} else if os.Getenv("ROTE_SHOW_REPLAY") != "" {
+				t.Log(out)
 			}
 			if code, out := rote(t, dir, append(data, "runs", "show", second.runID)...); code != 0 || strings.Contains(out, "Initech") || strings.Contains(out, portal.Password) {
 				t.Errorf("the session's recording holds the playbook's traffic: exit %d\n%s", code, out)
 			}
 			t.Logf("%s: result %q", srv.name, text)
+			t.Logf("server | way | requests | tools/call | bytes read | o200k tokens read | bytes after the handshake | tokens after the handshake | wall")
 			t.Logf("| %s | raw calls | %s |", srv.name, raw)
 			t.Logf("| %s | playbook tool | %s |", srv.name, tool)
 		})
