@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -266,6 +267,32 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 			}
 			if code, out := rote(t, dir, append(data, "runs", "show", second.runID)...); code != 0 || strings.Contains(out, "Initech") || strings.Contains(out, portal.Password) {
 				t.Errorf("the session's recording holds the playbook's traffic: exit %d\n%s", code, out)
+			}
+			// No run but the flagless session that learned (which was never
+			// told of the password) holds the password: not the
+			// replay's, not the second session's, and not what rote mcp
+			// browser recorded of the calls it was sent.
+			_, listed := rote(t, dir, append(data, "runs", "list", "--all", "--json")...)
+			var runs []struct {
+				RunID string `json:"run_id"`
+			}
+			if err := json.Unmarshal([]byte(listed), &runs); err != nil || len(runs) < 4 {
+				t.Fatalf("runs list: %v\n%s", err, listed)
+			}
+			for _, r := range runs {
+				if r.RunID == first.runID && srv.learn {
+					continue
+				}
+				export := t.TempDir()
+				if code, out := rote(t, dir, append(data, "runs", "export", r.RunID, "--dir", export)...); code != 0 {
+					t.Fatalf("export %s: %s", r.RunID, out)
+				}
+				filepath.WalkDir(export, func(path string, e fs.DirEntry, err error) error {
+					if b, _ := os.ReadFile(path); err == nil && !e.IsDir() && bytes.Contains(b, []byte(portal.Password)) {
+						t.Errorf("run %s holds the password in clear in %s", r.RunID, filepath.Base(path))
+					}
+					return nil
+				})
 			}
 			t.Logf("%s: result %q", srv.name, text)
 			t.Logf("server | way | requests | tools/call | bytes read | o200k tokens read | bytes after the handshake | tokens after the handshake | wall")

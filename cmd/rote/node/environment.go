@@ -58,7 +58,8 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 	if len(e.Server) > 0 {
 		redactor := n.redactor(p, params)
 		return func(ctx context.Context, runID string, _ []string) (replay.Dispatcher, error) {
-			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr})
+			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr,
+				Secrets: p.Secrets(params)})
 		}, nil
 	}
 	if err := e.Check(); err != nil {
@@ -74,7 +75,7 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 func (n *Node) SessionOpener(caller replay.ToolCaller, env schema.Environment, target string, p *schema.Playbook, params map[string]string) replay.Opener {
 	redactor := n.redactor(p, params)
 	return func(_ context.Context, runID string, _ []string) (replay.Dispatcher, error) {
-		return replay.MCPDispatcherOn(caller, env, replay.MCPConfig{Target: target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor}), nil
+		return replay.MCPDispatcherOn(caller, env, replay.MCPConfig{Target: target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Secrets: p.Secrets(params)}), nil
 	}
 }
 

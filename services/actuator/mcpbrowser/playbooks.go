@@ -137,12 +137,7 @@ func (m *Tools) replay(ctx context.Context, tool string, args json.RawMessage) *
 	}
 	// The secrets the client gives are masked like those of the
 	// environment, in what the session records and returns.
-	m.mu.Lock()
-	if s.Secrets == nil {
-		s.Secrets = map[string]string{}
-	}
-	maps.Copy(s.Secrets, t.Playbook.Secrets(params))
-	m.mu.Unlock()
+	m.addSecrets(t.Playbook.Secrets(params))
 	res, err := m.playbooks.Replay(ctx, t, params, s, origin)
 	r := replay.ToolResult(t, res, err)
 	if res != nil && res.Outcome != schema.OutcomeSuccess {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -74,6 +75,47 @@ func (m *Tools) Close(ctx context.Context) error {
 	return m.session.Close(ctx)
 }
 
+// learnSecrets takes, from a call's metadata (schema.SecretArgsMeta),
+// the arguments a replay says hold a secret: from now on they are
+// recorded and shown as {{name}}, like the environment's.
+func (m *Tools) learnSecrets(meta mcp.Meta, arguments json.RawMessage) {
+	named, _ := meta[schema.SecretArgsMeta].(map[string]any)
+	if len(named) == 0 {
+		return
+	}
+	var args map[string]any
+	if json.Unmarshal(arguments, &args) != nil {
+		return
+	}
+	found := map[string]string{}
+	for name, arg := range named {
+		key, _ := arg.(string)
+		if value, ok := args[key].(string); ok && value != "" && secretName.MatchString(name) {
+			found[name] = value
+		}
+	}
+	m.addSecrets(found)
+}
+
+// secretName is what a secret may be called: it is shown as {{name}}.
+var secretName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// addSecrets adds secrets (name to value) to those the session masks.
+func (m *Tools) addSecrets(secrets map[string]string) {
+	if len(secrets) == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.secrets == nil {
+		m.secrets = map[string]string{}
+	}
+	maps.Copy(m.secrets, secrets)
+	if m.session != nil {
+		m.session.Secrets = m.secrets
+	}
+}
+
 // saw notes the URL of a page the session observed.
 func (m *Tools) saw(pageURL string) {
 	m.mu.Lock()
@@ -108,6 +150,7 @@ func (m *Tools) Server(version string) *mcp.Server {
 	for _, spec := range schema.BrowserTools() {
 		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(withObjects(spec))},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				m.learnSecrets(req.Params.Meta, req.Params.Arguments)
 				res := m.call(ctx, spec.Name, req.Params.Arguments)
 				m.mu.Lock()
 				page := m.page

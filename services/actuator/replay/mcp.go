@@ -27,6 +27,10 @@ type MCPConfig struct {
 	Redactor schema.Redactor // secrets in arguments are recorded as digests
 	Stderr   *os.File        // the server's stderr; nil discards it
 	Env      []string        // KEY=VALUE added to this process's environment for the server
+	// Secrets are the replay's secret parameters, name to value: each
+	// call tells the server which of its arguments hold one
+	// (schema.SecretArgsMeta).
+	Secrets map[string]string
 }
 
 // MCPDispatcher runs steps as tool calls to an MCP server over stdio: a
@@ -256,7 +260,11 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 		return schema.World{}, schema.Errorf(schema.CodeInvalid, "arguments of %s: %v", tool, err)
 	}
 	start := time.Now()
-	res, callErr := d.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if secret := schema.SecretArgs(args, d.cfg.Secrets); secret != nil {
+		params.Meta = mcp.Meta{schema.SecretArgsMeta: secret}
+	}
+	res, callErr := d.session.CallTool(ctx, params)
 	took := time.Since(start)
 	call := &schema.ToolCall{Meta: schema.Meta{Time: start}, RunID: d.cfg.RunID, Tool: tool, Duration: took, StepID: stepID, Probe: probe}
 	if !probe {
