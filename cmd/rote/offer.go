@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -111,6 +112,7 @@ func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMess
 	if err != nil {
 		return encodeResult(replay.ToolResult(t, nil, err))
 	}
+	down.Secrets(slices.Collect(maps.Values(t.Playbook.Secrets(params))))
 	open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.target, t.Playbook, params)
 	res, err := n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: open})
 	if err == nil {

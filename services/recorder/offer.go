@@ -38,6 +38,10 @@ type Offer interface {
 type Downstream struct {
 	Env  schema.Environment
 	Call func(ctx context.Context, method string, params any) (json.RawMessage, error)
+	// Secrets tells the recording of the secret values the tool was
+	// given, before it sends them: what the server echoes of them in
+	// the client's later calls is stored as digests.
+	Secrets func(values []string)
 }
 
 // offerTimeout bounds the lookup of the offered tools when a tools/list
@@ -59,6 +63,7 @@ type interceptor struct {
 	log      *slog.Logger
 	toServer *frameWriter
 	toClient *frameWriter
+	recorded *queue // the recording's: secrets go into it in order
 	nonce    string
 	ctx      context.Context // ends the offered calls
 
@@ -78,10 +83,10 @@ type reply struct {
 	err    json.RawMessage
 }
 
-func newInterceptor(ctx context.Context, offer Offer, target string, log *slog.Logger, toServer, toClient *frameWriter) *interceptor {
+func newInterceptor(ctx context.Context, offer Offer, target string, log *slog.Logger, toServer, toClient *frameWriter, recorded *queue) *interceptor {
 	nonce := make([]byte, 6)
 	rand.Read(nonce)
-	return &interceptor{offer: offer, target: target, log: log, toServer: toServer, toClient: toClient, ctx: ctx,
+	return &interceptor{offer: offer, target: target, log: log, toServer: toServer, toClient: toClient, recorded: recorded, ctx: ctx,
 		nonce: hex.EncodeToString(nonce), surface: newSurface(), pending: map[string]chan reply{},
 		running: map[string]context.CancelFunc{}, gone: make(chan struct{})}
 }
@@ -274,7 +279,12 @@ func (ic *interceptor) start(id json.RawMessage, tool string, args json.RawMessa
 	go func() {
 		defer ic.calls.Done()
 		defer cancel()
-		result := ic.offer.Call(ctx, tool, args, Downstream{Env: env, Call: ic.request})
+		secrets := func(values []string) {
+			if len(values) > 0 {
+				ic.recorded.push(observation{secrets: slices.Clone(values)})
+			}
+		}
+		result := ic.offer.Call(ctx, tool, args, Downstream{Env: env, Call: ic.request, Secrets: secrets})
 		ic.mu.Lock()
 		delete(ic.running, key)
 		ic.mu.Unlock()

@@ -59,6 +59,7 @@ func (f *fakeOffer) Call(ctx context.Context, tool string, args json.RawMessage,
 		Text string `json:"text"`
 	}
 	json.Unmarshal(args, &a)
+	down.Secrets([]string{"zebra-secret"})
 	var parts []string
 	for range 2 {
 		raw, err := down.Call(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": a.Text}})
@@ -80,7 +81,8 @@ func (f *fakeOffer) Call(ctx context.Context, tool string, args json.RawMessage,
 // offered tools after the server's own and a tools.listChanged
 // capability; a call to one is answered by the offer, whose own calls go
 // to the server on the same session and never reach the client or the
-// recording; a client's cancellation reaches the offered call; a change
+// recording, and the secrets it was given are redacted from the
+// client's later calls; a client's cancellation reaches the offered call; a change
 // of the offer sends notifications/tools/list_changed. The inventory,
 // and so the fingerprint, is the server's alone.
 func TestOfferedToolsRunOverTheSession(t *testing.T) {
@@ -120,7 +122,7 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 	if got := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(got, "ab|ab on rote-fixture; no/such/method: JSON-RPC error -32601") {
 		t.Fatalf("rote_twice answered %q", got)
 	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "mine"}}); err != nil {
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "mine zebra-secret"}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -152,7 +154,8 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Calls) != 1 || f.Calls[0].Tool != "echo" || !strings.Contains(string(f.Calls[0].Arguments), "mine") {
+	if len(f.Calls) != 1 || f.Calls[0].Tool != "echo" || !strings.Contains(string(f.Calls[0].Arguments), "mine") ||
+		strings.Contains(string(f.Calls[0].Arguments)+string(f.Calls[0].Result), "zebra-secret") {
 		var got []string
 		for _, c := range f.Calls {
 			got = append(got, c.Tool+" "+string(c.Arguments))

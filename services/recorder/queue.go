@@ -7,13 +7,15 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// observation is one forwarded line, handed from forward to the recorder.
+// observation is one forwarded line, handed from forward to the recorder,
+// or secrets to redact from the lines after it.
 type observation struct {
-	dir    schema.Direction
-	line   []byte // nil when the line was too long to keep
-	size   int
-	digest string // set when line is nil
-	at     time.Time
+	dir     schema.Direction
+	line    []byte // nil when the line was too long to keep
+	size    int
+	digest  string // set when line is nil
+	at      time.Time
+	secrets []string // set for secrets an offered tool was given
 }
 
 // queue is an unbounded FIFO between forwarding and recording: forward

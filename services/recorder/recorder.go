@@ -236,7 +236,13 @@ func secretValues(secrets map[string]string) []string {
 	for _, v := range secrets {
 		vals = append(vals, v)
 	}
-	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) }) // longest first
+	return longestFirst(vals)
+}
+
+// longestFirst sorts secret values longest first, so that a secret
+// inside another is never replaced first.
+func longestFirst(vals []string) []string {
+	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
 	return vals
 }
 
@@ -282,6 +288,10 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	go func() {
 		defer close(recorded)
 		for o, ok := q.pop(); ok; o, ok = q.pop() {
+			if o.secrets != nil {
+				session.AddSecrets(o.secrets)
+				continue
+			}
 			if o.line == nil {
 				session.ObserveDropped(o.dir, o.size, o.digest, o.at)
 				continue
@@ -293,7 +303,7 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	var fromClient, fromServerFilter filter
 	var ic *interceptor
 	if r.cfg.Offer != nil {
-		ic = newInterceptor(ctx, r.cfg.Offer, r.cfg.Target, r.log, toServerW, toClientW)
+		ic = newInterceptor(ctx, r.cfg.Offer, r.cfg.Target, r.log, toServerW, toClientW, q)
 		fromClient, fromServerFilter = ic.fromClient, ic.fromServer
 		watch, stopWatch := context.WithCancel(ctx)
 		defer stopWatch()

@@ -57,6 +57,18 @@ func NewSession(target string, redactor schema.Redactor, emit func(schema.Event)
 	}
 }
 
+// AddSecrets makes values secrets from now on, like those declared: an
+// offered tool was given them and typed them, so the server may echo
+// them in what the client's later calls get.
+func (s *Session) AddSecrets(values []string) {
+	for _, v := range values {
+		if v != "" && !slices.Contains(s.redactor.Values, v) {
+			s.redactor.Values = append(s.redactor.Values, v)
+		}
+	}
+	s.redactor.Values = longestFirst(s.redactor.Values)
+}
+
 // ToolCalls counts the calls recorded so far, by tool.
 func (s *Session) ToolCalls() map[string]int { return maps.Clone(s.counts) }
 
