@@ -132,8 +132,9 @@ func vendorArgs(v portal.Vendor) map[string]any {
 
 // TestPlaybooksAsToolsThroughRecord: the vendor registration, done once
 // through rote record in front of @playwright/mcp (a session recorded
-// with no flags, learned afterwards with rote learn) and of rote mcp
-// browser (a session recorded with its task, promoted), is offered to the
+// with no flags, learned afterwards with rote learn; in the full suite
+// also one recorded with its task and promoted) and of rote mcp browser
+// (recorded with its task, promoted), is offered to the
 // next session's raw JSON-RPC client as the tool rote_register-vendor.
 // Called with another vendor's values it registers exactly that vendor,
 // which the portal's state confirms, and says what it verified. A
@@ -151,11 +152,16 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 		command        func(dir string) []string
 		drive          func(c *rawClient, base string)
 		learn          bool // record with no flags and learn afterwards
+		long           bool // only in the full suite
 	}{
-		{"@playwright/mcp", "2025-06-18", func(string) []string { return playwrightCommand(t) }, drivePlaywright, true},
-		{"rote mcp browser", "2025-11-25", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, driveRoteBrowser, false},
+		{"@playwright/mcp", "2025-06-18", func(string) []string { return playwrightCommand(t) }, drivePlaywright, true, false},
+		{"rote mcp browser", "2025-11-25", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, driveRoteBrowser, false, false},
+		{"@playwright/mcp with its task", "2025-03-26", func(string) []string { return playwrightCommand(t) }, drivePlaywright, false, true},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
+			if srv.long {
+				long(t, "a second session through @playwright/mcp")
+			}
 			t.Parallel()
 			base, site := portalSite(t, "")
 			dir := t.TempDir()

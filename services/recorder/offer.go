@@ -129,8 +129,16 @@ func (ic *interceptor) fromClient(frame []byte) ([]byte, bool) {
 	return frame, true
 }
 
-// fromServer filters a frame on its way to the client.
+// fromServer filters a frame on its way to the client. A frame is read
+// only while an answer is awaited that it may be: to one of our
+// requests, or to a tools/list or initialize of the client's.
 func (ic *interceptor) fromServer(frame []byte) ([]byte, bool) {
+	ic.mu.Lock()
+	awaited := len(ic.pending) + len(ic.surface.requests)
+	ic.mu.Unlock()
+	if awaited == 0 {
+		return frame, true
+	}
 	m, ok := single(frame)
 	if !ok || m.kind != kindResponse {
 		return frame, true
