@@ -203,7 +203,7 @@ func (r *RunFold) Steps() int { return len(r.Calls) + len(r.Actions) }
 // there is none.
 func (r *RunFold) LastResult() *ToolCall {
 	for i := len(r.Calls) - 1; i >= 0; i-- {
-		if c := r.Calls[i]; c.Error == nil && (len(c.Result) > 0 || c.BlobRef != "") {
+		if c := r.Calls[i]; c.Error == nil && !c.Offered && (len(c.Result) > 0 || c.BlobRef != "") {
 			return c
 		}
 	}

@@ -58,6 +58,10 @@ type ToolCall struct {
 	// Probe marks a call a replay made to read the page before acting (a
 	// control's contract), not one of the task's: never distilled.
 	Probe bool `msgpack:"probe,omitempty" json:"probe,omitempty"`
+	// Offered marks a call rote record answered itself: a playbook it
+	// offered as a tool, replayed in a run of its own. The server never
+	// saw it; its arguments are not kept (a secret may be among them).
+	Offered bool `msgpack:"offered,omitempty" json:"offered,omitempty"`
 }
 
 // EventType returns TypeToolCall.

@@ -65,8 +65,11 @@ func describeEvent(ev schema.Event) string {
 		return s
 	case *schema.ToolCall:
 		s := fmt.Sprintf("#%d %s %s", e.Seq, e.Tool, e.Duration.Round(time.Microsecond))
-		if e.Probe {
+		switch {
+		case e.Probe:
 			s = fmt.Sprintf("#%d %s (probe of step %s's control) %s", e.Seq, e.Tool, e.StepID, e.Duration.Round(time.Microsecond))
+		case e.Offered:
+			s = fmt.Sprintf("#%d %s (a playbook rote offered, replayed in a run of its own) %s", e.Seq, e.Tool, e.Duration.Round(time.Millisecond))
 		}
 		switch {
 		case e.ArgumentsRef != "":

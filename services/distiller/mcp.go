@@ -27,6 +27,8 @@ func (d *distillation) mcp() error {
 		case c.Probe:
 			d.prune(what, "a replay's probe of the page, not a step of the task")
 			continue
+		case c.Offered:
+			return schema.Errorf(schema.CodeInvalid, "%s replayed a playbook rote offered as a tool, whose calls are in that replay's run, not here: learn the calls before it or after it (--from, --to)", what)
 		case c.Error != nil:
 			d.prune(what, "failed call: "+string(c.Error.Kind))
 			continue

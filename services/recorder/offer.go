@@ -292,6 +292,7 @@ func (ic *interceptor) start(id json.RawMessage, tool string, args json.RawMessa
 				ic.recorded.push(observation{secrets: slices.Clone(values)})
 			}
 		}
+		began := time.Now()
 		result := ic.offer.Call(ctx, tool, args, Downstream{Env: env, Call: ic.request, Secrets: secrets})
 		ic.mu.Lock()
 		delete(ic.running, key)
@@ -299,6 +300,7 @@ func (ic *interceptor) start(id json.RawMessage, tool string, args json.RawMessa
 		if ctx.Err() != nil && ic.ctx.Err() == nil {
 			return // the client cancelled it: it expects no answer
 		}
+		ic.recorded.push(observation{at: began, offered: &offeredCall{tool: tool, requestID: slices.Clone(id), took: time.Since(began), result: result}})
 		ic.answer(id, result)
 	}()
 }

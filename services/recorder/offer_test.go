@@ -81,7 +81,8 @@ func (f *fakeOffer) Call(ctx context.Context, tool string, args json.RawMessage,
 // offered tools after the server's own and a tools.listChanged
 // capability; a call to one is answered by the offer, whose own calls go
 // to the server on the same session and never reach the client or the
-// recording, and the secrets it was given are redacted from the
+// recording (which notes the offered call and its answer, not its
+// arguments), and the secrets it was given are redacted from the
 // client's later calls; a client's cancellation reaches the offered call; a change
 // of the offer sends notifications/tools/list_changed. The inventory,
 // and so the fingerprint, is the server's alone.
@@ -154,18 +155,22 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Calls) != 1 || f.Calls[0].Tool != "echo" || !strings.Contains(string(f.Calls[0].Arguments), "mine") ||
-		strings.Contains(string(f.Calls[0].Arguments)+string(f.Calls[0].Result), "zebra-secret") {
-		var got []string
-		for _, c := range f.Calls {
-			got = append(got, c.Tool+" "+string(c.Arguments))
-		}
-		t.Fatalf("the recording holds %v, want the client's one echo", got)
+	var got []string
+	for _, c := range f.Calls {
+		got = append(got, c.Tool+" "+string(c.Arguments))
+	}
+	if len(f.Calls) != 2 || f.Calls[0].Tool != "rote_twice" || !f.Calls[0].Offered || len(f.Calls[0].Arguments) != 0 || !strings.Contains(string(f.Calls[0].Result), "ab|ab") ||
+		f.Calls[1].Tool != "echo" || f.Calls[1].Offered || !strings.Contains(string(f.Calls[1].Arguments), "mine") ||
+		strings.Contains(string(f.Calls[1].Arguments)+string(f.Calls[1].Result), "zebra-secret") {
+		t.Fatalf("the recording holds %v, want the offered call (its answer, no arguments) and the client's echo, the secret redacted", got)
+	}
+	if last := f.LastResult(); last == nil || last.Tool != "echo" {
+		t.Errorf("the last result to verify is %+v, want the server's echo", last)
 	}
 	if n := len(f.Inventories); n == 0 || len(f.Inventories[n-1].Environment.Tools) != 7 {
 		t.Fatalf("the inventory is not the server's own seven tools: %+v", f.Inventories)
 	}
-	if f.Finished.ToolCalls["echo"] != 1 || len(f.Finished.ToolCalls) != 1 {
+	if f.Finished.ToolCalls["echo"] != 1 || f.Finished.ToolCalls["rote_twice"] != 1 || len(f.Finished.ToolCalls) != 2 {
 		t.Errorf("the manifest counts %v", f.Finished.ToolCalls)
 	}
 	offer.mu.Lock()

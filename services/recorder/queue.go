@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -15,7 +16,16 @@ type observation struct {
 	size    int
 	digest  string // set when line is nil
 	at      time.Time
-	secrets []string // set for secrets an offered tool was given
+	secrets []string     // set for secrets an offered tool was given
+	offered *offeredCall // set for a call an offered tool answered
+}
+
+// offeredCall is a client's call that an offered tool answered.
+type offeredCall struct {
+	tool      string
+	requestID json.RawMessage
+	took      time.Duration
+	result    json.RawMessage
 }
 
 // queue is an unbounded FIFO between forwarding and recording: forward

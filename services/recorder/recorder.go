@@ -288,8 +288,12 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	go func() {
 		defer close(recorded)
 		for o, ok := q.pop(); ok; o, ok = q.pop() {
-			if o.secrets != nil {
+			switch {
+			case o.secrets != nil:
 				session.AddSecrets(o.secrets)
+				continue
+			case o.offered != nil:
+				session.Offered(o.offered, o.at)
 				continue
 			}
 			if o.line == nil {

@@ -57,6 +57,15 @@ func NewSession(target string, redactor schema.Redactor, emit func(schema.Event)
 	}
 }
 
+// Offered records a call that an offered tool answered at time at, after
+// took: its tool and its answer, not its arguments.
+func (s *Session) Offered(c *offeredCall, at time.Time) {
+	s.counts[c.tool]++
+	result := s.scrubbed(c.result)
+	s.emit(&schema.ToolCall{Meta: schema.Meta{Time: at}, Tool: c.tool, RequestID: schema.RawJSON(c.requestID), Duration: c.took, Offered: true,
+		Result: schema.RawJSON(result), ResultDigest: schema.Digest(result), ResultSize: len(result), Error: toolError(result)})
+}
+
 // AddSecrets makes values secrets from now on, like those declared: an
 // offered tool was given them and typed them, so the server may echo
 // them in what the client's later calls get.
