@@ -175,7 +175,7 @@ func TestRunsListAndShow(t *testing.T) {
 	for _, want := range []string{
 		"+0.000s  run.started",
 		"record run RUN1, task \"register-vendor\", fingerprint abababababab",
-		"+0.100s  trajectory.tool_call   #1 browser_navigate 40ms -> sha256:",
+		"+0.100s  trajectory.tool_call   #1 browser_navigate 40ms {\"url\":\"http://x\"} -> sha256:",
 		"llm.call               planner scripted uncached=900 cache_read=1024 cache_write=0 output=20 [scripted model (offline)]",
 		"+1.000s  run.finished           success after 1s, 1944 tokens",
 	} {
