@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,15 +68,16 @@ type interceptor struct {
 	nonce    string
 	ctx      context.Context // ends the offered calls
 
-	mu       sync.Mutex
-	surface  surface
-	listed   []schema.ToolSpec // the offered tools the client was last shown
-	everList bool              // the client has listed tools
-	seq      uint64
-	pending  map[string]chan reply         // our own requests awaiting an answer, by id
-	running  map[string]context.CancelFunc // the client's calls to offered tools, by id
-	gone     chan struct{}                 // closed when the server's output ends
-	calls    sync.WaitGroup
+	mu        sync.Mutex
+	surface   surface
+	listed    []schema.ToolSpec // the offered tools the client was last shown
+	everList  bool              // the client has listed tools
+	seq       uint64
+	pending   map[string]chan reply         // our own requests awaiting an answer, by id
+	running   map[string]context.CancelFunc // the client's calls to offered tools, by id
+	gone      chan struct{}                 // closed when the server's output ends
+	calls     sync.WaitGroup
+	replaying sync.Mutex // held by the offered call replaying
 }
 
 type reply struct {
@@ -98,6 +100,11 @@ func (ic *interceptor) fromClient(frame []byte) ([]byte, bool) {
 		return frame, true
 	}
 	switch {
+	case m.kind == kindRequest && ic.ours(m.id):
+		frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id,
+			"error": map[string]any{"code": -32600, "message": "request ids beginning rote-" + ic.nonce + "- are rote record's own"}})
+		ic.toClient.writeFrame(append(frame, '\n'))
+		return nil, false
 	case m.kind == kindRequest && m.method == "tools/call":
 		var p struct {
 			Name      string          `json:"name"`
@@ -144,11 +151,14 @@ func (ic *interceptor) fromServer(frame []byte) ([]byte, bool) {
 		return frame, true
 	}
 	ic.mu.Lock()
-	if ch, mine := ic.pending[m.idKey()]; mine {
+	if ic.ours(m.id) {
+		ch, waiting := ic.pending[m.idKey()]
 		delete(ic.pending, m.idKey())
 		ic.mu.Unlock()
-		ch <- reply{result: m.result, err: m.err}
-		return nil, false
+		if waiting && ch != nil {
+			ch <- reply{result: m.result, err: m.err}
+		}
+		return nil, false // a late answer to a request we gave up on is ours too
 	}
 	listed, method := ic.surface.response(m)
 	env := ic.surface.environment(ic.target)
@@ -269,6 +279,12 @@ func single(frame []byte) (message, bool) {
 	return m, reason == ""
 }
 
+// ours reports whether id is in the namespace of our own requests.
+func (ic *interceptor) ours(id json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, "rote-"+ic.nonce+"-")
+}
+
 func (ic *interceptor) offers(tool string) bool {
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
@@ -287,6 +303,9 @@ func (ic *interceptor) start(id json.RawMessage, tool string, args json.RawMessa
 	go func() {
 		defer ic.calls.Done()
 		defer cancel()
+		// Replays take turns: two on one session would act on one page.
+		ic.replaying.Lock()
+		defer ic.replaying.Unlock()
 		secrets := func(values []string) {
 			if len(values) > 0 {
 				ic.recorded.push(observation{secrets: slices.Clone(values)})
@@ -343,7 +362,7 @@ func (ic *interceptor) request(ctx context.Context, method string, params any) (
 		return nil, fmt.Errorf("%s: %w", method, ErrServerGone)
 	case <-ctx.Done():
 		ic.mu.Lock()
-		delete(ic.pending, id)
+		ic.pending[id] = nil // given up on: its answer, if it comes, is still ours
 		ic.mu.Unlock()
 		cancel, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 			"params": map[string]any{"requestId": json.RawMessage(id), "reason": "the playbook's replay stopped"}})

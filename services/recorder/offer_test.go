@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,9 @@ func (f *fakeOffer) Changed() <-chan struct{} { return f.changed }
 
 func (f *fakeOffer) Call(ctx context.Context, tool string, args json.RawMessage, down Downstream) json.RawMessage {
 	if tool == "rote_hang" {
+		// Its request outlives the client's patience: the late answer
+		// must not reach the client.
+		down.Call(ctx, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"ms": 600, "text": "late"}})
 		<-ctx.Done()
 		close(f.cancelled)
 		return json.RawMessage(`{"content":[]}`)
@@ -95,7 +99,8 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 	listChanged := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { listChanged <- struct{}{} }})
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: h.out, Writer: h.in}, nil)
+	var read lockedBytes
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(h.out, &read)), Writer: h.in}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +144,11 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 		t.Fatal("the client's cancellation did not reach the offered call")
 	}
 
+	time.Sleep(700 * time.Millisecond)
+	if got := read.String(); strings.Contains(got, `"id":"rote-`) || strings.Contains(got, `"text":"late"`) {
+		t.Fatalf("the client read an answer to the proxy's own request:\n%s", got)
+	}
+
 	offer.more()
 	select {
 	case <-listChanged:
@@ -178,4 +188,23 @@ func TestOfferedToolsRunOverTheSession(t *testing.T) {
 	if env := offer.envs[0]; env.Identity.Server != "rote-fixture" || len(env.Tools) != 7 || env.Identity.Target != "test" {
 		t.Errorf("the offer was asked for %+v", env.Identity)
 	}
+}
+
+// lockedBytes is a buffer written by one goroutine and read by another.
+type lockedBytes struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBytes) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *lockedBytes) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
 }

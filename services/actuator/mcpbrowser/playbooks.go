@@ -138,7 +138,9 @@ func (m *Tools) replay(ctx context.Context, tool string, args json.RawMessage) *
 	// The secrets the client gives are masked like those of the
 	// environment, in what the session records and returns.
 	m.addSecrets(t.Playbook.Secrets(params))
+	m.replaying.Lock() // replays take turns: two would act on one page
 	res, err := m.playbooks.Replay(ctx, t, params, s, origin)
+	m.replaying.Unlock()
 	r := replay.ToolResult(t, res, err)
 	if res != nil && res.Outcome != schema.OutcomeSuccess {
 		if rep, oerr := s.Observe(ctx, "", false, 0); oerr == nil {

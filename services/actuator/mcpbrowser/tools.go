@@ -33,6 +33,7 @@ type Tools struct {
 
 	playbooks *Playbooks // nil: none offered
 	server    *mcp.Server
+	replaying sync.Mutex // held by the offered playbook replaying
 
 	mu      sync.Mutex
 	session *bus.BrowserSession

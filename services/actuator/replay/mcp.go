@@ -300,7 +300,11 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 	}
 	d.mu.Unlock()
 	if d.cfg.Runs != nil && d.cfg.RunID != "" {
-		if err := d.cfg.Runs.PublishSpilled(ctx, call); err != nil {
+		// A call that was sent is recorded even when the replay is being
+		// cancelled: its effect may have happened.
+		rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := d.cfg.Runs.PublishSpilled(rec, call); err != nil {
 			return schema.World{}, fmt.Errorf("record %s: %w", tool, err)
 		}
 	}

@@ -98,9 +98,10 @@ func inputSchema(p *schema.Playbook) schema.RawJSON {
 }
 
 // Params reads a tools/call's arguments as the playbook's raw parameter
-// values: strings as they are, numbers and booleans in their JSON form.
-// Anything else (an object, an array, null) is CodeParamType; an argument
-// the playbook does not declare is left for Bind to refuse.
+// values: strings as they are, numbers and booleans in their JSON form,
+// each of the JSON type the input schema gives it (a string for an
+// argument the playbook does not declare, which Bind then refuses).
+// Anything else is CodeParamType.
 func (t PlaybookTool) Params(args json.RawMessage) (map[string]string, error) {
 	out := map[string]string{}
 	if len(args) == 0 || string(args) == "null" {
@@ -115,16 +116,33 @@ func (t PlaybookTool) Params(args json.RawMessage) (map[string]string, error) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return nil, schema.Errorf(schema.CodeParamType, "%s: %v", k, err)
 		}
+		want := "string"
+		if decl, ok := t.Playbook.Params[k]; ok {
+			switch decl.Type {
+			case schema.ParamNumber:
+				want = "number"
+			case schema.ParamBool:
+				want = "boolean"
+			}
+		}
 		switch v := v.(type) {
 		case string:
-			out[k] = v
+			if want == "string" {
+				out[k] = v
+				continue
+			}
 		case float64:
-			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+			if want == "number" {
+				out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+				continue
+			}
 		case bool:
-			out[k] = strconv.FormatBool(v)
-		default:
-			return nil, schema.Errorf(schema.CodeParamType, "%s must be a string, a number or a boolean", k)
+			if want == "boolean" {
+				out[k] = strconv.FormatBool(v)
+				continue
+			}
 		}
+		return nil, schema.Errorf(schema.CodeParamType, "%s must be a %s, as the input schema says", k, want)
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func TestPlaybookTools(t *testing.T) {
 	if err != nil || got["count"] != "2.5" || got["urgent"] != "true" || got["company"] != "Initech" {
 		t.Errorf("params: %v %v", got, err)
 	}
-	for _, bad := range []string{`{"company":{"x":1}}`, `{"company":null}`, `[1]`, `"x"`} {
+	for _, bad := range []string{`{"company":{"x":1}}`, `{"company":null}`, `[1]`, `"x"`, `{"company":42}`, `{"count":"2"}`, `{"urgent":"true"}`, `{"tier":1}`} {
 		if _, err := tools[0].Params(json.RawMessage(bad)); schema.AsError(err).Code != schema.CodeParamType {
 			t.Errorf("%s: %v, want param_type", bad, err)
 		}
