@@ -222,9 +222,9 @@ func playwrightServer(t *testing.T) mcpServer {
 		}}
 }
 
-// TestRecordInFrontOfRealServers puts the rote binary between the go-sdk
-// MCP client and (a) @playwright/mcp driving Chromium, (b) our fixture
-// server. The server is wrapped in tee, so the test sees the bytes on both
+// TestRecordInFrontOfRealServers puts the rote binary, offering no
+// playbooks, between the go-sdk MCP client and (a) @playwright/mcp
+// driving Chromium, (b) our fixture server. The server is wrapped in tee, so the test sees the bytes on both
 // sides of the proxy in the same run.
 func TestRecordInFrontOfRealServers(t *testing.T) {
 	t.Parallel()
@@ -235,7 +235,10 @@ func TestRecordInFrontOfRealServers(t *testing.T) {
 			dir := t.TempDir()
 			serverIn, serverOut := filepath.Join(dir, "server.in"), filepath.Join(dir, "server.out")
 			wrapped := append([]string{"sh", "-c", `in=$1; out=$2; shift 2; tee "$in" | "$@" | tee "$out"`, "sh", serverIn, serverOut}, srv.command...)
-			rec := startRecording(t, dir, srv.env, []string{"--task", "e2e", "--target", "local"}, wrapped...)
+			// Offering playbooks adds to the initialize and tools/list
+			// answers (tools.listChanged, the offered tools): the proxy's
+			// own traffic is byte for byte the server's without it.
+			rec := startRecording(t, dir, srv.env, []string{"--task", "e2e", "--target", "local", "--offer=false"}, wrapped...)
 			tt := &teeTransport{r: rec}
 			client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
 			cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(tt), Writer: tt}, nil)

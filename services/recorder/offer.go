@@ -228,6 +228,9 @@ func withListChanged(frame []byte) []byte {
 				return err
 			}
 		}
+		if string(tools["listChanged"]) == "true" {
+			return errDeclared
+		}
 		tools["listChanged"] = json.RawMessage("true")
 		var err error
 		if caps["tools"], err = json.Marshal(tools); err != nil {
@@ -241,6 +244,10 @@ func withListChanged(frame []byte) []byte {
 	}
 	return out
 }
+
+// errDeclared says an initialize answer declares tools.listChanged
+// already: it goes as the server wrote it.
+var errDeclared = errors.New("tools.listChanged is declared")
 
 // editResult rewrites the result object of a response frame with edit,
 // keeping every other member.
