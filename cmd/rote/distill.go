@@ -156,24 +156,7 @@ candidate runs against that MCP server.`,
 			for k, v := range given {
 				values[k] = v
 			}
-			for k, decl := range c.Playbook.Params {
-				if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
-					return usageError("%s is secret and recorded only as a digest: give it with --param %s=VALUE", k, k)
-				}
-			}
-			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
-			n, open, err := app.replayNode(ctx, env, c.Playbook, values)
-			if err != nil {
-				return err
-			}
-			defer n.Close()
-			fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
-			promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(app.Stdout, "promoted %s v%d (fingerprint %s), shadow run %s\n", promo.Entry.Name, promo.Entry.Stored.Version, schema.ShortFingerprint(promo.Entry.Fingerprint), promo.Shadow.RunID)
-			return nil
+			return shadowPromote(ctx, app, c, values, node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}, "--param")
 		},
 	}
 	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter for the shadow replay, name=value (repeatable); secrets must be given")
@@ -182,4 +165,27 @@ candidate runs against that MCP server.`,
 	cmd.Flags().StringVar(&name, "name", "", "the playbook's name when distilling RUN (default the task's)")
 	cmd.Flags().StringVar(&fromRun, "run", "", "for a FILE: the run it was distilled from, whose parameters and site the shadow replay uses")
 	return cmd
+}
+
+// shadowPromote shadow-replays candidate c with values in env and
+// promotes it when the replay verifies, printing each step. A secret
+// that values hold only as its digest is a usage error naming flag.
+func shadowPromote(ctx context.Context, app *App, c *distiller.Candidate, values map[string]string, env node.Environment, flag string) error {
+	for k, decl := range c.Playbook.Params {
+		if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
+			return usageError("%s is secret and recorded only as a digest: give it with %s %s=VALUE", k, flag, k)
+		}
+	}
+	n, open, err := app.replayNode(ctx, env, c.Playbook, values)
+	if err != nil {
+		return err
+	}
+	defer n.Close()
+	fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
+	promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "promoted %s v%d (fingerprint %s), shadow run %s\n", promo.Entry.Name, promo.Entry.Stored.Version, schema.ShortFingerprint(promo.Entry.Fingerprint), promo.Shadow.RunID)
+	return nil
 }

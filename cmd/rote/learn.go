@@ -287,27 +287,10 @@ and every later run keep only its digest.`,
 				return err
 			}
 			fmt.Fprintf(app.Stdout, "distilled %s: %d step(s), %d parameter(s), verify %d\n", c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Params), len(c.Playbook.Verify))
-			for k, decl := range c.Playbook.Params {
-				if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
-					return usageError("%s is secret and recorded only as a digest: give it with --secret %s=VALUE", k, k)
-				}
-			}
 			if target == "" && len(r.Inventories) > 0 {
 				target = r.Inventories[len(r.Inventories)-1].Environment.Identity.Target
 			}
-			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
-			n, open, err := app.replayNode(ctx, env, c.Playbook, values)
-			if err != nil {
-				return err
-			}
-			defer n.Close()
-			fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
-			promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(app.Stdout, "promoted %s v%d (fingerprint %s), shadow run %s\n", promo.Entry.Name, promo.Entry.Stored.Version, schema.ShortFingerprint(promo.Entry.Fingerprint), promo.Shadow.RunID)
-			return nil
+			return shadowPromote(ctx, app, c, values, node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}, "--secret")
 		},
 	}
 	lf.register(cmd, true)
