@@ -22,20 +22,7 @@ func startMCPBrowser(t *testing.T, dir string) *recording {
 	t.Helper()
 	cmd := exec.Command(roteBinary, "--data", dir, "mcp", "browser")
 	cmd.Dir = dir
-	r := &recording{cmd: cmd, stderr: &lockedBuffer{}}
-	cmd.Stderr = r.stderr
-	var err error
-	if r.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if r.stdout, err = cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return r
+	return startPiped(t, cmd)
 }
 
 // TestMCPBrowserOffersTheSitesPlaybooks: a vendor registration done by

@@ -60,6 +60,24 @@ func startRecording(t testing.TB, dir string, env []string, recordArgs []string,
 	cmd := exec.Command(roteBinary, append(append(args, "--"), server...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir // servers that write files (@playwright/mcp) write them here
+	r := startPiped(t, cmd)
+	deadline := time.Now().Add(20 * time.Second)
+	for r.runID == "" {
+		if m := runIDLine.FindStringSubmatch(r.stderr.String()); m != nil {
+			r.runID = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("rote record printed no run id: %s", r.stderr.String())
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return r
+}
+
+// startPiped starts cmd with pipes to its stdin and stdout and its
+// stderr kept, and kills it when the test ends.
+func startPiped(t testing.TB, cmd *exec.Cmd) *recording {
+	t.Helper()
 	r := &recording{cmd: cmd, stderr: &lockedBuffer{}}
 	cmd.Stderr = r.stderr
 	var err error
@@ -73,16 +91,6 @@ func startRecording(t testing.TB, dir string, env []string, recordArgs []string,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for r.runID == "" {
-		if m := runIDLine.FindStringSubmatch(r.stderr.String()); m != nil {
-			r.runID = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("rote record printed no run id: %s", r.stderr.String())
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 	return r
 }
 
