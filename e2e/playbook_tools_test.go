@@ -124,6 +124,21 @@ func (c *rawClient) playbook(tool string, args map[string]any) playbookCall {
 	return r
 }
 
+// registeredOnly fails t unless the portal registered exactly want since
+// it held the vendors before, and nothing else.
+func registeredOnly(t *testing.T, site *portal.Portal, before []portal.Vendor, want portal.Vendor) {
+	t.Helper()
+	after := site.State().Vendors
+	if len(after) != len(before)+1 {
+		t.Fatalf("the portal has %d vendors after the call, want %d", len(after), len(before)+1)
+	}
+	got := after[len(after)-1]
+	got.ID, got.Status = "", ""
+	if got != want {
+		t.Fatalf("the portal registered %+v, want %+v", got, want)
+	}
+}
+
 // vendorArgs are a playbook tool's arguments for v.
 func vendorArgs(v portal.Vendor) map[string]any {
 	return map[string]any{"company": v.CompanyName, "tax_id": v.TaxID, "email": v.Email, "phone": v.Phone,
@@ -251,15 +266,7 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 			if result.IsError || result.Structured.Outcome != "success" || len(result.Structured.Verified) == 0 || result.Structured.RunID == "" {
 				t.Fatalf("the playbook tool did not verify: %+v\n%s", result, second.stderr)
 			}
-			after := site.State().Vendors
-			if len(after) != len(before)+1 {
-				t.Fatalf("the portal has %d vendors after the call, want %d", len(after), len(before)+1)
-			}
-			got := after[len(after)-1]
-			got.ID, got.Status = "", ""
-			if got != replayedVendor {
-				t.Fatalf("the portal registered %+v, want %+v", got, replayedVendor)
-			}
+			registeredOnly(t, site, before, replayedVendor)
 			if !refused.IsError || refused.Structured.Reason.Code != "unknown_param" {
 				t.Errorf("an undeclared argument was not refused as unknown_param: %+v", refused)
 			}

@@ -64,9 +64,7 @@ func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]sc
 	if err != nil {
 		return nil, err
 	}
-	tools := replay.PlaybookTools(entries, func(name string) bool {
-		return slices.ContainsFunc(env.Tools, func(t schema.ToolSpec) bool { return t.Name == name })
-	})
+	tools := replay.PlaybookTools(entries, env.Tools)
 	o.mu.Lock()
 	o.tools = tools
 	o.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,8 +65,8 @@ type interceptor struct {
 	log      *slog.Logger
 	toServer *frameWriter
 	toClient *frameWriter
-	recorded *queue // the recording's: secrets go into it in order
-	nonce    string
+	recorded *queue          // the recording's: secrets go into it in order
+	prefix   string          // of our own requests' ids: rote-<random>-
 	ctx      context.Context // ends the offered calls
 
 	mu        sync.Mutex
@@ -89,7 +90,7 @@ func newInterceptor(ctx context.Context, offer Offer, target string, log *slog.L
 	nonce := make([]byte, 6)
 	rand.Read(nonce)
 	return &interceptor{offer: offer, target: target, log: log, toServer: toServer, toClient: toClient, recorded: recorded, ctx: ctx,
-		nonce: hex.EncodeToString(nonce), surface: newSurface(), pending: map[string]chan reply{},
+		prefix: "rote-" + hex.EncodeToString(nonce) + "-", surface: newSurface(), pending: map[string]chan reply{},
 		running: map[string]context.CancelFunc{}, gone: make(chan struct{})}
 }
 
@@ -102,7 +103,7 @@ func (ic *interceptor) fromClient(frame []byte) ([]byte, bool) {
 	switch {
 	case m.kind == kindRequest && ic.ours(m.id):
 		frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id,
-			"error": map[string]any{"code": -32600, "message": "request ids beginning rote-" + ic.nonce + "- are rote record's own"}})
+			"error": map[string]any{"code": -32600, "message": "request ids beginning " + ic.prefix + " are rote record's own"}})
 		ic.toClient.writeFrame(append(frame, '\n'))
 		return nil, false
 	case m.kind == kindRequest && m.method == "tools/call":
@@ -289,7 +290,7 @@ func single(frame []byte) (message, bool) {
 // ours reports whether id is in the namespace of our own requests.
 func (ic *interceptor) ours(id json.RawMessage) bool {
 	var s string
-	return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, "rote-"+ic.nonce+"-")
+	return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, ic.prefix)
 }
 
 func (ic *interceptor) offers(tool string) bool {
@@ -347,7 +348,7 @@ func (ic *interceptor) answer(id, result json.RawMessage) {
 func (ic *interceptor) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	ic.mu.Lock()
 	ic.seq++
-	id := fmt.Sprintf("%q", fmt.Sprintf("rote-%s-%d", ic.nonce, ic.seq))
+	id := strconv.Quote(ic.prefix + strconv.FormatUint(ic.seq, 10))
 	ch := make(chan reply, 1)
 	ic.pending[id] = ch
 	ic.mu.Unlock()

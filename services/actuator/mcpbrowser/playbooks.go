@@ -1,6 +1,7 @@
 package mcpbrowser
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -83,10 +84,7 @@ func (m *Tools) reoffer(ctx context.Context, origin string) {
 		m.playbooks.Log.Warn("the playbooks of this site are not offered", "origin", origin, "err", err)
 		return
 	}
-	own := schema.BrowserTools()
-	tools := replay.PlaybookTools(entries, func(name string) bool {
-		return slices.ContainsFunc(own, func(t schema.ToolSpec) bool { return t.Name == name })
-	})
+	tools := replay.PlaybookTools(entries, schema.BrowserTools())
 	next := map[string]replay.PlaybookTool{}
 	for _, t := range tools {
 		next[t.Spec.Name] = t
@@ -106,7 +104,7 @@ func (m *Tools) reoffer(ctx context.Context, origin string) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(next)) {
 		t := next[name]
-		if old, ok := prev[name]; ok && old.Version == t.Version && old.Spec.Description == t.Spec.Description {
+		if old, ok := prev[name]; ok && old.Spec.Description == t.Spec.Description && bytes.Equal(old.Spec.InputSchema, t.Spec.InputSchema) {
 			continue
 		}
 		m.server.AddTool(&mcp.Tool{Name: name, Description: t.Spec.Description, InputSchema: json.RawMessage(t.Spec.InputSchema)},

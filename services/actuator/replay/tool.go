@@ -27,10 +27,13 @@ type PlaybookTool struct {
 
 // PlaybookTools are the tools for entries: one per playbook that decodes,
 // named ToolPrefix plus its name (a playbook's name is already one a tool
-// may have), in the order given. A name that taken reports (a tool the
-// server lists) or that an earlier entry took gets a numbered suffix.
-func PlaybookTools(entries []bus.PlaybookEntry, taken func(string) bool) []PlaybookTool {
+// may have), in the order given. A name one of the server's own tools or
+// an earlier entry has gets a numbered suffix.
+func PlaybookTools(entries []bus.PlaybookEntry, own []schema.ToolSpec) []PlaybookTool {
 	used := map[string]bool{}
+	for _, t := range own {
+		used[t.Name] = true
+	}
 	var out []PlaybookTool
 	for _, e := range entries {
 		p, err := e.Decode()
@@ -39,7 +42,7 @@ func PlaybookTools(entries []bus.PlaybookEntry, taken func(string) bool) []Playb
 		}
 		base := ToolPrefix + e.Name
 		name := base
-		for n := 2; used[name] || taken(name); n++ {
+		for n := 2; used[name]; n++ {
 			name = base + "_" + strconv.Itoa(n)
 		}
 		used[name] = true

@@ -34,7 +34,7 @@ func TestPlaybookTools(t *testing.T) {
 		"  password: {type: secret, required: true}\n  count: {type: number}\n  urgent: {type: bool}\n  tier: {type: enum, enum: [gold, silver]}", 1)
 	typed = strings.Replace(typed, `args: {value: "{{company}}"}`, `args: {value: "{{company}} {{count}} {{urgent}} {{tier}}"}`, 1)
 	tools := replay.PlaybookTools([]bus.PlaybookEntry{entry(t, "register", typed), entry(t, "register", playbook), entry(t, "taken", playbook)},
-		func(name string) bool { return name == "rote_taken" })
+		[]schema.ToolSpec{{Name: "rote_taken"}})
 	var names []string
 	for _, tool := range tools {
 		names = append(names, tool.Spec.Name)
