@@ -318,8 +318,9 @@ func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 	}
 }
 
-// TestSettlednessWaits: an observation waits for a slow XHR and for a
-// burst of DOM inserts before it looks.
+// TestSettlednessWaits: an observation waits for a slow XHR, for a burst
+// of DOM inserts, for a request a timer starts after a click, and for a
+// debounced handler after a fill, before it looks.
 func TestSettlednessWaits(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -331,6 +332,14 @@ func TestSettlednessWaits(t *testing.T) {
 			let n = 0; const tick = () => { const li = document.createElement('li'); li.textContent = 'item ' + (++n);
 			document.getElementById('l').appendChild(li); if (n < 8) setTimeout(tick, 100); else document.querySelector('h1').textContent = 'Grown'; };
 			setTimeout(tick, 100);
+		</script></main>`,
+		"/timer": `<main><h1>Later</h1><button id="b">Load later</button><p id="out">pending</p><script>
+			document.getElementById('b').addEventListener('click', () => setTimeout(() =>
+				fetch('/slow').then(r => r.text()).then(t => { document.getElementById('out').textContent = t; }), 400));
+		</script></main>`,
+		"/debounce": `<main><h1>Search</h1><label>Query <input id="q"></label><p id="out">nothing yet</p><script>
+			let pending; document.getElementById('q').addEventListener('input', e => { clearTimeout(pending);
+			pending = setTimeout(() => { document.getElementById('out').textContent = 'Searched for ' + e.target.value; }, 300); });
 		</script></main>`,
 	})
 	s := session(t, b, web.URL+"/xhr")
@@ -344,6 +353,22 @@ func TestSettlednessWaits(t *testing.T) {
 		t.Fatalf("observed before the DOM stopped changing (waited %v): %q", rep.SettleWait, rep.Observation.Text)
 	}
 	t.Logf("settle waits: the DOM burst took %v", rep.SettleWait)
+
+	// The click returns at once; the request it causes starts 400 ms
+	// later, from a timer: the page is not settled until it answered.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/timer"})
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Load later"}})
+	rep = observe(t, s)
+	if !rep.Settled || !strings.Contains(rep.Observation.Text, "Loaded from the server") {
+		t.Fatalf("observed before the timer's request finished (waited %v, settled %v): %q", rep.SettleWait, rep.Settled, rep.Observation.Text)
+	}
+	// A fill sets a debounce timer: the result shows 300 ms after it.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/debounce"})
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Query"}, Value: "chairs"})
+	rep = observe(t, s)
+	if !rep.Settled || !strings.Contains(rep.Observation.Text, "Searched for chairs") {
+		t.Fatalf("observed before the debounced handler ran (waited %v, settled %v): %q", rep.SettleWait, rep.Settled, rep.Observation.Text)
+	}
 }
 
 // TestCrashedBrowserIsReplaced crashes the browser under a session: the

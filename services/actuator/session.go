@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
@@ -46,16 +44,6 @@ func (s *session) learnSecrets(secrets map[string]string) {
 	}
 }
 
-// mutationScript records, in every document the page loads, when the DOM
-// last changed (window.__roteLastChange, in performance.now() time):
-// settledness reads it.
-const mutationScript = `(() => {
-  if (window.__roteLastChange !== undefined) return;
-  window.__roteLastChange = performance.now();
-  new MutationObserver(() => { window.__roteLastChange = performance.now(); })
-    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-})();`
-
 // noTabsScript keeps every document the page loads from opening a tab or
 // a window, as a popup blocker would: window.open opens nothing, and a
 // click on a link, or a submit of a form, aimed at another browsing
@@ -81,7 +69,7 @@ const noTabsScript = `(() => {
 })();`
 
 // pageScript runs in every document the page loads.
-const pageScript = mutationScript + "\n" + noTabsScript
+const pageScript = settleWatchScript + "\n" + noTabsScript
 
 // openSession creates a browser context with one page in b, confined to
 // origins (none: any http or https page), and starts watching its
@@ -109,6 +97,7 @@ func openSession(b *browser, runID string, origins []string) (*session, error) {
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
 	s.gate = g
+	net.setMain(cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID))
 	s.ref = schema.BrowserRef{WSURL: b.proc.WS(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
 	return s, nil
 }
@@ -137,95 +126,4 @@ func (s *session) fail(err error) error {
 func (s *session) close() {
 	s.frames.close()
 	s.cancel()
-}
-
-// netTracker counts the page's requests in flight and remembers when the
-// network was last active. It is a chromedp listener, so it sees the
-// page's network events in the order they came.
-type netTracker struct {
-	mu         sync.Mutex
-	pending    map[network.RequestID]cdp.FrameID // the frame each request is for
-	remote     map[cdp.FrameID]bool              // frames a target of their own reports
-	lastActive time.Time
-}
-
-func newNetTracker() *netTracker {
-	return &netTracker{pending: map[network.RequestID]cdp.FrameID{}, remote: map[cdp.FrameID]bool{}}
-}
-
-// dropFrame hands frame over to a target of its own (an out-of-process
-// frame, whose document request starts in its parent and finishes in
-// it): the requests counted for it on the page are forgotten, and the
-// page's reports of its requests are not counted from now on.
-func (n *netTracker) dropFrame(frame cdp.FrameID) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.remote[frame] = true
-	for id, f := range n.pending {
-		if f == frame {
-			delete(n.pending, id)
-		}
-	}
-}
-
-// from is onEvent for the target of frame self ("" the page): a request
-// it reports for another frame that reports its own is that frame's to
-// count.
-func (n *netTracker) from(self cdp.FrameID) func(any) {
-	return func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.FrameID != self {
-			n.mu.Lock()
-			remote := n.remote[e.FrameID]
-			n.mu.Unlock()
-			if remote {
-				return
-			}
-		}
-		n.onEvent(ev)
-	}
-}
-
-// onEvent follows requests from start to finish. Streams that never
-// finish by design (EventSource, WebSocket) and data: URLs are not counted.
-func (n *netTracker) onEvent(ev any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch e := ev.(type) {
-	case *network.EventRequestWillBeSent:
-		if e.Type == network.ResourceTypeEventSource || e.Type == network.ResourceTypeWebSocket ||
-			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
-			return
-		}
-		n.pending[e.RequestID] = e.FrameID
-	case *network.EventLoadingFinished:
-		if !n.finish(e.RequestID) {
-			return
-		}
-	case *network.EventLoadingFailed:
-		if !n.finish(e.RequestID) {
-			return
-		}
-	default:
-		return
-	}
-	n.lastActive = time.Now()
-}
-
-// finish ends a counted request; the end of one that was never counted
-// (a skipped stream, or one the browser makes for itself, such as a
-// favicon redirect's follow-up) is not the page's activity.
-func (n *netTracker) finish(id network.RequestID) bool {
-	if _, ok := n.pending[id]; !ok {
-		return false
-	}
-	delete(n.pending, id)
-	return true
-}
-
-// state returns how many requests are in flight and since when the
-// network has been idle.
-func (n *netTracker) state() (int, time.Time) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.pending), n.lastActive
 }

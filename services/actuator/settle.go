@@ -2,38 +2,50 @@ package actuator
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
 )
 
-// SettleConfig says when a page counts as settled: no request in flight,
-// the document loaded, and no DOM mutation for Quiet, checked every Poll,
-// waiting at most Cap. The last action counts as a change too: a click,
-// press, drag or navigate for Quiet, since what it sets off (a submit, a
-// fetch) may start late; a fill, select, set_value, check or hover, whose page handlers run
-// as the input events are dispatched, for InputGrace.
+// SettleConfig says when a page counts as settled: its document loaded,
+// no request in flight and no document loading, no timer pending that
+// the page set to go off soon, and neither its DOM nor its network
+// changed for Quiet. Every one of these is evidence the page or the
+// browser reports as it happens; the settle waits on it, not on a clock:
+// a fill that sets nothing off is settled as soon as the page has run
+// what the input events queued, and a click that navigates waits for
+// the new document.
+//
+// A click, press, drag or navigate also counts as a change for
+// ActionGrace: what it sets off in the browser (a form's navigation)
+// shows after the action returns. A timer counts when it is due within
+// TimerHorizon of the last action or of the document's load, whichever
+// is later: a debounced search, a request started by a timer, a burst of
+// inserts a timer chain makes; a clock that ticks every second, or a
+// poll that never ends, stops counting at the horizon. Cap bounds the
+// whole wait.
 type SettleConfig struct {
-	Quiet      time.Duration
-	InputGrace time.Duration
-	Poll       time.Duration
-	Cap        time.Duration
+	Quiet        time.Duration
+	ActionGrace  time.Duration
+	TimerHorizon time.Duration
+	Cap          time.Duration
 }
 
-// DefaultSettle is 250 ms of quiet (50 ms after an input), polled every
-// 50 ms, for at most 5 s.
-var DefaultSettle = SettleConfig{Quiet: 250 * time.Millisecond, InputGrace: 50 * time.Millisecond, Poll: 50 * time.Millisecond, Cap: 5 * time.Second}
+// DefaultSettle is 50 ms of quiet, 50 ms of grace after a click, timers
+// due within 1 s, for at most 5 s.
+var DefaultSettle = SettleConfig{Quiet: 50 * time.Millisecond, ActionGrace: 50 * time.Millisecond, TimerHorizon: time.Second, Cap: 5 * time.Second}
 
 func (c SettleConfig) orDefault() SettleConfig {
 	if c.Quiet <= 0 {
 		c.Quiet = DefaultSettle.Quiet
 	}
-	if c.InputGrace <= 0 {
-		c.InputGrace = DefaultSettle.InputGrace
+	if c.ActionGrace <= 0 {
+		c.ActionGrace = DefaultSettle.ActionGrace
 	}
-	if c.Poll <= 0 {
-		c.Poll = DefaultSettle.Poll
+	if c.TimerHorizon <= 0 {
+		c.TimerHorizon = DefaultSettle.TimerHorizon
 	}
 	if c.Cap <= 0 {
 		c.Cap = DefaultSettle.Cap
@@ -41,76 +53,173 @@ func (c SettleConfig) orDefault() SettleConfig {
 	return c
 }
 
-// actionWindow is how long an action of kind counts as a change.
-func (c SettleConfig) actionWindow(kind schema.ActionKind) time.Duration {
+// grace is how long an action of kind counts as a change after it was
+// dispatched. A fill, select, set_value, check or hover has none: its
+// page handlers ran as its input events were dispatched, and what they
+// queued is run before the page is looked at.
+func (c SettleConfig) grace(kind schema.ActionKind) time.Duration {
 	switch kind {
 	case schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActHover, schema.ActSetValue:
-		return c.InputGrace
+		return 0
 	}
-	return c.Quiet
+	return c.ActionGrace
 }
 
-// settleProbe is what the page says about its own quiet: whether it has
-// loaded, and how long ago (ms) its DOM last changed or it finished loading.
+// settleWatchScript runs in every document the page loads, before the
+// page's own scripts. It records when the DOM last changed
+// (__roteLastChange, Date.now() time) and which timers the page has set
+// and when each is due (setTimeout wrapped; an interval is a clock, not
+// a consequence, and is not followed). __roteSettle(quiet, since,
+// holdUntil, capMs) resolves once the document is complete, no followed
+// timer is due by holdUntil (or by the load plus horizonMs), and neither
+// the DOM nor since (the caller's last known change) is more recent than
+// quiet ms; or after capMs. It first lets the page run what it queued.
+// Its own waits use the page's original setTimeout and are not followed.
+const settleWatchScript = `(() => {
+  if (window.__roteSettle !== undefined) return;
+  const wait = window.setTimeout.bind(window), clear = window.clearTimeout.bind(window), clearEvery = window.clearInterval.bind(window);
+  const due = new Map();
+  let lastChange = Date.now();
+  window.setTimeout = function (fn, delay, ...rest) {
+    if (typeof fn !== 'function') return wait(fn, delay, ...rest);
+    const id = wait(function () { due.delete(id); return fn.apply(this, arguments); }, delay, ...rest);
+    due.set(id, Date.now() + Math.max(0, Number(delay) || 0));
+    return id;
+  };
+  window.clearTimeout = function (id) { due.delete(id); return clear(id); };
+  window.clearInterval = function (id) { due.delete(id); return clearEvery(id); };
+  const watch = () => new MutationObserver(() => { lastChange = Date.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  watch();
+  const loadedAt = () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    return nav && nav.loadEventEnd > 0 ? performance.timeOrigin + nav.loadEventEnd : 0;
+  };
+  Object.defineProperty(window, '__roteSettle', {value: (quiet, since, holdUntil, horizon, capMs) => new Promise(resolve => {
+    const start = Date.now();
+    const look = () => {
+      const now = Date.now();
+      const loaded = loadedAt();
+      const complete = document.readyState === 'complete';
+      const hold = Math.max(holdUntil, loaded > 0 ? loaded + horizon : 0);
+      let next = Infinity;
+      for (const at of due.values()) if (at <= hold && at < next) next = at;
+      const idle = now - Math.max(lastChange, loaded, since);
+      const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity};
+      if (complete && next === Infinity && idle >= quiet) return resolve(state);
+      if (now - start >= capMs) return resolve(state);
+      let again = complete ? quiet - idle : 10;
+      if (next !== Infinity) again = Math.max(again, next - now + 1);
+      wait(look, Math.min(Math.max(again, 1), capMs - (now - start)));
+    };
+    wait(look, 0);
+  })});
+})();`
+
+// settleProbe is what the page said when its watch resolved.
 type settleProbe struct {
 	Ready  string  `json:"ready"`
-	IdleMS float64 `json:"idle_ms"` // negative: the page has no mutation watch yet
+	IdleMS float64 `json:"idle_ms"` // since the DOM, a load or the caller's last change
+	Timer  bool    `json:"timer"`   // a followed timer is still due
 	Blank  bool    `json:"blank"`   // the empty page a new session starts on
+	Watch  bool    `json:"watch"`   // the document runs the watch
 }
 
+// settleScript calls the watch; %d are quiet, since, holdUntil, horizon
+// and cap in ms.
 const settleScript = `(() => {
-  if (location.href === 'about:blank') return {ready: document.readyState, idle_ms: -1, blank: true};
-  if (window.__roteLastChange === undefined) return {ready: document.readyState, idle_ms: -1};
-  const nav = performance.getEntriesByType('navigation')[0];
-  const last = Math.max(window.__roteLastChange, nav ? nav.loadEventEnd : 0);
-  return {ready: document.readyState, idle_ms: performance.now() - last};
+  if (location.href === 'about:blank') return {ready: document.readyState, blank: true, watch: true};
+  if (window.__roteSettle === undefined) return {ready: document.readyState, watch: false};
+  return window.__roteSettle(%d, %d, %d, %d, %d).then(s => Object.assign(s, {watch: true}));
 })()`
 
-// settle waits until the page is quiet: loaded, no request in flight, and
-// neither the DOM nor the network changed for Quiet. The page tells how
-// long its DOM has been unchanged, so a page that has been quiet for a
-// while is settled at the first look; otherwise it is polled every Poll,
-// for at most Cap. It returns how long it waited and whether the page
-// settled; a page that never settles is not an error (the caller acts and
-// reports the wait). The error is the context's, or the browser's death.
+// settle waits until the page is settled (see SettleConfig). The page
+// watches its own DOM and timers and answers once they are quiet; the
+// network is followed by its events, and a wait on it ends at its next
+// event. It returns how long it waited and whether the page settled; a
+// page that never settles is not an error (the caller acts and reports
+// the wait). The error is the context's, or the browser's death.
 func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, bool, error) {
 	cfg = cfg.orDefault()
 	start := time.Now()
+	deadline := start.Add(cfg.Cap)
 	for {
-		probe, err := chromedp.Run(s.ctx, chromedp.Evaluate[settleProbe](settleScript))
+		net := s.net.state()
+		// What the browser has not reported yet counts as a change: the
+		// network's last activity, and an action for its grace.
+		since := net.lastActive
+		if g := cfg.grace(s.actedKind); !s.acted.IsZero() && s.acted.Add(g-cfg.Quiet).After(since) {
+			since = s.acted.Add(g - cfg.Quiet)
+		}
+		var probe settleProbe
+		var err error
+		if !net.busy() {
+			var hold time.Time
+			if !s.acted.IsZero() {
+				hold = s.acted.Add(cfg.TimerHorizon)
+			}
+			probe, err = s.watchPage(ctx, cfg, since, hold, deadline)
+			if err != nil && !s.browser.proc.Alive() {
+				return time.Since(start), false, s.fail(err)
+			}
+			if ctx.Err() != nil {
+				return time.Since(start), false, ctx.Err()
+			}
+		}
 		now := time.Now()
-		if err != nil && !s.browser.proc.Alive() {
-			return now.Sub(start), false, s.fail(err)
-		}
-		// An error here is a navigation replacing the document under the
-		// script: change, not failure.
-		pending, netActive := s.net.state()
-		idle := time.Duration(probe.IdleMS * float64(time.Millisecond))
-		if since := now.Sub(netActive); !netActive.IsZero() && since < idle {
-			idle = since
-		}
-		// What an action set off may not show yet: the last action counts
-		// as a change too, for as long as its kind needs.
-		if since := now.Sub(s.acted); !s.acted.IsZero() && since < cfg.actionWindow(s.actedKind) {
-			idle = min(idle, since-cfg.actionWindow(s.actedKind)+cfg.Quiet)
-		}
-		if err == nil && probe.Blank && s.acted.IsZero() {
+		if probe.Blank && s.acted.IsZero() {
 			return now.Sub(start), true, nil // nothing loaded, nothing to wait for
 		}
-		if err == nil && probe.Ready == "complete" && probe.IdleMS >= 0 && pending == 0 && idle >= cfg.Quiet {
+		// An error is a navigation replacing the document under the
+		// script: change, not failure.
+		after := s.net.state()
+		quietNet := !after.busy() && now.Sub(after.lastActive) >= cfg.Quiet
+		if err == nil && !net.busy() && probe.Watch && probe.Ready == "complete" && !probe.Timer &&
+			time.Duration(probe.IdleMS*float64(time.Millisecond)) >= cfg.Quiet && quietNet {
 			return now.Sub(start), true, nil
 		}
-		if now.Sub(start) >= cfg.Cap {
+		if !now.Before(deadline) {
 			return now.Sub(start), false, nil
 		}
-		wait := cfg.Poll
-		if left := cfg.Quiet - idle; err == nil && pending == 0 && probe.IdleMS >= 0 && left > 0 && left < wait {
-			wait = left
+		// Wait for the network's next change when it is busy; otherwise
+		// look again after what is left of its quiet, or shortly when the
+		// document had no watch yet.
+		var wake <-chan time.Time
+		switch {
+		case after.busy():
+		case err != nil || !probe.Watch:
+			wake = time.After(10 * time.Millisecond)
+		case !quietNet:
+			wake = time.After(cfg.Quiet - now.Sub(after.lastActive))
+		default:
+			wake = time.After(5 * time.Millisecond)
 		}
 		select {
 		case <-ctx.Done():
 			return time.Since(start), false, ctx.Err()
-		case <-time.After(wait):
+		case <-after.changed:
+		case <-wake:
+		case <-time.After(time.Until(deadline)):
 		}
 	}
+}
+
+// watchPage asks the page's watch to answer once it is quiet (see
+// settleWatchScript), waiting no later than deadline.
+func (s *session) watchPage(ctx context.Context, cfg SettleConfig, since, hold, deadline time.Time) (settleProbe, error) {
+	script := fmt.Sprintf(settleScript, cfg.Quiet.Milliseconds(), unixMS(since), unixMS(hold), cfg.TimerHorizon.Milliseconds(), time.Until(deadline).Milliseconds())
+	// The page answers by its cap; the browser's own deadline is a
+	// little later, for a page too busy to run the watch at all.
+	evalCtx, cancel := context.WithDeadline(s.ctx, deadline.Add(time.Second))
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	return chromedp.Run(evalCtx, chromedp.Evaluate[settleProbe](script, chromedp.EvalAwaitPromise))
+}
+
+// unixMS is t in Unix milliseconds; 0 for the zero time.
+func unixMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }

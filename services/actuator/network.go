@@ -1,0 +1,146 @@
+package actuator
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+)
+
+// netTracker counts the page's requests in flight, follows whether its
+// main frame is loading a document, and remembers when either last
+// changed. It is a chromedp listener, so it sees the page's events in the
+// order they came; a settle waiting on the network waits on changed, not
+// on a clock.
+type netTracker struct {
+	mu         sync.Mutex
+	pending    map[network.RequestID]cdp.FrameID // the frame each request is for
+	remote     map[cdp.FrameID]bool              // frames a target of their own reports
+	main       cdp.FrameID                       // the page's own frame, once known
+	loading    bool                              // the main frame is loading a document
+	lastActive time.Time
+	signal     chan struct{} // closed and replaced at every change
+}
+
+func newNetTracker() *netTracker {
+	return &netTracker{pending: map[network.RequestID]cdp.FrameID{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
+}
+
+// setMain names the page's own frame, whose document loads are followed.
+func (n *netTracker) setMain(frame cdp.FrameID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.main = frame
+}
+
+// dropFrame hands frame over to a target of its own (an out-of-process
+// frame, whose document request starts in its parent and finishes in
+// it): the requests counted for it on the page are forgotten, and the
+// page's reports of its requests are not counted from now on.
+func (n *netTracker) dropFrame(frame cdp.FrameID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.remote[frame] = true
+	for id, f := range n.pending {
+		if f == frame {
+			delete(n.pending, id)
+		}
+	}
+	n.wakeLocked()
+}
+
+// from is onEvent for the target of frame self ("" the page): a request
+// it reports for another frame that reports its own is that frame's to
+// count.
+func (n *netTracker) from(self cdp.FrameID) func(any) {
+	return func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.FrameID != self {
+			n.mu.Lock()
+			remote := n.remote[e.FrameID]
+			n.mu.Unlock()
+			if remote {
+				return
+			}
+		}
+		n.onEvent(ev)
+	}
+}
+
+// onEvent follows requests from start to finish, and the main frame's
+// document loads from their start (a link followed, a form submitted, a
+// script's location change) to the page's load. Streams that never
+// finish by design (EventSource, WebSocket) and data: URLs are not counted.
+func (n *netTracker) onEvent(ev any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		if e.Type == network.ResourceTypeEventSource || e.Type == network.ResourceTypeWebSocket ||
+			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
+			return
+		}
+		n.pending[e.RequestID] = e.FrameID
+	case *network.EventLoadingFinished:
+		if !n.finish(e.RequestID) {
+			return
+		}
+	case *network.EventLoadingFailed:
+		if !n.finish(e.RequestID) {
+			return
+		}
+	case *page.EventFrameStartedLoading:
+		if n.main == "" || e.FrameID != n.main {
+			return
+		}
+		n.loading = true
+	case *page.EventFrameStoppedLoading:
+		if n.main == "" || e.FrameID != n.main {
+			return
+		}
+		n.loading = false
+	default:
+		return
+	}
+	n.lastActive = time.Now()
+	n.wakeLocked()
+}
+
+// wakeLocked wakes whoever waits for the network to change. The caller
+// holds mu.
+func (n *netTracker) wakeLocked() {
+	close(n.signal)
+	n.signal = make(chan struct{})
+}
+
+// finish ends a counted request; the end of one that was never counted
+// (a skipped stream, or one the browser makes for itself, such as a
+// favicon redirect's follow-up) is not the page's activity.
+func (n *netTracker) finish(id network.RequestID) bool {
+	if _, ok := n.pending[id]; !ok {
+		return false
+	}
+	delete(n.pending, id)
+	return true
+}
+
+// netState is what the network is doing at one moment.
+type netState struct {
+	pending    int       // requests in flight
+	loading    bool      // the main frame loads a document
+	lastActive time.Time // when a request or a load last started or ended
+	changed    <-chan struct{}
+}
+
+// busy reports whether something is still on its way.
+func (s netState) busy() bool { return s.pending > 0 || s.loading }
+
+// state returns what the network is doing now, and a channel closed at
+// its next change.
+func (n *netTracker) state() netState {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return netState{pending: len(n.pending), loading: n.loading, lastActive: n.lastActive, changed: n.signal}
+}
