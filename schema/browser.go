@@ -20,6 +20,8 @@ type ObservationStats struct {
 	Tokens      int           `msgpack:"tokens" json:"tokens"`
 	Capture     time.Duration `msgpack:"capture" json:"capture"`
 	Distill     time.Duration `msgpack:"distill" json:"distill"`
+	// Settle is how long the page took to settle before it was captured.
+	Settle time.Duration `msgpack:"settle,omitempty" json:"settle,omitempty"`
 }
 
 // BrowserObserved is one observation of a page as the planner saw it.
@@ -77,7 +79,9 @@ type BrowserAction struct {
 	Resolution Resolution    `msgpack:"resolution,omitempty" json:"resolution,omitempty"`
 	SettleWait time.Duration `msgpack:"settle_wait" json:"settle_wait"`
 	Duration   time.Duration `msgpack:"duration" json:"duration"`
-	Output     string        `msgpack:"output,omitempty" json:"output,omitempty"` // extract
+	// Timing is where the rest of Duration went.
+	Timing ActionTiming `msgpack:"timing,omitempty" json:"timing,omitempty"`
+	Output string       `msgpack:"output,omitempty" json:"output,omitempty"` // extract
 	// Options are the labels a select offered: what a choice was made
 	// among, for the distiller to tell a judgment from a constant.
 	Options []string `msgpack:"options,omitempty" json:"options,omitempty"`
@@ -95,6 +99,17 @@ type BrowserAction struct {
 	// the action, each dismissed: `confirm "Delete it?" dismissed`.
 	Dialogs []string `msgpack:"dialogs,omitempty" json:"dialogs,omitempty"`
 	Error   *Error   `msgpack:"error,omitempty" json:"error,omitempty"`
+}
+
+// ActionTiming is where an action's time went after its page settled
+// (SettleWait): resolving its target on the page (an observation, the
+// resolution ladder, the element's handle), dispatching it (input events,
+// a navigation's load), and, for a control that sends, the page settling
+// after it while the send guard watched where it went.
+type ActionTiming struct {
+	Resolve  time.Duration `msgpack:"resolve,omitempty" json:"resolve,omitempty"`
+	Dispatch time.Duration `msgpack:"dispatch,omitempty" json:"dispatch,omitempty"`
+	Send     time.Duration `msgpack:"send,omitempty" json:"send,omitempty"`
 }
 
 // EventType returns TypeBrowserAction.

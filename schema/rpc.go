@@ -81,6 +81,9 @@ type ObserveRequest struct {
 	// Secrets (name to value) are the run's secrets: the observation, and
 	// what is recorded of it, show each as {{name}} (Observation.MaskSecrets).
 	Secrets map[string]string `msgpack:"secrets,omitempty"`
+	// Settled is how long the page took to settle before this request:
+	// recorded with the observation.
+	Settled time.Duration `msgpack:"settled,omitempty"`
 }
 
 // ObserveReply carries an observation or the reason there is none.

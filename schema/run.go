@@ -103,6 +103,9 @@ type Manifest struct {
 	// ToolCalls counts a recorded session's tool calls by tool: what a
 	// session recorded with no task did, at a glance.
 	ToolCalls map[string]int `msgpack:"tool_calls,omitempty" json:"tool_calls,omitempty"`
+	// Steps are how a replay's steps went, in the order they ran: with
+	// the run's events, where each step's time went (RunFold.StepTimes).
+	Steps []StepReport `msgpack:"steps,omitempty" json:"steps,omitempty"`
 }
 
 // TaskRequested asks for a task to be done. It is the work-queue item on

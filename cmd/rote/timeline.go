@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -29,6 +30,9 @@ func writeTimeline(w io.Writer, envs []bus.Envelope) {
 		events[i] = env.Event
 	}
 	f := schema.Fold(events)
+	if steps := f.StepTimes(); len(steps) > 0 {
+		writeStepTimes(w, steps)
+	}
 	fmt.Fprintf(w, "= %s; %d step(s), %d model call(s), %d tokens, by its events\n", f.Manifest().Outcome, f.Steps(), len(f.LLMCalls), schema.LogicalTokens(f.Usage()))
 }
 
@@ -97,13 +101,17 @@ func describeEvent(ev schema.Event) string {
 	case *schema.Unparsed:
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:
-		return fmt.Sprintf("#%d %s %s, %d nodes, %d chars, %d tokens", e.Seq, e.Kind, e.URL, e.Stats.Nodes, e.Stats.Chars, e.Stats.Tokens)
+		return fmt.Sprintf("#%d %s %s, %d nodes, %d chars, %d tokens; settle %s, capture %s, distill %s", e.Seq, e.Kind, e.URL, e.Stats.Nodes, e.Stats.Chars, e.Stats.Tokens,
+			millis(e.Stats.Settle), millis(e.Stats.Capture), millis(e.Stats.Distill))
 	case *schema.BrowserAction:
 		s := fmt.Sprintf("#%d %s", e.Seq, e.Action.Kind)
 		if t := e.Action.Target; t != nil {
 			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
 		}
-		s += fmt.Sprintf(" settle %s, took %s", e.SettleWait.Round(time.Millisecond), e.Duration.Round(time.Millisecond))
+		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), millis(e.SettleWait), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
+		if e.Timing.Send > 0 {
+			s += ", send " + millis(e.Timing.Send)
+		}
 		switch {
 		case e.Picked != "":
 			s += ", picked " + e.Picked
@@ -148,4 +156,29 @@ func byteSize(n int) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// writeStepTimes prints where each step of a replay spent its time.
+func writeStepTimes(w io.Writer, steps []schema.StepTime) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  step\twall\tsettle\tresolve\tact\tsend\tcheck\tmodel\trecord\t")
+	var sum schema.StepTime
+	for _, t := range steps {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.StepID, millis(t.Wall), millis(t.Settle), millis(t.Resolve), millis(t.Act), millis(t.Send), millis(t.Check), millis(t.Model), millis(t.Record))
+		sum.Wall += t.Wall
+		sum.Settle += t.Settle
+		sum.Resolve += t.Resolve
+		sum.Act += t.Act
+		sum.Send += t.Send
+		sum.Check += t.Check
+		sum.Model += t.Model
+		sum.Record += t.Record
+	}
+	fmt.Fprintf(tw, "  all steps\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", millis(sum.Wall), millis(sum.Settle), millis(sum.Resolve), millis(sum.Act), millis(sum.Send), millis(sum.Check), millis(sum.Model), millis(sum.Record))
+	tw.Flush()
+}
+
+// millis is d in whole milliseconds: "42ms".
+func millis(d time.Duration) string {
+	return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
 }

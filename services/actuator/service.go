@@ -253,7 +253,7 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
-	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget})
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait})
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
@@ -431,13 +431,17 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	if err != nil {
 		return "", "", err
 	}
+	t := &ev.Timing
+	began := time.Now()
 	switch a.Kind {
 	case schema.ActNavigate:
+		defer func() { t.Dispatch = time.Since(began) }()
 		return "", "", sess.navigate(a.URL) // it takes the gate's word on the load
 	case schema.ActDone, schema.ActFail:
 		return "", "", nil
 	}
 	if a.Kind == schema.ActExtract && (a.Value != "" || a.Target.Empty()) {
+		defer func() { t.Resolve = time.Since(began) }()
 		return s.read(ctx, sess, ev)
 	}
 	var el, drop *element
@@ -485,6 +489,8 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", rung, err
 		}
 	}
+	t.Resolve = time.Since(began)
+	began = time.Now()
 	switch a.Kind {
 	case schema.ActClick:
 		err = sess.click(el)
@@ -504,9 +510,13 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		err = sess.press(el, a.Value)
 	case schema.ActExtract:
 		text, err := sess.extract(el)
+		t.Dispatch = time.Since(began)
 		return text, rung, err
 	}
+	t.Dispatch = time.Since(began)
 	if guard != nil {
+		began = time.Now()
+		defer func() { t.Send = time.Since(began) }()
 		// What the action sent leaves after it: held until the page
 		// settles, then the guard says whether it went where recorded.
 		sess.acted, sess.actedKind = time.Now(), a.Kind

@@ -136,7 +136,7 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	x.run(ctx, order)
 	x.res.Duration = time.Since(start)
 	x.res.Usage = schema.Tally(x.calls)
-	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: schema.MergeUsage(r.Spent, x.res.Usage)}
+	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: schema.MergeUsage(r.Spent, x.res.Usage), Steps: x.res.Steps}
 	if _, err := e.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: runID + "-finished", Time: manifest.Finished}, Manifest: manifest}); err != nil {
 		return x.res, err
 	}
