@@ -36,3 +36,8 @@ func (g Gate) String() string {
 	}
 	return fmt.Sprintf("%s %s: %.4g (bound %.4g) %s", verdict, g.Name, g.Value, g.Bound, g.Detail)
 }
+
+// AtMost is the gate value <= bound (a ratio of times).
+func AtMost(name string, value, bound float64, detail string) Gate {
+	return Gate{Name: name, Value: value, Bound: bound, Pass: value <= bound, Detail: detail}
+}

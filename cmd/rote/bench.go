@@ -10,6 +10,7 @@ import (
 	"github.com/rote-agent/rote/bench/report"
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/benchmark"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ func newBenchCommand(app *App) *cobra.Command {
 	var asJSON bool
 	cfg := benchmark.Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
-		Use:   "bench [--suite portal|wordpress|variation] [--reps N] [--out DIR] [--seed S] [--json]",
+		Use:   "bench [--suite portal|wordpress|variation|speed] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
 		Long: `bench runs a frozen suite. It first learns a playbook from one cold run of
 each learned task (distill, shadow replay, promote). Then, for every task and
@@ -38,7 +39,10 @@ that break a frozen playbook: V1 downloads the latest report after a newer one
 is published, V2 registers a vendor given only as text, V3 says V1 in other
 words, V4 (download the oldest report) must miss V1's playbook, V5 does a
 drill page whose instruction changes with every repetition, learned from a run
-with detours. Success is the site's server-side state (the portal's, or SQL
+with detours. --suite speed is the side by side: Rote's warm replays of B1, B2
+(the vendor flow) and B3 against hand-written chromedp programs doing the
+same steps on the same portal, in one run, with where each replay's time
+went; its gate is the slowest task's median ratio, at most 1.5x. Success is the site's server-side state (the portal's, or SQL
 against WordPress's database).
 
 Every number is read back from ROTE_RUNS. --out gets results.jsonl,
@@ -47,6 +51,9 @@ reduction, success parity, wrong outcomes, false matches, latency) print PASS
 or FAIL, and a failed gate exits non-zero.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Suite == benchmark.SuiteSpeed {
+				return runSideBySide(cmd, app, cfg, latency, asJSON)
+			}
 			if err := cfg.Check(); err != nil {
 				return usageError("%v", err)
 			}
@@ -86,11 +93,54 @@ or FAIL, and a failed gate exits non-zero.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress or variation")
+	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation or speed")
 	cmd.Flags().IntVar(&cfg.Reps, "reps", 15, "repetitions per task")
 	cmd.Flags().StringVar(&cfg.Out, "out", "bench-out", "where to write results.jsonl, summary.json, report.md and the plots")
 	cmd.Flags().Uint64Var(&cfg.Seed, "seed", 1, "the bootstrap's seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print summary.json instead of the gates")
 	cmd.Flags().StringVar(&latency, "model-latency", "hosted", "the offline scripted model's simulated latency: hosted ("+scripted.HostedLatency.String()+"), none, or first=DURATION,prefill=TOKENS_PER_S,decode=TOKENS_PER_S; a real model (ROTE_LLM_BASE_URL) has its own")
 	return cmd
+}
+
+// runSideBySide runs the speed suite: replays against hand-written
+// programs on the portal.
+func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency string, asJSON bool) error {
+	if cfg.Reps < 1 {
+		return usageError("--reps must be at least 1")
+	}
+	cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
+	app.ModelLatency = latency
+	ctx := cmd.Context()
+	b, err := app.Bus(ctx)
+	if err != nil {
+		return err
+	}
+	ncfg, err := app.nodeConfig()
+	if err != nil {
+		return err
+	}
+	l, err := lab.Open(ctx, b, suite.SuitePortal, ncfg)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	s, err := benchmark.RunSideBySide(ctx, l, cfg, chromium.Path)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(app, s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(app.Stdout, "suite: speed\nwrote %s/report.md and summary.json\n", cfg.Out)
+		for _, t := range s.Tasks {
+			fmt.Fprintf(app.Stdout, "%s: hand-written %s ms, rote %s ms, %.2fx\n", t.Task, report.SpreadOf(t.Script), report.SpreadOf(t.Rote), t.Ratio())
+		}
+		fmt.Fprintln(app.Stdout, s.Gate)
+	}
+	if !s.Gate.Pass {
+		return &exitError{code: exitFailure, err: fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)}
+	}
+	return nil
 }

@@ -118,7 +118,7 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 	for _, id := range p.learned {
 		t, _ := suite.Lookup(id)
 		bn.progress.step(id + " learn")
-		if err := bn.learn(t); err != nil {
+		if _, err := bn.learn(t); err != nil {
 			return nil, fmt.Errorf("learning %s: %w", id, err)
 		}
 		if err := bn.probeNearMisses(t); err != nil {
@@ -168,24 +168,27 @@ func (bn *bench) task(t *suite.Task, rep int) planner.Task {
 }
 
 // learn runs t cold once, distills the run and promotes it after a shadow
-// replay, each on a fresh site.
-func (bn *bench) learn(t *suite.Task) error {
+// replay, each on a fresh site, and returns the stored playbook.
+func (bn *bench) learn(t *suite.Task) (*bus.PlaybookEntry, error) {
 	site := bn.lab.Site
 	if err := site.Reset(bn.ctx, t.Variant); err != nil {
-		return err
+		return nil, err
 	}
 	res, err := bn.lab.Node.Agent().Run(bn.ctx, bn.task(t, 0), planner.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.Outcome != schema.OutcomeSuccess {
-		return fmt.Errorf("the cold run %s ended %s: %v", res.RunID, res.Outcome, res.Reason)
+		return nil, fmt.Errorf("the cold run %s ended %s: %v", res.RunID, res.Outcome, res.Reason)
 	}
 	if err := site.Reset(bn.ctx, t.Variant); err != nil {
-		return err
+		return nil, err
 	}
-	_, _, err = bn.lab.Node.PromoteRun(bn.ctx, res.RunID, bn.task(t, 0).StartURL, t.Params(0))
-	return err
+	_, prom, err := bn.lab.Node.PromoteRun(bn.ctx, res.RunID, bn.task(t, 0).StartURL, t.Params(0))
+	if err != nil {
+		return nil, err
+	}
+	return prom.Entry, nil
 }
 
 // probeNearMisses sends t's near misses to the matcher, with t's values
