@@ -95,10 +95,13 @@ func (d *BrowserDispatcher) Dispatch(ctx context.Context, stepID, tool string, a
 
 // Act performs one action and does not observe the page it leaves: for a
 // step that asserts nothing about it. The next action settles the page
-// and resolves its target on a fresh capture anyway.
-func (d *BrowserDispatcher) Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error {
-	_, err := d.act(ctx, stepID, tool, args, target)
-	return err
+// and resolves its target anyway. It returns what an extract read.
+func (d *BrowserDispatcher) Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (string, error) {
+	ev, err := d.act(ctx, stepID, tool, args, target)
+	if err != nil {
+		return "", err
+	}
+	return ev.Output, nil
 }
 
 func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (*schema.BrowserAction, error) {

@@ -28,10 +28,10 @@ type Dispatcher interface {
 
 // An Actor is a Dispatcher that can also dispatch without returning the
 // world: the executor uses it for a step that asserts nothing, saving an
-// observation. A Dispatcher whose world comes with the call for free (an
-// MCP tool's result) need not be one.
+// observation. It returns what an extract read. A Dispatcher whose world
+// comes with the call for free (an MCP tool's result) need not be one.
 type Actor interface {
-	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) error
+	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (string, error)
 }
 
 // A Resolver is a Dispatcher that can say which control its last action

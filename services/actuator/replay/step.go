@@ -100,11 +100,15 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 	if r, ok := x.d.(BindingRecorder); ok {
 		r.RecordBindings(x.boundIn(s))
 	}
-	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && len(s.Outputs) == 0 && s.Tool != string(schema.ActExtract) {
-		if err := a.Act(ctx, s.ID, s.Tool, argMap, target); err != nil {
+	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && len(s.Outputs) == 0 {
+		read, err := a.Act(ctx, s.ID, s.Tool, argMap, target)
+		if err != nil {
 			return err
 		}
 		x.learnContract(s)
+		if s.Tool == string(schema.ActExtract) {
+			x.res.Answer = read
+		}
 		return nil
 	}
 	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
