@@ -52,6 +52,13 @@ type Service struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	ready    chan struct{}
+	// spare is a blank page made ready after a session closed, for the
+	// next one to take instead of waiting for a browser context; warming
+	// says one is being made, closed that the service stopped.
+	spare   *session
+	warming bool
+	closed  bool
+	closing sync.WaitGroup // pages being closed after their sessions ended
 }
 
 // New returns an actuator that serves on rpc, asks perception over it,
@@ -141,7 +148,10 @@ func (s *Service) open(ctx context.Context, req *schema.OpenSessionRequest) (*sc
 		s.log.Error("no browser for a session", "run", req.RunID, "err", err)
 		return nil, schema.Errorf(schema.CodeBrowserCrashed, "%v", err)
 	}
-	sess, err := openSession(b, req.RunID, origins)
+	sess, err := s.takeSpare(b, req.RunID, origins)
+	if sess == nil {
+		sess, err = openSession(b, req.RunID, origins)
+	}
 	if err != nil {
 		s.pool.release(b)
 		if s.cfg.Browser != "" && errors.Is(err, schema.ErrInternal) {
@@ -221,17 +231,93 @@ func (s *Service) closeSession(ctx context.Context, req *schema.CloseSessionRequ
 }
 
 func (s *Service) dropLocked(runID string) {
-	if sess := s.sessions[runID]; sess != nil {
-		sess.close()
-		s.pool.release(sess.browser)
-		delete(s.sessions, runID)
-		s.log.Debug("session closed", "run", runID)
+	sess := s.sessions[runID]
+	if sess == nil {
+		return
 	}
+	s.pool.release(sess.browser)
+	delete(s.sessions, runID)
+	s.log.Debug("session closed", "run", runID)
+	if s.closed {
+		sess.close()
+		return
+	}
+	// The browser disposes of the page after the caller has its answer;
+	// then, while no run waits, it makes the next session's page.
+	s.closing.Add(1)
+	go func() {
+		defer s.closing.Done()
+		sess.close()
+		if sess.browser.proc.Alive() {
+			s.mu.Lock()
+			s.warm(sess.browser)
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// takeSpare gives the spare page to runID's session, confined to
+// origins, when it is on b and b lives; nil when there is none to take
+// (a spare on another browser is closed). The caller holds mu.
+func (s *Service) takeSpare(b *browser, runID string, origins []string) (*session, error) {
+	sp := s.spare
+	s.spare = nil
+	if sp == nil {
+		return nil, nil
+	}
+	if sp.browser != b || !b.proc.Alive() {
+		sp.close()
+		return nil, nil
+	}
+	if err := sp.confine(runID, origins); err != nil {
+		sp.close()
+		return nil, nil // a fresh page is opened instead
+	}
+	return sp, nil
+}
+
+// warm makes a spare page on b in the background, unless one is there
+// or on its way. The caller holds mu.
+func (s *Service) warm(b *browser) {
+	if s.spare != nil || s.warming || s.closed {
+		return
+	}
+	s.warming = true
+	go func() {
+		sp, err := newPage(b)
+		if err == nil {
+			// Perception attaches to the page now, not at the run's
+			// first look: a blank page's capture, recorded nowhere.
+			ctx, cancel := context.WithTimeout(s.pool.parent, s.cfg.ObserveTimeout)
+			_, err = s.perceive(ctx, sp, &schema.ObserveRequest{})
+			cancel()
+			if err != nil {
+				sp.close()
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.warming = false
+		switch {
+		case err != nil:
+			s.log.Debug("no spare page", "err", err)
+		case s.closed || s.spare != nil:
+			sp.close()
+		default:
+			s.spare = sp
+		}
+	}()
 }
 
 func (s *Service) closeAll() {
+	defer s.closing.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
+	if s.spare != nil {
+		s.spare.close()
+		s.spare = nil
+	}
 	for id := range s.sessions {
 		s.dropLocked(id)
 	}
@@ -256,6 +342,9 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait})
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
+	}
+	if settled {
+		sess.remember(obs.Nodes)
 	}
 	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
 }
@@ -300,6 +389,7 @@ func (s *Service) act(ctx context.Context, req *schema.ActRequest) (*schema.ActR
 		// marked again now, the next action would wait out its window twice.
 		sess.acted, sess.actedKind = time.Now(), req.Action.Kind
 	}
+	sess.forget(req.Action.Kind)
 	ev.Duration, ev.Output, ev.Resolution = time.Since(start), output, resolution
 	ev.Dialogs = sess.dialogs.take()
 	if err != nil {
@@ -370,6 +460,28 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 		}
 	}
 	return node, r, nil
+}
+
+// resolveOn resolves ev's target on the page's kept capture when the
+// page is unchanged since it and the browser still gives the node found
+// its role and name, else on a fresh capture, which is kept. It returns
+// the capture's nodes and the node.
+func (s *Service) resolveOn(ctx context.Context, sess *session, ev *schema.BrowserAction) ([]schema.ObservedNode, *schema.ObservedNode, schema.Resolution, error) {
+	if nodes := sess.kept(); nodes != nil {
+		found := *ev
+		node, r, err := resolveRecorded(&found, nodes)
+		if err == nil && sess.stillIs(node) {
+			*ev = found
+			return nodes, node, r, nil
+		}
+	}
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sess.remember(obs.Nodes)
+	node, r, err := resolveRecorded(ev, obs.Nodes)
+	return obs.Nodes, node, r, err
 }
 
 // dropPlace resolves where a drag drops, on the page the drag's target
@@ -448,11 +560,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	var rung schema.Resolution
 	var current *schema.Contract // the resolved control's contract, read now
 	if !a.Target.Empty() {
-		obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
-		if err != nil {
-			return "", "", err
-		}
-		node, r, err := resolveRecorded(ev, obs.Nodes)
+		nodes, node, r, err := s.resolveOn(ctx, sess, ev)
 		if err != nil {
 			return "", "", err
 		}
@@ -476,7 +584,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			return "", rung, err
 		}
 		if a.Kind == schema.ActDrag {
-			if drop, err = s.dropPlace(ctx, ev, obs.Nodes, sess); err != nil {
+			if drop, err = s.dropPlace(ctx, ev, nodes, sess); err != nil {
 				return "", rung, err
 			}
 		}
@@ -520,7 +628,13 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		// What the action sent leaves after it: held until the page
 		// settles, then the guard says whether it went where recorded.
 		sess.acted, sess.actedKind = time.Now(), a.Kind
-		_, _, serr := sess.settle(ctx, s.cfg.Settle)
+		var serr error
+		if err == nil && !sess.downloads(el) {
+			serr = sess.awaitSend(ctx, s.cfg.Settle)
+		}
+		if serr == nil {
+			_, _, serr = sess.settle(ctx, s.cfg.Settle)
+		}
 		if gerr := sess.disarm(guard); gerr != nil && (err == nil || errors.Is(gerr, schema.ErrContractChanged)) {
 			err = gerr
 		}

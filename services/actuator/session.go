@@ -32,6 +32,10 @@ type session struct {
 	// secrets are the run's secrets (name to value) its actions carried:
 	// observations show each as {{name}}.
 	secrets map[string]string
+	// watched is what the page's watch said when the page last settled,
+	// and seen the last capture, reused while the page is unchanged.
+	watched settleProbe
+	seen    *seenCapture
 }
 
 // learnSecrets adds the secrets an action carried. The caller holds mu.
@@ -75,6 +79,21 @@ const pageScript = settleWatchScript + "\n" + noTabsScript
 // origins (none: any http or https page), and starts watching its
 // network, DOM and page loads.
 func openSession(b *browser, runID string, origins []string) (*session, error) {
+	s, err := newPage(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.confine(runID, origins); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newPage creates a browser context with one blank page in b, watching
+// its network, frames and dialogs, with the page scripts in place: a
+// session of no run yet, which confine gives one.
+func newPage(b *browser) (*session, error) {
 	net := newNetTracker()
 	fr := newFrames(net)
 	dl := &dialogs{}
@@ -83,7 +102,7 @@ func openSession(b *browser, runID string, origins []string) (*session, error) {
 	dl.mu.Lock()
 	dl.page = ctx
 	dl.mu.Unlock()
-	s := &session{runID: runID, browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr, dialogs: dl}
+	s := &session{browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr, dialogs: dl}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript})
 		return err
@@ -91,15 +110,20 @@ func openSession(b *browser, runID string, origins []string) (*session, error) {
 		cancel()
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
-	g, err := newGate(s, origins)
-	if err != nil {
-		cancel()
-		return nil, s.fail(fmt.Errorf("open page: %w", err))
-	}
-	s.gate = g
 	net.setMain(cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID))
 	s.ref = schema.BrowserRef{WSURL: b.proc.WS(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
 	return s, nil
+}
+
+// confine makes a new page run runID's session, its loads confined to
+// origins.
+func (s *session) confine(runID string, origins []string) error {
+	g, err := newGate(s, origins)
+	if err != nil {
+		return s.fail(fmt.Errorf("open page: %w", err))
+	}
+	s.runID, s.gate = runID, g
+	return nil
 }
 
 // nextSeq numbers the next browser event of the run. The caller holds mu.

@@ -18,9 +18,11 @@ import (
 // what the input events queued, and a click that navigates waits for
 // the new document.
 //
-// A click, press, drag or navigate also counts as a change for
-// ActionGrace: what it sets off in the browser (a form's navigation)
-// shows after the action returns. A timer counts when it is due within
+// A click, press or drag also counts as a change for ActionGrace: what it sets off in the browser (a form's navigation)
+// shows after the action returns. A control recorded to send is expected
+// to: the page after it is not looked at until the network shows a
+// request or a load, or SendGrace passes, so that its send guard judges
+// the sending however late it starts. A timer counts when it is due within
 // TimerHorizon of the last action or of the document's load, whichever
 // is later: a debounced search, a request started by a timer, a burst of
 // inserts a timer chain makes; a clock that ticks every second, or a
@@ -29,13 +31,15 @@ import (
 type SettleConfig struct {
 	Quiet        time.Duration
 	ActionGrace  time.Duration
+	SendGrace    time.Duration
 	TimerHorizon time.Duration
 	Cap          time.Duration
 }
 
-// DefaultSettle is 50 ms of quiet, 50 ms of grace after a click, timers
-// due within 1 s, for at most 5 s.
-var DefaultSettle = SettleConfig{Quiet: 50 * time.Millisecond, ActionGrace: 50 * time.Millisecond, TimerHorizon: time.Second, Cap: 5 * time.Second}
+// DefaultSettle is 30 ms of quiet, 30 ms of grace after a click (250 ms
+// for a send to show), timers due within 1 s, for at most 5 s.
+var DefaultSettle = SettleConfig{Quiet: 30 * time.Millisecond, ActionGrace: 30 * time.Millisecond, SendGrace: 250 * time.Millisecond,
+	TimerHorizon: time.Second, Cap: 5 * time.Second}
 
 func (c SettleConfig) orDefault() SettleConfig {
 	if c.Quiet <= 0 {
@@ -43,6 +47,9 @@ func (c SettleConfig) orDefault() SettleConfig {
 	}
 	if c.ActionGrace <= 0 {
 		c.ActionGrace = DefaultSettle.ActionGrace
+	}
+	if c.SendGrace <= 0 {
+		c.SendGrace = DefaultSettle.SendGrace
 	}
 	if c.TimerHorizon <= 0 {
 		c.TimerHorizon = DefaultSettle.TimerHorizon
@@ -56,10 +63,13 @@ func (c SettleConfig) orDefault() SettleConfig {
 // grace is how long an action of kind counts as a change after it was
 // dispatched. A fill, select, set_value, check or hover has none: its
 // page handlers ran as its input events were dispatched, and what they
-// queued is run before the page is looked at.
+// queued is run before the page is looked at. A navigate has waited for
+// its page's load, after which the watch sees what the page does. An
+// extract, done or fail changes nothing.
 func (c SettleConfig) grace(kind schema.ActionKind) time.Duration {
 	switch kind {
-	case schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActHover, schema.ActSetValue:
+	case schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActHover, schema.ActSetValue,
+		schema.ActNavigate, schema.ActExtract, schema.ActDone, schema.ActFail:
 		return 0
 	}
 	return c.ActionGrace
@@ -79,7 +89,8 @@ const settleWatchScript = `(() => {
   if (window.__roteSettle !== undefined) return;
   const wait = window.setTimeout.bind(window), clear = window.clearTimeout.bind(window), clearEvery = window.clearInterval.bind(window);
   const due = new Map();
-  let lastChange = Date.now();
+  const doc = Math.random().toString(36).slice(2);
+  let lastChange = Date.now(), changes = 0;
   window.setTimeout = function (fn, delay, ...rest) {
     if (typeof fn !== 'function') return wait(fn, delay, ...rest);
     const id = wait(function () { due.delete(id); return fn.apply(this, arguments); }, delay, ...rest);
@@ -88,7 +99,7 @@ const settleWatchScript = `(() => {
   };
   window.clearTimeout = function (id) { due.delete(id); return clear(id); };
   window.clearInterval = function (id) { due.delete(id); return clearEvery(id); };
-  const watch = () => new MutationObserver(() => { lastChange = Date.now(); })
+  const watch = () => new MutationObserver(() => { lastChange = Date.now(); changes++; })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   watch();
   const loadedAt = () => {
@@ -105,7 +116,8 @@ const settleWatchScript = `(() => {
       let next = Infinity;
       for (const at of due.values()) if (at <= hold && at < next) next = at;
       const idle = now - Math.max(lastChange, loaded, since);
-      const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity};
+      const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity, doc, changes,
+        frames: document.querySelectorAll('iframe, frame, object, embed').length};
       if (complete && next === Infinity && idle >= quiet) return resolve(state);
       if (now - start >= capMs) return resolve(state);
       let again = complete ? quiet - idle : 10;
@@ -123,6 +135,12 @@ type settleProbe struct {
 	Timer  bool    `json:"timer"`   // a followed timer is still due
 	Blank  bool    `json:"blank"`   // the empty page a new session starts on
 	Watch  bool    `json:"watch"`   // the document runs the watch
+	// Doc names the document (a new one for every load), Changes counts
+	// its DOM mutations, and Frames its embedded documents: what says
+	// whether a capture taken at this look still shows the page.
+	Doc     string `json:"doc"`
+	Changes int64  `json:"changes"`
+	Frames  int    `json:"frames"`
 }
 
 // settleScript calls the watch; %d are quiet, since, holdUntil, horizon
@@ -143,6 +161,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 	cfg = cfg.orDefault()
 	start := time.Now()
 	deadline := start.Add(cfg.Cap)
+	s.watched = settleProbe{} // known only once settled
 	for {
 		net := s.net.state()
 		// What the browser has not reported yet counts as a change: the
@@ -176,6 +195,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		quietNet := !after.busy() && now.Sub(after.lastActive) >= cfg.Quiet
 		if err == nil && !net.busy() && probe.Watch && probe.Ready == "complete" && !probe.Timer &&
 			time.Duration(probe.IdleMS*float64(time.Millisecond)) >= cfg.Quiet && quietNet {
+			s.watched = probe
 			return now.Sub(start), true, nil
 		}
 		if !now.Before(deadline) {
@@ -202,6 +222,35 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		case <-time.After(time.Until(deadline)):
 		}
 	}
+}
+
+// awaitSend waits, after a control that sends was used, until the
+// network shows something started since (a request, a document load) or
+// cfg.SendGrace passes.
+func (s *session) awaitSend(ctx context.Context, cfg SettleConfig) error {
+	cfg = cfg.orDefault()
+	timeout := time.After(time.Until(s.acted.Add(cfg.SendGrace)))
+	for {
+		net := s.net.state()
+		if net.busy() || net.lastActive.After(s.acted) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout:
+			return nil
+		case <-net.changed:
+		}
+	}
+}
+
+// downloads reports whether el is (in) a link that downloads what it
+// points at: the browser fetches it outside the page, whose network shows
+// nothing of it, so there is no sending to wait for.
+func (s *session) downloads(el *element) bool {
+	var yes bool
+	return el != nil && s.call(el, `function () { return this.closest('a[download]') !== null; }`, &yes) == nil && yes
 }
 
 // watchPage asks the page's watch to answer once it is quiet (see
