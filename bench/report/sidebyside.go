@@ -36,13 +36,27 @@ type SideTask struct {
 	Playbook string    `json:"playbook"`
 	Steps    int       `json:"steps"`
 	Script   []float64 `json:"script_ms"`
-	Rote     []float64 `json:"rote_ms"`
+	// ScriptSteps are the script's times without opening its browser
+	// context and page, which Rote does before a run asks (a spare page).
+	ScriptSteps []float64 `json:"script_steps_ms"`
+	Rote        []float64 `json:"rote_ms"`
 	// Phases are where each replay's time went, summed over its steps.
 	Phases map[string][]float64 `json:"phases_ms"`
 }
 
-// Ratio is the median of Rote's times over the median of the script's.
+// Ratio is the median of Rote's times over the median of the script's
+// steps (its page already open): the stricter of the two comparisons.
 func (t *SideTask) Ratio() float64 {
+	s := medianOf(t.ScriptSteps)
+	if s == 0 {
+		return math.Inf(1)
+	}
+	return medianOf(t.Rote) / s
+}
+
+// WholeRatio is the median of Rote's times over the median of the
+// whole script's, its browser context included.
+func (t *SideTask) WholeRatio() float64 {
 	s := medianOf(t.Script)
 	if s == 0 {
 		return math.Inf(1)
@@ -58,7 +72,7 @@ func (s *SideBySide) Judge() {
 			worst, which = r, s.Tasks[i].Task
 		}
 	}
-	s.Gate = stats.AtMost("replay speed", worst, MaxReplayRatio, fmt.Sprintf("the slowest task's median replay over its hand-written program's (%s)", which))
+	s.Gate = stats.AtMost("replay speed", worst, MaxReplayRatio, fmt.Sprintf("the slowest task's median replay over its hand-written program's steps, page open (%s)", which))
 }
 
 // medianOf xs (the mean of the middle two for an even count); 0 for none.
@@ -85,11 +99,12 @@ func SpreadOf(xs []float64) string {
 // Markdown renders the side-by-side tables.
 func (s *SideBySide) Markdown(command string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Replay speed, side by side\n\nProduced by `%s`: %d measured repetitions per task (one warm-up before them), each arm on a freshly reset portal, the arms alternating which goes first.\n\n", command, s.Reps)
+	fmt.Fprintf(&b, "# Replay speed, side by side\n\nProduced by `%s`: %d measured repetitions per task (one warm-up before them), each arm on a freshly reset portal after 300 ms at rest, the arms alternating which goes first.\n\n", command, s.Reps)
 	b.WriteString("The hand-written arm is a chromedp program per task (cmd/rote/benchmark/scripts.go): it knows the portal's markup, loads each page before it uses it, waits for the page a submit loads, fills a field with one insertText as Playwright's fill does, waits for a download to finish, and checks the page's words at the end. It runs in a fresh browser context of a running Chromium. The Rote arm replays the playbook learned from one cold run (match skipped: the replay alone), in a fresh browser context of the node's running Chromium, checking every expect and the verify gate. Both arms are judged by the portal's server-side state; a wrong outcome stops the benchmark.\n\n")
-	b.WriteString("## Wall time, ms: median (min-max)\n\n| Task | Steps | Hand-written chromedp | Rote replay | Rote / hand-written |\n|---|---|---|---|---|\n")
+	b.WriteString("Rote's wall time is the whole replay as a caller waits for it: opening the session (a spare page the actuator made ready while idle), every step, the verify gate, closing. The hand-written program's is shown whole (its browser context and page opened first) and without that opening: the gate holds Rote's whole replay to the second, the stricter.\n\n")
+	b.WriteString("## Wall time, ms: median (min-max)\n\n| Task | Steps | Hand-written chromedp, page open | Hand-written, whole | Rote replay | Rote / hand-written steps | Rote / hand-written whole |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range s.Tasks {
-		fmt.Fprintf(&b, "| %s (%s) | %d | %s | %s | %.2fx |\n", t.Task, t.Playbook, t.Steps, SpreadOf(t.Script), SpreadOf(t.Rote), t.Ratio())
+		fmt.Fprintf(&b, "| %s (%s) | %d | %s | %s | %s | %.2fx | %.2fx |\n", t.Task, t.Playbook, t.Steps, SpreadOf(t.ScriptSteps), SpreadOf(t.Script), SpreadOf(t.Rote), t.Ratio(), t.WholeRatio())
 	}
 	fmt.Fprintf(&b, "\n%s\n\n", s.Gate)
 	b.WriteString("## Where a replay's time goes, ms: median over repetitions of the sum over steps\n\n| Task | " + strings.Join(Phases, " | ") + " |\n|---|" + strings.Repeat("---|", len(Phases)) + "\n")
