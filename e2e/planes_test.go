@@ -371,6 +371,32 @@ func TestSettlednessWaits(t *testing.T) {
 	}
 }
 
+// TestKeptCaptureIsCheckedAgainstThePage: a target is resolved on the
+// last capture while the page shows no mutation, and the node found is
+// read again from the browser before the action. A button inside a shadow
+// root (whose changes the page's watch does not see) relabelled by a
+// fill's handler is not clicked under its old name.
+func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
+	t.Parallel()
+	b := planes(t)
+	web := newSite(t, map[string]string{
+		"/shadow": `<main><h1>Shadow</h1><label>Note <input id="n"></label><div id="host"></div><script>
+			const root = document.getElementById('host').attachShadow({mode: 'closed'});
+			const btn = document.createElement('button'); btn.textContent = 'Save'; root.appendChild(btn);
+			btn.addEventListener('click', () => { const p = document.createElement('p'); p.textContent = btn.textContent + ' pressed'; document.querySelector('main').appendChild(p); });
+			document.getElementById('n').addEventListener('input', () => { btn.textContent = 'Delete'; });
+		</script></main>`,
+	})
+	s := session(t, b, web.URL+"/shadow")
+	obs := observe(t, s).Observation
+	save := findNode(t, &obs, "button", "Save")
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Note"}, Value: "x"})
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: save.ID, Role: "button", Name: "Save"}}, schema.ErrNotFound)
+	if text := observe(t, s).Observation.Text; strings.Contains(text, "pressed") {
+		t.Fatalf("the relabelled button was clicked: %q", text)
+	}
+}
+
 // TestCrashedBrowserIsReplaced crashes the browser under a session: the
 // session reports a typed error and the next run gets a new browser.
 func TestCrashedBrowserIsReplaced(t *testing.T) {
