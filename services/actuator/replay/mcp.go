@@ -177,28 +177,29 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		if _, err := d.call(ctx, stepID, tool, typing, false); err != nil {
 			return schema.World{}, err
 		}
-		current, err := d.checkContract(ctx, stepID, args, target)
-		if err != nil {
-			return schema.World{}, err
-		}
-		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, schema.ActPress, target, current)
-	}
-	current, err := d.checkContract(ctx, stepID, args, target)
-	if err != nil {
-		return schema.World{}, err
+		return d.send(ctx, stepID, pressTool, map[string]any{"key": "Enter"}, args, schema.ActPress, target)
 	}
 	kind := schema.ActPress
 	if tool == "browser_click" {
 		kind = schema.ActClick
 	}
-	return d.send(ctx, stepID, tool, args, kind, target, current)
+	return d.send(ctx, stepID, tool, args, args, kind, target)
 }
 
-// send makes a call that acts as kind (a click, a key press) inside the
-// send guard (mcp_sendguard.go) when its control sends and the server can
-// run one.
-func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args map[string]any, kind schema.ActionKind, target *schema.Target, current *schema.Contract) (schema.World, error) {
-	armed, err := d.armSend(ctx, stepID, kind, target, current)
+// send makes a call that acts as kind (a click, a key press) on the
+// control probeArgs name, after its contract is read and held to the
+// target's, inside the send guard (mcp_sendguard.go) when the control
+// sends and the server can run one: where it can, the read and the arming
+// are one call.
+func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args, probeArgs map[string]any, kind schema.ActionKind, target *schema.Target) (schema.World, error) {
+	var current *schema.Contract
+	var armed bool
+	var err error
+	if target != nil && target.Contract != nil && d.offers(runCodeTool) {
+		current, armed, err = d.checkAndArm(ctx, stepID, probeArgs, kind, target)
+	} else {
+		current, err = d.checkContract(ctx, stepID, probeArgs, target)
+	}
 	if err != nil {
 		return schema.World{}, err
 	}
@@ -228,9 +229,15 @@ func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args m
 	if err != nil {
 		return nil, err
 	}
+	return c, d.hold(target, c)
+}
+
+// hold holds the contract c just read to the target's recorded one and
+// notes it as Resolved.
+func (d *MCPDispatcher) hold(target *schema.Target, c *schema.Contract) error {
 	if target != nil {
 		if err := target.Contract.Check(c); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	resolved := &schema.Target{Contract: c}
@@ -240,7 +247,7 @@ func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args m
 	d.mu.Lock()
 	d.resolved = resolved
 	d.mu.Unlock()
-	return c, nil
+	return nil
 }
 
 // Resolved is the control the last call acted on, with the contract read

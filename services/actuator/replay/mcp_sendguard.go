@@ -20,10 +20,9 @@ import (
 // runCodeTool runs Playwright code with the page.
 const runCodeTool = "browser_run_code_unsafe"
 
-// armSendGuard is Playwright code that routes the page's navigations
-// through the guard; %s is the schema.Sending, {method, ref, form}.
-const armSendGuard = `async (page) => {
-  const want = %s;
+// guardFunction routes a page's navigations through a guard for want,
+// a schema.Sending ({method, ref, form}).
+const guardFunction = `async (page, want) => {
   const target = new URL(want.ref, page.url());
   const norm = (u, dropQuery) => { const x = new URL(u); x.hash = ''; if (dropQuery) x.search = ''; return x.href; };
   const guard = { decided: false, refused: '' };
@@ -37,7 +36,21 @@ const armSendGuard = `async (page) => {
   };
   page.__roteSendGuard = guard;
   await page.route('**/*', guard.handler);
-  return { armed: true };
+}`
+
+// readAndArmGuard is Playwright code that reads the contract of the
+// control a call acts on (the element of the ref %s, "" for the focused
+// one) as contractOfElement does and, when it says where the control
+// sends (as schema.Contract.Sending reads it), arms the guard for that:
+// one call where a read and an arming were two. It returns the contract,
+// where it armed for, and whether it did.
+const readAndArmGuard = `async (page) => {
+  const ref = %s;
+  const c = ref ? await page.locator('aria-ref=' + ref).evaluate(` + contractOfElement + `) : await page.evaluate(` + contractOfFocus + `);
+  const method = (c.form_method || '').toUpperCase();
+  const want = method ? { method: method === 'DIALOG' ? '' : method, ref: c.form_action || '', form: true } : c.href ? { method: 'GET', ref: c.href, form: false } : null;
+  if (want) await (` + guardFunction + `)(page, want);
+  return { contract: c, want, armed: !!want };
 }`
 
 // disarmSendGuard removes the route and says what it refused.
@@ -49,23 +62,49 @@ const disarmSendGuard = `async (page) => {
   return { refused: g.refused };
 }`
 
-// armSend routes the page's next navigation through the guard, when the
-// server can run Playwright code and a recorded control (target) sends,
-// to where it sends now (current, as just read and checked against the
-// record). It reports whether it armed.
-func (d *MCPDispatcher) armSend(ctx context.Context, stepID string, kind schema.ActionKind, target *schema.Target, current *schema.Contract) (bool, error) {
-	if target == nil || target.Contract == nil || !current.Sends(kind) || !d.offers(runCodeTool) {
-		return false, nil
+// checkAndArm reads the contract of the control a call of kind acts on
+// and arms the send guard for where it sends, in one call of the server's
+// Playwright code, and holds the contract to the target's record as
+// checkContract does. The guard is removed again when the contract does
+// not hold, when it was armed for other than where the contract sends, or
+// when a call of kind sends nothing through the control. It returns the
+// contract and whether the guard is armed.
+func (d *MCPDispatcher) checkAndArm(ctx context.Context, stepID string, args map[string]any, kind schema.ActionKind, target *schema.Target) (*schema.Contract, bool, error) {
+	ref, _ := args["target"].(string)
+	quoted, _ := json.Marshal(ref)
+	w, err := d.call(ctx, stepID, runCodeTool, map[string]any{"code": fmt.Sprintf(readAndArmGuard, quoted)}, true)
+	if err != nil {
+		return nil, false, schema.Errorf(schema.CodeUnavailable, "the control could not be read and guarded: %v", err)
 	}
-	want, ok := current.Sending()
-	if !ok {
-		return false, nil
+	var got struct {
+		Contract schema.Contract `json:"contract"`
+		Want     *schema.Sending `json:"want"`
+		Armed    bool            `json:"armed"`
 	}
-	b, _ := json.Marshal(want)
-	if _, err := d.call(ctx, stepID, runCodeTool, map[string]any{"code": fmt.Sprintf(armSendGuard, b)}, true); err != nil {
-		return false, schema.Errorf(schema.CodeUnavailable, "the send guard could not be set: %v", err)
+	if err := json.Unmarshal([]byte(resultSection(w.Text)), &got); err != nil || got.Contract.Tag == "" {
+		return nil, false, schema.Errorf(schema.CodeUnavailable, "%s on %q did not say what the control is: %s", runCodeTool, ref, schema.Clip(w.Text, 200))
 	}
-	return true, nil
+	c := &got.Contract
+	want, sends := c.Sending()
+	fail := func(err error) (*schema.Contract, bool, error) {
+		if got.Armed {
+			if derr := d.disarmSend(ctx, stepID, c); derr != nil {
+				return nil, false, derr
+			}
+		}
+		return nil, false, err
+	}
+	if got.Armed != (got.Want != nil) || sends != (got.Want != nil) || (sends && *got.Want != want) {
+		return fail(schema.Errorf(schema.CodeInternal, "the send guard was armed for %v where the control's contract says %v", got.Want, want))
+	}
+	if err := d.hold(target, c); err != nil {
+		return fail(err)
+	}
+	if got.Armed && (target == nil || target.Contract == nil || !c.Sends(kind)) {
+		_, _, err := fail(nil)
+		return c, false, err
+	}
+	return c, got.Armed, nil
 }
 
 // disarmSend removes the guard: a navigation it refused is
