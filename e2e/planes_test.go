@@ -371,6 +371,51 @@ func TestSettlednessWaits(t *testing.T) {
 	}
 }
 
+// TestSettleFollowsScheduledWork: what a page schedules after an action
+// holds the look that follows it: a redirect a timer sets 1.2 s after a
+// save, a meta refresh, an animation-frame loop, an interval's third tick,
+// a string timer; and a response whose body the page never reads does not
+// hold it to the cap.
+func TestSettleFollowsScheduledWork(t *testing.T) {
+	t.Parallel()
+	b := planes(t)
+	button := func(handler string) string {
+		return `<main><h1>Work</h1><button id="b">Go</button><p id="out">Total: 0.00</p><script>
+			const show = () => { document.getElementById('out').textContent = 'Total: 123.45'; };
+			document.getElementById('b').addEventListener('click', () => { ` + handler + ` });
+		</script></main>`
+	}
+	web := newSite(t, map[string]string{
+		"/survey1": button(`fetch('/api', {method: 'POST'}).then(r => r.text()).then(() => { show(); setTimeout(() => { location.href = '/survey2'; }, 1200); });`),
+		"/survey2": `<main><h1>Question 2 of 2</h1></main>`,
+		"/refresh": `<html><head><meta http-equiv="refresh" content="1.5;url=/survey2"></head><body><main><h1>Moving</h1></main></body></html>`,
+		"/frames":  button(`let n = 0; const f = () => { if (++n === 8) show(); else requestAnimationFrame(f); }; requestAnimationFrame(f);`),
+		"/ticks":   button(`let n = 0; const id = setInterval(() => { if (++n === 3) { show(); clearInterval(id); } }, 100);`),
+		"/string":  button(`window.show = show; setTimeout('show()', 300);`),
+		"/unread":  button(`fetch('/api', {method: 'POST'}).then(() => show());`),
+	})
+	s := session(t, b, web.URL+"/survey1")
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
+	if rep := observe(t, s); !strings.HasSuffix(rep.Observation.URL, "/survey2") {
+		t.Fatalf("looked before the redirect a timer set after the save (waited %v): %s %q", rep.SettleWait, rep.Observation.URL, rep.Observation.Text)
+	}
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/refresh"})
+	if rep := observe(t, s); !strings.HasSuffix(rep.Observation.URL, "/survey2") {
+		t.Fatalf("looked before the meta refresh (waited %v): %s", rep.SettleWait, rep.Observation.URL)
+	}
+	for _, page := range []string{"/frames", "/ticks", "/string", "/unread"} {
+		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
+		act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
+		rep := observe(t, s)
+		if !strings.Contains(rep.Observation.Text, "Total: 123.45") {
+			t.Fatalf("%s: looked before the page showed its result (waited %v): %q", page, rep.SettleWait, rep.Observation.Text)
+		}
+		if !rep.Settled {
+			t.Fatalf("%s: the page never counted as settled (waited %v)", page, rep.SettleWait)
+		}
+	}
+}
+
 // TestKeptCaptureIsCheckedAgainstThePage: a target is resolved on the
 // last capture while the page shows no mutation, and the node found is
 // read again from the browser before the action. A button inside a shadow
@@ -386,6 +431,12 @@ func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
 			btn.addEventListener('click', () => { const p = document.createElement('p'); p.textContent = btn.textContent + ' pressed'; document.querySelector('main').appendChild(p); });
 			document.getElementById('n').addEventListener('input', () => { btn.textContent = 'Delete'; });
 		</script></main>`,
+		"/disabled": `<main><h1>Order</h1><label>Note <input id="n"></label><div id="host"></div><script>
+			const root = document.getElementById('host').attachShadow({mode: 'closed'});
+			const btn = document.createElement('button'); btn.textContent = 'Order'; root.appendChild(btn);
+			btn.addEventListener('click', () => { const p = document.createElement('p'); p.textContent = 'Order pressed'; document.querySelector('main').appendChild(p); });
+			document.getElementById('n').addEventListener('input', () => { btn.disabled = true; });
+		</script></main>`,
 	})
 	s := session(t, b, web.URL+"/shadow")
 	obs := observe(t, s).Observation
@@ -394,6 +445,14 @@ func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
 	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: save.ID, Role: "button", Name: "Save"}}, schema.ErrNotFound)
 	if text := observe(t, s).Observation.Text; strings.Contains(text, "pressed") {
 		t.Fatalf("the relabelled button was clicked: %q", text)
+	}
+	// The same with a button a fill disables inside the shadow root.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/disabled"})
+	observe(t, s)
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Note"}, Value: "x"})
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Order"}}, schema.ErrStateChanged)
+	if text := observe(t, s).Observation.Text; strings.Contains(text, "pressed") {
+		t.Fatalf("the disabled button was clicked: %q", text)
 	}
 }
 

@@ -20,7 +20,8 @@ type StepTime struct {
 }
 
 // StepTimes breaks a finished replay's steps down by phase, in the order
-// they ran; nil for a run whose manifest reports no steps.
+// they ran, and then the rest of the run (RestStep); nil for a run whose
+// manifest reports no steps.
 func (r *RunFold) StepTimes() []StepTime {
 	if r.Finished == nil || len(r.Finished.Steps) == 0 {
 		return nil
@@ -54,8 +55,10 @@ func (r *RunFold) StepTimes() []StepTime {
 	for _, c := range r.LLMCalls {
 		at(c.StepID).Model += c.Duration
 	}
-	out := make([]StepTime, 0, len(r.Finished.Steps))
+	out := make([]StepTime, 0, len(r.Finished.Steps)+1)
+	var steps time.Duration
 	for _, s := range r.Finished.Steps {
+		steps += s.Duration
 		t := StepTime{StepID: s.StepID}
 		if got := by[s.StepID]; got != nil {
 			t = *got
@@ -65,5 +68,18 @@ func (r *RunFold) StepTimes() []StepTime {
 		t.Record = max(0, t.Wall-t.Settle-t.Resolve-t.Act-t.Send-t.Check-t.Model)
 		out = append(out, t)
 	}
-	return out
+	// The rest of the run is the verify gate's look at the page and what
+	// no step holds: RestStep.
+	rest := StepTime{StepID: RestStep}
+	if got := by[""]; got != nil {
+		rest = *got
+		rest.StepID = RestStep
+	}
+	rest.Wall = max(0, r.Finished.Finished.Sub(r.Finished.Started)-steps)
+	rest.Record = max(0, rest.Wall-rest.Settle-rest.Resolve-rest.Act-rest.Send-rest.Check-rest.Model)
+	return append(out, rest)
 }
+
+// RestStep names the last row of StepTimes: the verify gate and what no
+// step holds.
+const RestStep = "(verify and the rest)"

@@ -20,8 +20,11 @@ type ObservationStats struct {
 	Tokens      int           `msgpack:"tokens" json:"tokens"`
 	Capture     time.Duration `msgpack:"capture" json:"capture"`
 	Distill     time.Duration `msgpack:"distill" json:"distill"`
-	// Settle is how long the page took to settle before it was captured.
-	Settle time.Duration `msgpack:"settle,omitempty" json:"settle,omitempty"`
+	// Settle is how long the page took to settle before it was captured;
+	// Unsettled says the wait gave up at its cap and the capture went
+	// ahead on a page still changing.
+	Settle    time.Duration `msgpack:"settle,omitempty" json:"settle,omitempty"`
+	Unsettled bool          `msgpack:"unsettled,omitempty" json:"unsettled,omitempty"`
 }
 
 // BrowserObserved is one observation of a page as the planner saw it.
@@ -78,7 +81,10 @@ type BrowserAction struct {
 	Action     Action        `msgpack:"action" json:"action"`
 	Resolution Resolution    `msgpack:"resolution,omitempty" json:"resolution,omitempty"`
 	SettleWait time.Duration `msgpack:"settle_wait" json:"settle_wait"`
-	Duration   time.Duration `msgpack:"duration" json:"duration"`
+	// Unsettled says the settle gave up at its cap: the action went ahead
+	// on a page still changing.
+	Unsettled bool          `msgpack:"unsettled,omitempty" json:"unsettled,omitempty"`
+	Duration  time.Duration `msgpack:"duration" json:"duration"`
 	// Timing is where the rest of Duration went.
 	Timing ActionTiming `msgpack:"timing,omitempty" json:"timing,omitempty"`
 	Output string       `msgpack:"output,omitempty" json:"output,omitempty"` // extract

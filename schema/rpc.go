@@ -84,6 +84,8 @@ type ObserveRequest struct {
 	// Settled is how long the page took to settle before this request:
 	// recorded with the observation.
 	Settled time.Duration `msgpack:"settled,omitempty"`
+	// Unsettled says that wait gave up at its cap.
+	Unsettled bool `msgpack:"unsettled,omitempty"`
 }
 
 // ObserveReply carries an observation or the reason there is none.

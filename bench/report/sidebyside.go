@@ -107,7 +107,7 @@ func (s *SideBySide) Markdown(command string) string {
 		fmt.Fprintf(&b, "| %s (%s) | %d | %s | %s | %s | %.2fx | %.2fx |\n", t.Task, t.Playbook, t.Steps, SpreadOf(t.ScriptSteps), SpreadOf(t.Script), SpreadOf(t.Rote), t.Ratio(), t.WholeRatio())
 	}
 	fmt.Fprintf(&b, "\n%s\n\n", s.Gate)
-	b.WriteString("## Where a replay's time goes, ms: median over repetitions of the sum over steps\n\n| Task | " + strings.Join(Phases, " | ") + " |\n|---|" + strings.Repeat("---|", len(Phases)) + "\n")
+	b.WriteString("## Where a replay's time goes, ms: median over repetitions of the sum over steps and the verify gate\n\n| Task | " + strings.Join(Phases, " | ") + " |\n|---|" + strings.Repeat("---|", len(Phases)) + "\n")
 	for _, t := range s.Tasks {
 		cells := make([]string, len(Phases))
 		for i, p := range Phases {
@@ -115,7 +115,7 @@ func (s *SideBySide) Markdown(command string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", t.Task, strings.Join(cells, " | "))
 	}
-	b.WriteString("\nsettle: the page settling before each action and observation; resolve: finding each target on the page; act: dispatching the actions (a navigation's load included); send: a submitting control's page settling while its send guard watches where it goes; check: observing the page for the expects; model: a slot, judgment or repair step's model calls; record: the rest (the bus, recording events, evaluating checks).\n")
+	b.WriteString("\nsettle: the page settling before each action and observation; resolve: finding each target on the page; act: dispatching the actions (a navigation's load included); send: a submitting control's page settling while its send guard watches where it goes; check: observing the page for the expects and the verify gate; model: a slot, judgment or repair step's model calls; record: the rest (the bus, recording events, evaluating checks).\n")
 	return b.String()
 }
 

@@ -102,13 +102,13 @@ func describeEvent(ev schema.Event) string {
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:
 		return fmt.Sprintf("#%d %s %s, %d nodes, %d chars, %d tokens; settle %s, capture %s, distill %s", e.Seq, e.Kind, e.URL, e.Stats.Nodes, e.Stats.Chars, e.Stats.Tokens,
-			millis(e.Stats.Settle), millis(e.Stats.Capture), millis(e.Stats.Distill))
+			settleText(e.Stats.Settle, e.Stats.Unsettled), millis(e.Stats.Capture), millis(e.Stats.Distill))
 	case *schema.BrowserAction:
 		s := fmt.Sprintf("#%d %s", e.Seq, e.Action.Kind)
 		if t := e.Action.Target; t != nil {
 			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
 		}
-		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), millis(e.SettleWait), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
+		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), settleText(e.SettleWait, e.Unsettled), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
 		if e.Timing.Send > 0 {
 			s += ", send " + millis(e.Timing.Send)
 		}
@@ -174,11 +174,20 @@ func writeStepTimes(w io.Writer, steps []schema.StepTime) {
 		sum.Model += t.Model
 		sum.Record += t.Record
 	}
-	fmt.Fprintf(tw, "  all steps\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", millis(sum.Wall), millis(sum.Settle), millis(sum.Resolve), millis(sum.Act), millis(sum.Send), millis(sum.Check), millis(sum.Model), millis(sum.Record))
+	fmt.Fprintf(tw, "  whole run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", millis(sum.Wall), millis(sum.Settle), millis(sum.Resolve), millis(sum.Act), millis(sum.Send), millis(sum.Check), millis(sum.Model), millis(sum.Record))
 	tw.Flush()
 }
 
 // millis is d in whole milliseconds: "42ms".
 func millis(d time.Duration) string {
 	return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
+}
+
+// settleText is a settle wait, and whether it gave up on a page still
+// changing.
+func settleText(d time.Duration, unsettled bool) string {
+	if unsettled {
+		return millis(d) + " (gave up: the page was still changing)"
+	}
+	return millis(d)
 }

@@ -17,16 +17,31 @@ import (
 // on a clock.
 type netTracker struct {
 	mu         sync.Mutex
-	pending    map[network.RequestID]cdp.FrameID // the frame each request is for
-	remote     map[cdp.FrameID]bool              // frames a target of their own reports
-	main       cdp.FrameID                       // the page's own frame, once known
-	loading    bool                              // the main frame is loading a document
+	pending    map[network.RequestID]*request
+	remote     map[cdp.FrameID]bool // frames a target of their own reports
+	main       cdp.FrameID          // the page's own frame, once known
+	loading    bool                 // the main frame is loading a document
 	lastActive time.Time
 	signal     chan struct{} // closed and replaced at every change
 }
 
+// request is one request in flight.
+type request struct {
+	frame cdp.FrameID
+	// answered is when its response arrived, and last when it last
+	// received anything (zero until it is answered).
+	answered, last time.Time
+	document       bool
+}
+
+// unreadBody is how long an answered request that receives nothing more
+// counts as in flight: a response whose body the page never reads (a
+// fetch whose result it ignores, a worker's script) is not finished by
+// the browser, and would hold every settle to its cap.
+const unreadBody = time.Second
+
 func newNetTracker() *netTracker {
-	return &netTracker{pending: map[network.RequestID]cdp.FrameID{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
+	return &netTracker{pending: map[network.RequestID]*request{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
 }
 
 // setMain names the page's own frame, whose document loads are followed.
@@ -44,8 +59,8 @@ func (n *netTracker) dropFrame(frame cdp.FrameID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.remote[frame] = true
-	for id, f := range n.pending {
-		if f == frame {
+	for id, r := range n.pending {
+		if r.frame == frame {
 			delete(n.pending, id)
 		}
 	}
@@ -82,7 +97,19 @@ func (n *netTracker) onEvent(ev any) {
 			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
 			return
 		}
-		n.pending[e.RequestID] = e.FrameID
+		n.pending[e.RequestID] = &request{frame: e.FrameID, document: e.Type == network.ResourceTypeDocument}
+	case *network.EventResponseReceived:
+		r := n.pending[e.RequestID]
+		if r == nil {
+			return
+		}
+		r.answered, r.last = time.Now(), time.Now()
+	case *network.EventDataReceived:
+		r := n.pending[e.RequestID]
+		if r == nil {
+			return
+		}
+		r.last = time.Now()
 	case *network.EventLoadingFinished:
 		if !n.finish(e.RequestID) {
 			return
@@ -132,15 +159,33 @@ type netState struct {
 	loading    bool      // the main frame loads a document
 	lastActive time.Time // when a request or a load last started or ended
 	changed    <-chan struct{}
+	// unread is when the first answered request whose body is not being
+	// read stops counting; zero when none will.
+	unread time.Time
 }
 
 // busy reports whether something is still on its way.
 func (s netState) busy() bool { return s.pending > 0 || s.loading }
 
 // state returns what the network is doing now, and a channel closed at
-// its next change.
+// its next change. An answered request other than a document that has
+// received nothing for unreadBody no longer counts.
 func (n *netTracker) state() netState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return netState{pending: len(n.pending), loading: n.loading, lastActive: n.lastActive, changed: n.signal}
+	st := netState{loading: n.loading, lastActive: n.lastActive, changed: n.signal}
+	now := time.Now()
+	for _, r := range n.pending {
+		if r.answered.IsZero() || r.document {
+			st.pending++
+			continue
+		}
+		if stale := r.last.Add(unreadBody); now.Before(stale) {
+			st.pending++
+			if st.unread.IsZero() || stale.Before(st.unread) {
+				st.unread = stale
+			}
+		}
+	}
+	return st
 }

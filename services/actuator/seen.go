@@ -3,6 +3,7 @@ package actuator
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -20,8 +21,8 @@ import (
 // what shows without a mutation (a click, a hover or a check can reveal
 // by CSS alone; a typed value cannot). Before it acts, the node resolved
 // from the kept capture is asked of the browser again: its role and name
-// must be what the capture said, or the target is resolved on a fresh
-// capture.
+// and its disabled and read-only states must be what the capture said, or
+// the target is resolved on a fresh capture.
 
 // seenCapture is a capture and the page's watch state it was taken in.
 type seenCapture struct {
@@ -67,8 +68,9 @@ func (s *session) kept() []schema.ObservedNode {
 	return c.nodes
 }
 
-// stillIs reports whether the page's node n still has the role and name
-// the capture gave it, by the browser's accessibility tree now.
+// stillIs reports whether the page's node n still has the role, name and
+// disabled and read-only states the capture gave it, by the browser's
+// accessibility tree now.
 func (s *session) stillIs(n *schema.ObservedNode) bool {
 	if n.Frame != "" {
 		return false
@@ -83,12 +85,26 @@ func (s *session) stillIs(n *schema.ObservedNode) bool {
 			if ax.BackendDOMNodeID != cdp.BackendNodeID(n.Backend) || ax.Ignored {
 				continue
 			}
-			same = axText(ax.Role) == n.Role && strings.EqualFold(strings.Join(strings.Fields(axText(ax.Name)), " "), n.Name)
+			same = axText(ax.Role) == n.Role && strings.EqualFold(strings.Join(strings.Fields(axText(ax.Name)), " "), n.Name) &&
+				axFlag(ax, accessibility.PropertyNameDisabled) == slices.Contains(n.States, "disabled") &&
+				axFlag(ax, accessibility.PropertyNameReadonly) == slices.Contains(n.States, "readonly")
 			return nil
 		}
 		return nil
 	})
 	return err == nil && same
+}
+
+// axFlag reports whether the accessibility node has the boolean property
+// name set.
+func axFlag(ax *accessibility.Node, name accessibility.PropertyName) bool {
+	for _, p := range ax.Properties {
+		var on bool
+		if p.Name == name && p.Value != nil && json.Unmarshal(p.Value.Value, &on) == nil {
+			return on
+		}
+	}
+	return false
 }
 
 // axText is an accessibility value's string.

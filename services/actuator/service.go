@@ -339,7 +339,7 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
-	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait})
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait, Unsettled: !settled})
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
@@ -535,8 +535,8 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	if err := a.ValidatePick(); err != nil {
 		return "", "", err
 	}
-	wait, _, err := sess.settle(ctx, s.cfg.Settle)
-	ev.SettleWait = wait
+	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
+	ev.SettleWait, ev.Unsettled = wait, !settled && err == nil
 	if err == nil {
 		err = sess.gate.take() // a load refused since the last look: the page did not go where the run meant
 	}

@@ -18,28 +18,34 @@ import (
 // what the input events queued, and a click that navigates waits for
 // the new document.
 //
-// A click, press or drag also counts as a change for ActionGrace: what it sets off in the browser (a form's navigation)
-// shows after the action returns. A control recorded to send is expected
+// A click, press or drag also counts as a change for ActionGrace: what
+// it sets off in the browser (a form's navigation) shows after the action
+// returns. A control recorded to send is expected
 // to: the page after it is not looked at until the network shows a
 // request or a load, or SendGrace passes, so that its send guard judges
-// the sending however late it starts. A timer counts when it is due within
-// TimerHorizon of the last action or of the document's load, whichever
-// is later: a debounced search, a request started by a timer, a burst of
-// inserts a timer chain makes; a clock that ticks every second, or a
-// poll that never ends, stops counting at the horizon. Cap bounds the
-// whole wait.
+// the sending however late it starts.
+//
+// Work the page scheduled counts when it is due within TimerHorizon of
+// the last action or of the document's load, whichever is later: a
+// debounced search, a request or a redirect a timer starts, a meta
+// refresh, an animation that ends. Work scheduled from within such work
+// (a timer chain, an interval's ticks, an animation-frame loop) counts
+// within RepeatHorizon only: a clock, a poll or an animation that never
+// ends stops counting there. Cap bounds the whole wait.
 type SettleConfig struct {
-	Quiet        time.Duration
-	ActionGrace  time.Duration
-	SendGrace    time.Duration
-	TimerHorizon time.Duration
-	Cap          time.Duration
+	Quiet         time.Duration
+	ActionGrace   time.Duration
+	SendGrace     time.Duration
+	TimerHorizon  time.Duration
+	RepeatHorizon time.Duration
+	Cap           time.Duration
 }
 
 // DefaultSettle is 30 ms of quiet, 30 ms of grace after a click (250 ms
-// for a send to show), timers due within 1 s, for at most 5 s.
+// for a send to show), scheduled work due within 3 s (repeating work
+// within 1 s), for at most 5 s.
 var DefaultSettle = SettleConfig{Quiet: 30 * time.Millisecond, ActionGrace: 30 * time.Millisecond, SendGrace: 250 * time.Millisecond,
-	TimerHorizon: time.Second, Cap: 5 * time.Second}
+	TimerHorizon: 3 * time.Second, RepeatHorizon: time.Second, Cap: 5 * time.Second}
 
 func (c SettleConfig) orDefault() SettleConfig {
 	if c.Quiet <= 0 {
@@ -53,6 +59,9 @@ func (c SettleConfig) orDefault() SettleConfig {
 	}
 	if c.TimerHorizon <= 0 {
 		c.TimerHorizon = DefaultSettle.TimerHorizon
+	}
+	if c.RepeatHorizon <= 0 {
+		c.RepeatHorizon = DefaultSettle.RepeatHorizon
 	}
 	if c.Cap <= 0 {
 		c.Cap = DefaultSettle.Cap
@@ -76,45 +85,89 @@ func (c SettleConfig) grace(kind schema.ActionKind) time.Duration {
 }
 
 // settleWatchScript runs in every document the page loads, before the
-// page's own scripts. It records when the DOM last changed
-// (__roteLastChange, Date.now() time) and which timers the page has set
-// and when each is due (setTimeout wrapped; an interval is a clock, not
-// a consequence, and is not followed). __roteSettle(quiet, since,
-// holdUntil, capMs) resolves once the document is complete, no followed
-// timer is due by holdUntil (or by the load plus horizonMs), and neither
-// the DOM nor since (the caller's last known change) is more recent than
+// page's own scripts. It records when the DOM last changed, the shadow
+// roots' too (__roteLastChange, Date.now() time), and follows the work
+// the page has scheduled and when each is due: timers (setTimeout,
+// setInterval, string callbacks too), animation frames, idle callbacks,
+// scheduler.postTask, a meta refresh, and finite Web Animations. Work
+// scheduled from within followed work (a timer chain, an interval's next
+// tick, an animation loop) is marked chained. __roteSettle(quiet, since,
+// base, horizon, repeat, capMs) resolves once the document is complete, no
+// followed work is due by base (the later of the caller's last action and
+// the load) plus horizon (plus repeat, for chained work), and neither the
+// DOM nor since (the caller's last known change) is more recent than
 // quiet ms; or after capMs. It first lets the page run what it queued.
 // Its own waits use the page's original setTimeout and are not followed.
 const settleWatchScript = `(() => {
   if (window.__roteSettle !== undefined) return;
-  const wait = window.setTimeout.bind(window), clear = window.clearTimeout.bind(window), clearEvery = window.clearInterval.bind(window);
-  const due = new Map();
-  const doc = Math.random().toString(36).slice(2);
-  let lastChange = Date.now(), changes = 0;
-  window.setTimeout = function (fn, delay, ...rest) {
-    if (typeof fn !== 'function') return wait(fn, delay, ...rest);
-    const id = wait(function () { due.delete(id); return fn.apply(this, arguments); }, delay, ...rest);
-    due.set(id, Date.now() + Math.max(0, Number(delay) || 0));
-    return id;
+  const wait = window.setTimeout.bind(window);
+  const pending = new Map(); // key -> {due, chained}
+  let seq = 0, depth = 0;
+  const follow = (delay) => { const key = ++seq; pending.set(key, {due: Date.now() + Math.max(0, Number(delay) || 0), chained: depth > 0}); return key; };
+  const call = (key, fn, self, args, keep) => {
+    if (!keep) pending.delete(key);
+    depth++;
+    try { return typeof fn === 'function' ? fn.apply(self, args) : (0, eval)(String(fn)); } finally { depth--; }
   };
-  window.clearTimeout = function (id) { due.delete(id); return clear(id); };
-  window.clearInterval = function (id) { due.delete(id); return clearEvery(id); };
-  const watch = () => new MutationObserver(() => { lastChange = Date.now(); changes++; })
-    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  watch();
+  const wrap = (setName, clearName, delayOf, repeat) => {
+    const set = window[setName], cancel = window[clearName], keys = new Map();
+    if (typeof set !== 'function') return;
+    window[setName] = function (fn, ...rest) {
+      const delay = delayOf(rest);
+      let key = follow(delay);
+      const id = set.call(window, function () {
+        const r = call(key, fn, this, arguments, repeat);
+        if (repeat && pending.has(key)) pending.set(key, {due: Date.now() + Math.max(0, Number(delay) || 0), chained: true});
+        return r;
+      }, ...rest);
+      keys.set(id, key);
+      return id;
+    };
+    if (typeof cancel === 'function') window[clearName] = function (id) { pending.delete(keys.get(id)); keys.delete(id); return cancel.call(window, id); };
+  };
+  wrap('setTimeout', 'clearTimeout', r => r[0], false);
+  wrap('setInterval', 'clearInterval', r => r[0], true);
+  wrap('requestAnimationFrame', 'cancelAnimationFrame', () => 16, false);
+  wrap('requestIdleCallback', 'cancelIdleCallback', () => 50, false);
+  if (window.scheduler && typeof scheduler.postTask === 'function') {
+    const post = scheduler.postTask.bind(scheduler);
+    scheduler.postTask = (fn, opts) => { const key = follow(opts && opts.delay); return post(function () { return call(key, fn, this, arguments, false); }, opts).finally(() => pending.delete(key)); };
+  }
+  let lastChange = Date.now(), changes = 0;
+  const doc = Math.random().toString(36).slice(2);
+  const options = {subtree: true, childList: true, attributes: true, characterData: true};
+  const observer = new MutationObserver(() => { lastChange = Date.now(); changes++; });
+  observer.observe(document, options);
+  const attach = Element.prototype.attachShadow;
+  if (attach) Element.prototype.attachShadow = function () { const root = attach.apply(this, arguments); observer.observe(root, options); return root; };
   const loadedAt = () => {
     const nav = performance.getEntriesByType('navigation')[0];
     return nav && nav.loadEventEnd > 0 ? performance.timeOrigin + nav.loadEventEnd : 0;
   };
-  Object.defineProperty(window, '__roteSettle', {value: (quiet, since, holdUntil, horizon, capMs) => new Promise(resolve => {
+  // Work the page did not schedule through a wrapped call: a meta
+  // refresh (due after the load) and finite animations running now.
+  const unwrapped = (now, loaded) => {
+    const out = [];
+    const meta = document.querySelector('meta[http-equiv="refresh" i]');
+    const secs = meta ? parseFloat(meta.getAttribute('content') || '') : NaN;
+    if (!isNaN(secs) && loaded > 0) out.push({due: loaded + secs * 1000, chained: false});
+    for (const a of (document.getAnimations ? document.getAnimations() : [])) {
+      const t = a.playState === 'running' && a.effect ? a.effect.getComputedTiming() : null;
+      if (t && isFinite(t.endTime) && t.localTime !== null) out.push({due: now + Math.max(0, (t.endTime - t.localTime) / (a.playbackRate || 1)), chained: false});
+    }
+    return out;
+  };
+  Object.defineProperty(window, '__roteSettle', {value: (quiet, since, base, horizon, repeat, capMs) => new Promise(resolve => {
     const start = Date.now();
     const look = () => {
       const now = Date.now();
       const loaded = loadedAt();
       const complete = document.readyState === 'complete';
-      const hold = Math.max(holdUntil, loaded > 0 ? loaded + horizon : 0);
+      const from = Math.max(base, loaded);
       let next = Infinity;
-      for (const at of due.values()) if (at <= hold && at < next) next = at;
+      for (const w of [...pending.values(), ...unwrapped(now, loaded)]) {
+        if (w.due <= from + (w.chained ? repeat : horizon) && w.due < next) next = w.due;
+      }
       const idle = now - Math.max(lastChange, loaded, since);
       const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity, doc, changes,
         frames: document.querySelectorAll('iframe, frame, object, embed').length};
@@ -143,12 +196,12 @@ type settleProbe struct {
 	Frames  int    `json:"frames"`
 }
 
-// settleScript calls the watch; %d are quiet, since, holdUntil, horizon
-// and cap in ms.
+// settleScript calls the watch; %d are quiet, since, base, horizon,
+// repeat and cap in ms.
 const settleScript = `(() => {
   if (location.href === 'about:blank') return {ready: document.readyState, blank: true, watch: true};
   if (window.__roteSettle === undefined) return {ready: document.readyState, watch: false};
-  return window.__roteSettle(%d, %d, %d, %d, %d).then(s => Object.assign(s, {watch: true}));
+  return window.__roteSettle(%d, %d, %d, %d, %d, %d).then(s => Object.assign(s, {watch: true}));
 })()`
 
 // settle waits until the page is settled (see SettleConfig). The page
@@ -173,11 +226,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		var probe settleProbe
 		var err error
 		if !net.busy() {
-			var hold time.Time
-			if !s.acted.IsZero() {
-				hold = s.acted.Add(cfg.TimerHorizon)
-			}
-			probe, err = s.watchPage(ctx, cfg, since, hold, deadline)
+			probe, err = s.watchPage(ctx, cfg, since, s.acted, deadline)
 			if err != nil && !s.browser.proc.Alive() {
 				return time.Since(start), false, s.fail(err)
 			}
@@ -206,6 +255,8 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		// document had no watch yet.
 		var wake <-chan time.Time
 		switch {
+		case after.busy() && !after.unread.IsZero():
+			wake = time.After(time.Until(after.unread))
 		case after.busy():
 		case err != nil || !probe.Watch:
 			wake = time.After(10 * time.Millisecond)
@@ -255,8 +306,9 @@ func (s *session) downloads(el *element) bool {
 
 // watchPage asks the page's watch to answer once it is quiet (see
 // settleWatchScript), waiting no later than deadline.
-func (s *session) watchPage(ctx context.Context, cfg SettleConfig, since, hold, deadline time.Time) (settleProbe, error) {
-	script := fmt.Sprintf(settleScript, cfg.Quiet.Milliseconds(), unixMS(since), unixMS(hold), cfg.TimerHorizon.Milliseconds(), time.Until(deadline).Milliseconds())
+func (s *session) watchPage(ctx context.Context, cfg SettleConfig, since, base, deadline time.Time) (settleProbe, error) {
+	script := fmt.Sprintf(settleScript, cfg.Quiet.Milliseconds(), unixMS(since), unixMS(base), cfg.TimerHorizon.Milliseconds(), cfg.RepeatHorizon.Milliseconds(),
+		time.Until(deadline).Milliseconds())
 	// The page answers by its cap; the browser's own deadline is a
 	// little later, for a page too busy to run the watch at all.
 	evalCtx, cancel := context.WithDeadline(s.ctx, deadline.Add(time.Second))

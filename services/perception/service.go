@@ -114,7 +114,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 		return nil, err
 	}
 	obs.MaskSecrets(req.Secrets) // a secret typed into a plain field, or shown by the page
-	obs.Stats.Settle = req.Settled
+	obs.Stats.Settle, obs.Stats.Unsettled = req.Settled, req.Unsettled
 	if req.RunID != "" {
 		ev := &schema.BrowserObserved{
 			Meta:  schema.Meta{ID: fmt.Sprintf("%s-b%d", req.RunID, req.Seq), Time: time.Now()},
