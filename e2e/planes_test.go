@@ -124,6 +124,9 @@ func newSite(t testing.TB, pages map[string]string) *site {
 				return
 			}
 			w.Header().Set("Content-Type", "text/html")
+			if strings.HasSuffix(r.URL.Path, ".js") {
+				w.Header().Set("Content-Type", "text/javascript")
+			}
 			io.WriteString(w, body)
 		}
 	}))
@@ -250,13 +253,14 @@ func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 			`<button` + buttonAttrs + `>Register</button></form></main>`
 	}
 	web := newSite(t, map[string]string{
-		"/plain":     form("", ""),
-		"/mousedown": form("", ` onmousedown="this.form.action='/vendors/purge'"`),
-		"/submit":    form(` onsubmit="this.action='/vendors/purge'"`, ""),
-		"/keydown":   form(` onkeydown="if (event.key === 'Enter') this.action='/vendors/purge'"`, ""),
-		"/search":    `<main><form action="/results"><label for="q">Query</label><input id="q" name="q"><button>Search</button></form></main>`,
-		"/results":   `<main><h1>Results</h1></main>`,
-		"/link":      `<main><a href="/results" onmousedown="this.href='/vendors/purge'">Results</a></main>`,
+		"/plain":      form("", ""),
+		"/mousedown":  form("", ` onmousedown="this.form.action='/vendors/purge'"`),
+		"/submit":     form(` onsubmit="this.action='/vendors/purge'"`, ""),
+		"/keydown":    form(` onkeydown="if (event.key === 'Enter') this.action='/vendors/purge'"`, ""),
+		"/search":     `<main><form action="/results"><label for="q">Query</label><input id="q" name="q"><button>Search</button></form></main>`,
+		"/results":    `<main><h1>Results</h1></main>`,
+		"/link":       `<main><a href="/results" onmousedown="this.href='/vendors/purge'">Results</a></main>`,
+		"/fetchfirst": form(` onsubmit="fetch('/api/delete', {method: 'POST', keepalive: true}); this.action='/vendors/purge'"`, ""),
 	})
 	s := session(t, b, web.URL+"/plain")
 	obs := observe(t, s).Observation
@@ -316,6 +320,14 @@ func TestSendGuardHoldsAMovedSubmit(t *testing.T) {
 	if got := observe(t, s).Observation.URL; !strings.HasSuffix(got, "/link") {
 		t.Fatalf("after the refused link the page is %s, want it to stay on /link", got)
 	}
+	// A script that posts elsewhere itself before moving the form: the
+	// guard holds navigations only, and its refusal says what went out.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/fetchfirst"})
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: companyTarget, Value: "Initech"})
+	ev = refused(t, s, schema.Action{Kind: schema.ActClick, Target: registerTarget}, schema.ErrContractChanged)
+	if !strings.Contains(ev.Error.Message, "POST "+web.URL+"/api/delete") || !strings.Contains(ev.Error.Message, "went out") {
+		t.Errorf("the refusal does not say the script's own post went out: %v", ev.Error)
+	}
 }
 
 // TestSettlednessWaits: an observation waits for a slow XHR, for a burst
@@ -374,8 +386,9 @@ func TestSettlednessWaits(t *testing.T) {
 // TestSettleFollowsScheduledWork: what a page schedules after an action
 // holds the look that follows it: a redirect a timer sets 1.2 s after a
 // save, a meta refresh, an animation-frame loop, an interval's third tick,
-// a string timer; and a response whose body the page never reads does not
-// hold it to the cap.
+// a string timer, an idle callback, a worker's answer; and neither a
+// response whose body the page never reads nor a worker's own script
+// holds it to the cap.
 func TestSettleFollowsScheduledWork(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -386,13 +399,16 @@ func TestSettleFollowsScheduledWork(t *testing.T) {
 		</script></main>`
 	}
 	web := newSite(t, map[string]string{
-		"/survey1": button(`fetch('/api', {method: 'POST'}).then(r => r.text()).then(() => { show(); setTimeout(() => { location.href = '/survey2'; }, 1200); });`),
-		"/survey2": `<main><h1>Question 2 of 2</h1></main>`,
-		"/refresh": `<html><head><meta http-equiv="refresh" content="1.5;url=/survey2"></head><body><main><h1>Moving</h1></main></body></html>`,
-		"/frames":  button(`let n = 0; const f = () => { if (++n === 8) show(); else requestAnimationFrame(f); }; requestAnimationFrame(f);`),
-		"/ticks":   button(`let n = 0; const id = setInterval(() => { if (++n === 3) { show(); clearInterval(id); } }, 100);`),
-		"/string":  button(`window.show = show; setTimeout('show()', 300);`),
-		"/unread":  button(`fetch('/api', {method: 'POST'}).then(() => show());`),
+		"/survey1":   button(`fetch('/api', {method: 'POST'}).then(r => r.text()).then(() => { show(); setTimeout(() => { location.href = '/survey2'; }, 1200); });`),
+		"/survey2":   `<main><h1>Question 2 of 2</h1></main>`,
+		"/refresh":   `<html><head><meta http-equiv="refresh" content="1.5;url=/survey2"></head><body><main><h1>Moving</h1></main></body></html>`,
+		"/frames":    button(`let n = 0; const f = () => { if (++n === 8) show(); else requestAnimationFrame(f); }; requestAnimationFrame(f);`),
+		"/ticks":     button(`let n = 0; const id = setInterval(() => { if (++n === 3) { show(); clearInterval(id); } }, 100);`),
+		"/string":    button(`window.show = show; setTimeout('show()', 300);`),
+		"/unread":    button(`fetch('/api', {method: 'POST'}).then(() => show());`),
+		"/idle":      button(`requestIdleCallback(show);`),
+		"/worker":    button(`const w = new Worker('/worker.js'); w.onmessage = show; w.postMessage('go');`),
+		"/worker.js": `onmessage = () => setTimeout(() => postMessage('done'), 100);`,
 	})
 	s := session(t, b, web.URL+"/survey1")
 	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
@@ -403,7 +419,7 @@ func TestSettleFollowsScheduledWork(t *testing.T) {
 	if rep := observe(t, s); !strings.HasSuffix(rep.Observation.URL, "/survey2") {
 		t.Fatalf("looked before the meta refresh (waited %v): %s", rep.SettleWait, rep.Observation.URL)
 	}
-	for _, page := range []string{"/frames", "/ticks", "/string", "/unread"} {
+	for _, page := range []string{"/frames", "/ticks", "/string", "/unread", "/idle", "/worker"} {
 		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
 		act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
 		rep := observe(t, s)

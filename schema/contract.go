@@ -103,3 +103,13 @@ func (s Sending) String() string {
 	}
 	return s.Method + " " + s.Ref
 }
+
+// AlsoSent words the requests that may change something a page's scripts
+// sent while a send guard held its navigation ("METHOD url"), for the
+// guard's refusal to say that they left: "" for none.
+func AlsoSent(others []string) string {
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the page's scripts sent %s during the action, which went out (the guard holds navigations only)", strings.Join(others, ", "))
+}

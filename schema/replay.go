@@ -46,6 +46,9 @@ type ReplayResult struct {
 	// out to be, by step id: a shadow replay's promotion records them,
 	// so that later replays refuse a control that changed.
 	Contracts map[string]*Contract `msgpack:"contracts,omitempty" json:"contracts,omitempty"`
+	// Unsettled counts the actions and looks that went ahead on a page
+	// still changing when the settle gave up at its cap.
+	Unsettled int `msgpack:"unsettled,omitempty" json:"unsettled,omitempty"`
 }
 
 // StoredPlaybook is one version of a playbook in ROTE_PLAYBOOKS.

@@ -157,6 +157,9 @@ func printReplayResult(app *App, res *schema.ReplayResult) {
 	if res.Answer != "" {
 		fmt.Fprintf(app.Stdout, "  answer %s\n", strings.ReplaceAll(res.Answer, "\n", "; "))
 	}
+	if res.Unsettled > 0 {
+		fmt.Fprintf(app.Stdout, "  note: %d time(s) the page was still changing when the settle wait ran out, and the replay went ahead (rote runs show %s)\n", res.Unsettled, res.RunID)
+	}
 	switch res.Outcome {
 	case schema.OutcomeSuccess:
 		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)

@@ -55,6 +55,10 @@ func (f *frames) listener(parent *frame) func(any) {
 	return func(ev any) {
 		switch e := ev.(type) {
 		case *target.EventAttachedToTarget:
+			if e.TargetInfo != nil && e.TargetInfo.Type == "worker" {
+				f.net.dropWorker(e.TargetInfo.URL)
+				return
+			}
 			if e.TargetInfo == nil || e.TargetInfo.Type != "iframe" {
 				return
 			}

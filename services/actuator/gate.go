@@ -85,7 +85,7 @@ func (g *gate) decide(e *fetch.EventRequestPaused) {
 		case err != nil:
 			refuse = true
 			if g.outside == nil {
-				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, nothing was sent", err.(*schema.Error).Message)
+				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, that request was not sent", err.(*schema.Error).Message)
 			}
 		}
 		if e.FrameID == g.frame && g.guard != nil && g.guard.judge(e) {

@@ -23,11 +23,24 @@ type netTracker struct {
 	loading    bool                 // the main frame is loading a document
 	lastActive time.Time
 	signal     chan struct{} // closed and replaced at every change
+	// sent are the last requests that may change something (any method
+	// but GET, HEAD and OPTIONS), "METHOD url", with when they started.
+	sent []sentRequest
 }
+
+// sentRequest is a request that may change something on the server.
+type sentRequest struct {
+	at   time.Time
+	what string
+}
+
+// maxSent bounds the requests netTracker remembers as sent.
+const maxSent = 16
 
 // request is one request in flight.
 type request struct {
 	frame cdp.FrameID
+	url   string
 	// answered is when its response arrived, and last when it last
 	// received anything (zero until it is answered).
 	answered, last time.Time
@@ -67,6 +80,20 @@ func (n *netTracker) dropFrame(frame cdp.FrameID) {
 	n.wakeLocked()
 }
 
+// dropWorker hands the script request of a worker at url over to the
+// worker's own target, which reports its end: the page saw it start and
+// never sees it finish.
+func (n *netTracker) dropWorker(url string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for id, r := range n.pending {
+		if r.url == url && !r.document {
+			delete(n.pending, id)
+		}
+	}
+	n.wakeLocked()
+}
+
 // from is onEvent for the target of frame self ("" the page): a request
 // it reports for another frame that reports its own is that frame's to
 // count.
@@ -97,7 +124,13 @@ func (n *netTracker) onEvent(ev any) {
 			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
 			return
 		}
-		n.pending[e.RequestID] = &request{frame: e.FrameID, document: e.Type == network.ResourceTypeDocument}
+		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, document: e.Type == network.ResourceTypeDocument}
+		if m := e.Request.Method; m != "GET" && m != "HEAD" && m != "OPTIONS" {
+			n.sent = append(n.sent, sentRequest{at: time.Now(), what: m + " " + e.Request.URL})
+			if len(n.sent) > maxSent {
+				n.sent = n.sent[1:]
+			}
+		}
 	case *network.EventResponseReceived:
 		r := n.pending[e.RequestID]
 		if r == nil {
@@ -151,6 +184,20 @@ func (n *netTracker) finish(id network.RequestID) bool {
 	}
 	delete(n.pending, id)
 	return true
+}
+
+// sentSince returns the requests that may change something the page
+// started since t, "METHOD url".
+func (n *netTracker) sentSince(t time.Time) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []string
+	for _, r := range n.sent {
+		if !r.at.Before(t) {
+			out = append(out, r.what)
+		}
+	}
+	return out
 }
 
 // netState is what the network is doing at one moment.

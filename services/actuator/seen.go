@@ -17,9 +17,11 @@ import (
 // its last capture with what the page's watch said just before it, and
 // resolves the next target on it while the page is unchanged: the same
 // document, not one DOM mutation since, no embedded document (whose
-// changes the watch does not see), and no action since that can change
-// what shows without a mutation (a click, a hover or a check can reveal
-// by CSS alone; a typed value cannot). Before it acts, the node resolved
+// changes the watch does not see), and no action since but a fill or a
+// set_value (a click, a hover, a check or a choice can reveal by CSS
+// alone, :checked or :hover; a typed value seldom does, through :valid,
+// and a control it revealed so is found on a fresh capture once the kept
+// one misses it). Before it acts, the node resolved
 // from the kept capture is asked of the browser again: its role and name
 // and its disabled and read-only states must be what the capture said, or
 // the target is resolved on a fresh capture.

@@ -2,6 +2,8 @@ package actuator
 
 import (
 	"net/url"
+	"slices"
+	"time"
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
@@ -65,7 +67,8 @@ func (s sending) allows(method, raw string) bool {
 type sendGuard struct {
 	want    sending
 	decided bool
-	refused string // the request refused, "METHOD url"
+	refused string    // the request refused, "METHOD url"
+	armed   time.Time // when it was armed
 }
 
 // guardSend arms a guard for an action on a control with contract c; nil
@@ -79,7 +82,7 @@ func (s *session) guardSend(c *schema.Contract) (*sendGuard, error) {
 	if !ok {
 		return nil, nil
 	}
-	g := &sendGuard{want: want}
+	g := &sendGuard{want: want, armed: time.Now()}
 	if err := s.gate.arm(g); err != nil {
 		return nil, err
 	}
@@ -109,7 +112,9 @@ func (s *session) disarm(g *sendGuard) error {
 	refused := g.refused
 	s.gate.mu.Unlock()
 	if refused != "" {
-		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, nothing was sent", refused, g.want.Sending)
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, that request was not sent%s",
+			refused, g.want.Sending, schema.AlsoSent(slices.DeleteFunc(s.net.sentSince(g.armed), func(r string) bool { return r == refused })))
 	}
 	return err
 }
+

@@ -89,7 +89,8 @@ func (c SettleConfig) grace(kind schema.ActionKind) time.Duration {
 // roots' too (__roteLastChange, Date.now() time), and follows the work
 // the page has scheduled and when each is due: timers (setTimeout,
 // setInterval, string callbacks too), animation frames, idle callbacks,
-// scheduler.postTask, a meta refresh, and finite Web Animations. Work
+// scheduler.postTask, a meta refresh, finite Web Animations, and a
+// message posted to a dedicated worker until the worker answers. Work
 // scheduled from within followed work (a timer chain, an interval's next
 // tick, an animation loop) is marked chained. __roteSettle(quiet, since,
 // base, horizon, repeat, capMs) resolves once the document is complete, no
@@ -133,6 +134,16 @@ const settleWatchScript = `(() => {
     const post = scheduler.postTask.bind(scheduler);
     scheduler.postTask = (fn, opts) => { const key = follow(opts && opts.delay); return post(function () { return call(key, fn, this, arguments, false); }, opts).finally(() => pending.delete(key)); };
   }
+  // A message posted to a dedicated worker is work until the worker
+  // answers with one of its own.
+  if (typeof window.Worker === 'function') {
+    window.Worker = new Proxy(window.Worker, {construct(target, args, newTarget) {
+      const w = Reflect.construct(target, args, newTarget), asked = new Set(), post = w.postMessage.bind(w);
+      w.postMessage = function () { asked.add(follow(0)); return post.apply(null, arguments); };
+      w.addEventListener('message', () => { for (const key of asked) pending.delete(key); asked.clear(); }, true);
+      return w;
+    }});
+  }
   let lastChange = Date.now(), changes = 0;
   const doc = Math.random().toString(36).slice(2);
   const options = {subtree: true, childList: true, attributes: true, characterData: true};
@@ -166,7 +177,9 @@ const settleWatchScript = `(() => {
       const from = Math.max(base, loaded);
       let next = Infinity;
       for (const w of [...pending.values(), ...unwrapped(now, loaded)]) {
-        if (w.due <= from + (w.chained ? repeat : horizon) && w.due < next) next = w.due;
+        // Work overdue by a second is not coming (an idle callback the
+        // page never has the idle time for): it stops counting.
+        if (w.due <= from + (w.chained ? repeat : horizon) && now - w.due < 1000 && w.due < next) next = w.due;
       }
       const idle = now - Math.max(lastChange, loaded, since);
       const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity, doc, changes,
@@ -174,7 +187,10 @@ const settleWatchScript = `(() => {
       if (complete && next === Infinity && idle >= quiet) return resolve(state);
       if (now - start >= capMs) return resolve(state);
       let again = complete ? quiet - idle : 10;
-      if (next !== Infinity) again = Math.max(again, next - now + 1);
+      // Work overdue is looked at again after 100 ms: a look every few
+      // milliseconds would leave the page no idle period for an idle
+      // callback to run in.
+      if (next !== Infinity) again = Math.max(again, next > now ? next - now + 1 : 100);
       wait(look, Math.min(Math.max(again, 1), capMs - (now - start)));
     };
     wait(look, 0);

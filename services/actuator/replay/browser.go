@@ -22,6 +22,9 @@ type BrowserDispatcher struct {
 	owned   bool     // Close ends the session
 	// resolved is what the last action's target resolved to.
 	resolved *schema.Target
+	// unsettled counts the actions and looks that went ahead on a page
+	// still changing when the settle gave up.
+	unsettled int
 }
 
 // OpenBrowserDispatcher claims a browser session for runID from browsers.
@@ -131,6 +134,9 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 	if err != nil {
 		return nil, err
 	}
+	if ev.Unsettled {
+		d.unsettled++
+	}
 	if ev.Error != nil {
 		return nil, ev.Error
 	}
@@ -155,6 +161,7 @@ func (d *BrowserDispatcher) Records(ctx context.Context, target *schema.Target) 
 	if err != nil {
 		return nil, schema.World{}, err
 	}
+	d.count(rep)
 	keys, err := target.Pick.Keys(target.Role, rep.Observation.Nodes)
 	return keys, rep.Observation.World(), err
 }
@@ -168,8 +175,20 @@ func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff b
 	if err != nil {
 		return schema.World{}, err
 	}
+	d.count(rep)
 	return rep.Observation.World(), nil
 }
+
+// count notes a look at a page that had not settled.
+func (d *BrowserDispatcher) count(rep *schema.SessionObserveReply) {
+	if !rep.Settled {
+		d.unsettled++
+	}
+}
+
+// Unsettled is how many actions and looks went ahead on a page still
+// changing when the settle gave up at its cap.
+func (d *BrowserDispatcher) Unsettled() int { return d.unsettled }
 
 // RedactSecrets makes the session type secrets (name to value) but
 // record them as {{name}}.

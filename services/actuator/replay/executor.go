@@ -134,6 +134,9 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	log := x.log
 	log.Info("replay started", "mode", mode, "steps", len(order))
 	x.run(ctx, order)
+	if u, ok := d.(interface{ Unsettled() int }); ok {
+		x.res.Unsettled = u.Unsettled()
+	}
 	x.res.Duration = time.Since(start)
 	x.res.Usage = schema.Tally(x.calls)
 	manifest := schema.Manifest{RunSpec: spec, Outcome: x.res.Outcome, Reason: x.res.Reason, Started: start, Finished: start.Add(x.res.Duration), Usage: schema.MergeUsage(r.Spent, x.res.Usage), Steps: x.res.Steps}

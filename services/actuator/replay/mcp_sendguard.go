@@ -25,8 +25,10 @@ const runCodeTool = "browser_run_code_unsafe"
 const guardFunction = `async (page, want) => {
   const target = new URL(want.ref, page.url());
   const norm = (u, dropQuery) => { const x = new URL(u); x.hash = ''; if (dropQuery) x.search = ''; return x.href; };
-  const guard = { decided: false, refused: '' };
+  const guard = { decided: false, refused: '', others: [] };
   guard.handler = async (route, request) => {
+    const m0 = request.method();
+    if (!request.isNavigationRequest() && !['GET', 'HEAD', 'OPTIONS'].includes(m0) && guard.others.length < 16) guard.others.push(m0 + ' ' + request.url());
     if (guard.decided || !request.isNavigationRequest() || request.frame() !== page.mainFrame() || request.redirectedFrom()) return route.continue();
     guard.decided = true;
     const m = request.method(), q = want.form && m === 'GET';
@@ -59,7 +61,7 @@ const disarmSendGuard = `async (page) => {
   delete page.__roteSendGuard;
   if (!g) return { missing: true };
   await page.unroute('**/*', g.handler);
-  return { refused: g.refused };
+  return { refused: g.refused, others: g.others };
 }`
 
 // checkAndArm reads the contract of the control a call of kind acts on
@@ -115,15 +117,17 @@ func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, current *
 		return schema.Errorf(schema.CodeUnavailable, "the send guard could not be read: %v", err)
 	}
 	var g struct {
-		Refused string `json:"refused"`
-		Missing bool   `json:"missing"`
+		Refused string   `json:"refused"`
+		Others  []string `json:"others"`
+		Missing bool     `json:"missing"`
 	}
 	if json.Unmarshal([]byte(resultSection(w.Text)), &g) != nil || g.Missing {
 		return schema.Errorf(schema.CodeUnavailable, "the send guard did not answer: %s", schema.Clip(w.Text, 200))
 	}
 	if g.Refused != "" {
 		want, _ := current.Sending()
-		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): aborted in the browser, nothing was sent", g.Refused, want)
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): aborted in the browser, that request was not sent%s",
+			g.Refused, want, schema.AlsoSent(g.Others))
 	}
 	return nil
 }
