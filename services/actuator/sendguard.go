@@ -117,4 +117,3 @@ func (s *session) disarm(g *sendGuard) error {
 	}
 	return err
 }
-
