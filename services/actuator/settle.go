@@ -129,7 +129,16 @@ const settleWatchScript = `(() => {
   wrap('setTimeout', 'clearTimeout', r => r[0], false);
   wrap('setInterval', 'clearInterval', r => r[0], true);
   wrap('requestAnimationFrame', 'cancelAnimationFrame', () => 16, false);
-  wrap('requestIdleCallback', 'cancelIdleCallback', () => 50, false);
+  // An idle callback runs when the page has idle time, which a busy
+  // machine may not give it for long: it is given a deadline (the page's
+  // own, else 1 s) and is due by then.
+  const idle = window.requestIdleCallback;
+  if (typeof idle === 'function') {
+    window.requestIdleCallback = function (fn, opts) {
+      return idle.call(window, fn, Object.assign({}, opts, {timeout: (opts && opts.timeout) || 1000}));
+    };
+  }
+  wrap('requestIdleCallback', 'cancelIdleCallback', r => (r[0] && r[0].timeout) || 1000, false);
   if (window.scheduler && typeof scheduler.postTask === 'function') {
     const post = scheduler.postTask.bind(scheduler);
     scheduler.postTask = (fn, opts) => { const key = follow(opts && opts.delay); return post(function () { return call(key, fn, this, arguments, false); }, opts).finally(() => pending.delete(key)); };
