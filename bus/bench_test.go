@@ -1,10 +1,15 @@
 package bus_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/schema"
 )
 
 // BenchmarkAppendRuns measures appending tool-call events to ROTE_RUNS on
@@ -49,4 +54,62 @@ func BenchmarkAppendRuns(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// BenchmarkBrowserStepOnTheBus measures what the bus adds to one step of
+// an in-process browser replay, with no browser: the replay's act request
+// to the actuator holding the session and its reply (msgpack both ways,
+// the session's liveness watch), the actuator recording the action event
+// on ROTE_RUNS before it answers, and the replay recording the step's
+// expect.checked event, all on the embedded server. Its µs/step is the
+// bus's share of the "record" column of `rote runs show`.
+func BenchmarkBrowserStepOnTheBus(b *testing.B) {
+	bs := bustest.Start(b)
+	c := ctx(b)
+	svc, err := bs.RPC().NewService("bench-actuator", "0.0.1", "a benchmark's actuator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	open := func(context.Context, *schema.OpenSessionRequest) (*schema.OpenSessionReply, error) {
+		return &schema.OpenSessionReply{Instance: "I1"}, nil
+	}
+	var seq uint64
+	act := func(ctx context.Context, r *schema.ActRequest) (*schema.ActReply, error) {
+		seq++
+		ev := schema.BrowserAction{Meta: schema.Meta{ID: fmt.Sprintf("%s-b%d", r.RunID, seq), Time: time.Now()},
+			RunID: r.RunID, StepID: r.StepID, Seq: seq, Action: r.Action, Duration: time.Millisecond}
+		if _, err := bs.Runs().Publish(ctx, &ev); err != nil {
+			return nil, err
+		}
+		return &schema.ActReply{Event: ev}, nil
+	}
+	alive := func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil }
+	for _, err := range []error{
+		bus.AddEndpoint(c, svc, "open", schema.SubjectOpenSession, true, open),
+		bus.AddEndpoint(c, svc, "act", schema.ActuatorSubject("I1", schema.EndpointAct), false, act),
+		bus.AddEndpoint(c, svc, "alive", schema.ActuatorSubject("I1", schema.EndpointAlive), false, alive),
+	} {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := bs.Browsers().Open(c, "RSTEP")
+	if err != nil {
+		b.Fatal(err)
+	}
+	target := &schema.Target{ID: "e12", Role: "textbox", Name: "Company name", Contract: &schema.Contract{Tag: "input", InputType: "text"}}
+	i := 0
+	for b.Loop() {
+		i++
+		step := fmt.Sprintf("fill-%d", i)
+		if _, err := s.Act(c, step, schema.Action{Kind: schema.ActFill, Target: target, Value: "Initech Holdings"}); err != nil {
+			b.Fatal(err)
+		}
+		check := &schema.ExpectChecked{Meta: schema.Meta{ID: fmt.Sprintf("RSTEP-e%d", i), Time: time.Now()}, RunID: "RSTEP", StepID: step,
+			Attempt: 1, Check: schema.Check{Expect: schema.Expect{Op: "input_value", Arg: `textbox "Company name"`, Value: schema.RawJSON(`"Initech Holdings"`)}, Passed: true}}
+		if _, err := bs.Runs().Publish(c, check); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
 }

@@ -31,6 +31,7 @@ func TestCompareCommand(t *testing.T) {
 			Pages         int     `json:"pages"`
 			MedianRatio   float64 `json:"median_ratio"`
 			MissingInRote int     `json:"pages_missing_in_rote"`
+			TimeRatio     float64 `json:"median_time_ratio"`
 		} `json:"summary"`
 		Rows []struct {
 			Page                string
@@ -43,7 +44,7 @@ func TestCompareCommand(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Summary.Pages != 17 || got.Summary.MedianRatio < 2 || got.Summary.MissingInRote != 0 {
+	if got.Summary.Pages != 17 || got.Summary.MedianRatio < 2 || got.Summary.MissingInRote != 0 || got.Summary.TimeRatio <= 0 {
 		t.Fatalf("summary %+v\n%s", got.Summary, text)
 	}
 	tokens := map[string]int{}

@@ -98,8 +98,8 @@ perception.md and perception.json.`,
 				return err
 			}
 			s := perceive.Summarize(rows)
-			fmt.Fprintf(app.Stdout, "wrote %s/perception.md and perception.json: %d pages, Rote %.1fx smaller on the median page, %.1fx in total; pages where Rote shows a control fewer: %d\n",
-				out, s.Pages, s.MedianRatio, s.TotalRatio, s.MissingInRote)
+			fmt.Fprintf(app.Stdout, "wrote %s/perception.md and perception.json: %d pages, Rote %.1fx smaller on the median page, %.1fx in total; pages where Rote shows a control fewer: %d; navigate + observe %.2fx @playwright/mcp's on the median page, %.2fx on the slowest (%s)\n",
+				out, s.Pages, s.MedianRatio, s.TotalRatio, s.MissingInRote, s.MedianTimeRatio, s.SlowestTimeRatio, s.SlowestPage)
 			return nil
 		},
 	}

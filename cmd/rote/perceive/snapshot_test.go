@@ -28,3 +28,21 @@ func TestMissing(t *testing.T) {
 		t.Errorf("missing in Rote %q, in the snapshot %q", inRote, inPW)
 	}
 }
+
+// TestSummarizeTimes: the time ratio is Rote's navigate plus observe over
+// @playwright/mcp's navigate plus snapshot, its median over pages, and
+// the slowest page named.
+func TestSummarizeTimes(t *testing.T) {
+	rows := []Row{
+		{Site: "s", Page: "a", RoteNavigateMS: 40, RoteObserveMS: 40, PlaywrightNavigateMS: 90, PlaywrightSnapshotMS: 10},
+		{Site: "s", Page: "b", RoteNavigateMS: 100, RoteObserveMS: 200, PlaywrightNavigateMS: 150, PlaywrightSnapshotMS: 50},
+		{Site: "s", Page: "c", RoteNavigateMS: 50, RoteObserveMS: 50, PlaywrightNavigateMS: 80, PlaywrightSnapshotMS: 20},
+	}
+	s := Summarize(rows)
+	if s.MedianTimeRatio != 1 || s.SlowestTimeRatio != 1.5 || s.SlowestPage != "s b" {
+		t.Fatalf("median %.2f, slowest %.2f on %q; want 1.00, 1.50 on \"s b\"", s.MedianTimeRatio, s.SlowestTimeRatio, s.SlowestPage)
+	}
+	if (Row{}).TimeRatio() != 0 {
+		t.Fatal("a row with no @playwright/mcp time has a ratio")
+	}
+}
