@@ -287,3 +287,64 @@ func TestBenchSmoke(t *testing.T) {
 		t.Fatalf("report.md: %v", err)
 	}
 }
+
+// TestSpeedBenchSmoke runs the side by side once: every task has one
+// measurement of each arm (the hand-written program, with and without
+// opening its page, Rote's replay, the cold agent), the replay's phases
+// add up to no more than its wall time, the report names the model, and
+// the exit status follows the gate. How fast each arm is is the
+// benchmark's to say, not this test's.
+func TestSpeedBenchSmoke(t *testing.T) {
+	long(t, "the speed bench")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "speed")
+	code, text := rote(t, dir, "bench", "--suite", "speed", "--reps", "1", "--out", out)
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
+	}
+	var s struct {
+		Model string
+		Gate  struct{ Pass bool }
+		Tasks []struct {
+			Task        string
+			Script      []float64            `json:"script_ms"`
+			ScriptSteps []float64            `json:"script_steps_ms"`
+			Rote        []float64            `json:"rote_ms"`
+			Cold        []float64            `json:"cold_ms"`
+			Phases      map[string][]float64 `json:"phases_ms"`
+		}
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if (code == 0) != s.Gate.Pass || !strings.Contains(s.Model, "scripted model") {
+		t.Fatalf("exit %d, gate %+v, model %q\n%s", code, s.Gate, s.Model, text)
+	}
+	var tasks []string
+	for _, task := range s.Tasks {
+		tasks = append(tasks, task.Task)
+		for name, xs := range map[string][]float64{"script": task.Script, "script steps": task.ScriptSteps, "rote": task.Rote, "cold": task.Cold} {
+			if len(xs) != 1 || xs[0] <= 0 {
+				t.Errorf("%s: %s measured %v, want one time", task.Task, name, xs)
+			}
+		}
+		sum := 0.0
+		for phase, xs := range task.Phases {
+			if len(xs) != 1 {
+				t.Errorf("%s: phase %s measured %v", task.Task, phase, xs)
+				continue
+			}
+			sum += xs[0]
+		}
+		if len(task.Rote) == 1 && (sum <= 0 || sum > task.Rote[0]) {
+			t.Errorf("%s: the phases add up to %.0f ms of a %.0f ms replay", task.Task, sum, task.Rote[0])
+		}
+	}
+	if !slices.Equal(tasks, []string{"B1", "B2", "B3"}) {
+		t.Fatalf("tasks %v", tasks)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "The cold agent on the same tasks") {
+		t.Fatalf("report.md: %v", err)
+	}
+}

@@ -22,9 +22,11 @@ var Phases = []string{"settle", "resolve", "act", "send", "check", "model", "rec
 
 // SideBySide is Rote's warm replays against hand-written programs doing
 // the same steps on the same pages, measured in one run, alternating
-// which goes first.
+// which goes first, and against the cold agent doing the same tasks with
+// Model.
 type SideBySide struct {
 	Reps  int        `json:"reps"`
+	Model string     `json:"model"`
 	Tasks []SideTask `json:"tasks"`
 	Gate  stats.Gate `json:"gate"`
 }
@@ -42,27 +44,28 @@ type SideTask struct {
 	Rote        []float64 `json:"rote_ms"`
 	// Phases are where each replay's time went, summed over its steps.
 	Phases map[string][]float64 `json:"phases_ms"`
+	// Cold is the cold agent's wall time doing the task, and ColdModel
+	// how much of it went waiting for the model.
+	Cold      []float64 `json:"cold_ms"`
+	ColdModel []float64 `json:"cold_model_ms"`
+}
+
+// ratioOf is the median of a over the median of b; +Inf when b's is 0.
+func ratioOf(a, b []float64) float64 {
+	m := medianOf(b)
+	if m == 0 {
+		return math.Inf(1)
+	}
+	return medianOf(a) / m
 }
 
 // Ratio is the median of Rote's times over the median of the script's
 // steps (its page already open): the stricter of the two comparisons.
-func (t *SideTask) Ratio() float64 {
-	s := medianOf(t.ScriptSteps)
-	if s == 0 {
-		return math.Inf(1)
-	}
-	return medianOf(t.Rote) / s
-}
+func (t *SideTask) Ratio() float64 { return ratioOf(t.Rote, t.ScriptSteps) }
 
 // WholeRatio is the median of Rote's times over the median of the
 // whole script's, its browser context included.
-func (t *SideTask) WholeRatio() float64 {
-	s := medianOf(t.Script)
-	if s == 0 {
-		return math.Inf(1)
-	}
-	return medianOf(t.Rote) / s
-}
+func (t *SideTask) WholeRatio() float64 { return ratioOf(t.Rote, t.Script) }
 
 // Judge sets the gate: every task's ratio at most MaxReplayRatio.
 func (s *SideBySide) Judge() {
@@ -116,6 +119,10 @@ func (s *SideBySide) Markdown(command string) string {
 		fmt.Fprintf(&b, "| %s | %s |\n", t.Task, strings.Join(cells, " | "))
 	}
 	b.WriteString("\nsettle: the page settling before each action and observation; resolve: finding each target on the page; act: dispatching the actions (a navigation's load included); send: a submitting control's page settling while its send guard watches where it goes; check: observing the page for the expects and the verify gate; model: a slot, judgment or repair step's model calls; record: the rest (the bus, recording events, evaluating checks).\n")
+	fmt.Fprintf(&b, "\n## The cold agent on the same tasks, ms: median (min-max)\n\nThe agent planning every step with %s, in the same run, on a freshly reset portal after the same rest. Cold over Rote is what the suites' latency gate measures (there warm also matches the task); cold over the hand-written program is what a replay as fast as that program would reach.\n\n| Task | Cold agent | Of which the model | Cold / Rote replay | Cold / hand-written steps |\n|---|---|---|---|---|\n", s.Model)
+	for _, t := range s.Tasks {
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx | %.2fx |\n", t.Task, SpreadOf(t.Cold), SpreadOf(t.ColdModel), ratioOf(t.Cold, t.Rote), ratioOf(t.Cold, t.ScriptSteps))
+	}
 	return b.String()
 }
 

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -14,11 +15,13 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/planner"
 )
 
 // SuiteSpeed is the side-by-side: Rote's warm replays of B1, B2 (the
 // vendor flow) and B3 against hand-written chromedp programs doing the
-// same steps on the same portal, in one run.
+// same steps on the same portal, and against the cold agent doing the
+// task with the lab's model, in one run.
 const SuiteSpeed = "speed"
 
 // armRest is the pause before each measured arm.
@@ -29,16 +32,17 @@ var sideTasks = []string{"B1", "B2", "B3"}
 
 // RunSideBySide learns a playbook for each side task from one cold run,
 // then for a warm-up repetition and cfg.Reps measured ones runs the
-// task's hand-written program and Rote's replay of its playbook, each on
-// a freshly reset portal, alternating which goes first. Both arms must
-// do the task right, by the portal's state: a replay that does not is
-// an error, not a slow result. It writes cfg.Out's report.
+// task's hand-written program, Rote's replay of its playbook and the cold
+// agent, each on a freshly reset portal, the first two alternating which
+// goes first. Every arm must do the task right, by the portal's state: an
+// arm that does not is an error, not a slow result. It writes cfg.Out's
+// report.
 func RunSideBySide(ctx context.Context, l *lab.Lab, cfg Config, chromiumPath string) (*report.SideBySide, error) {
 	if cfg.Reps < 1 {
 		return nil, fmt.Errorf("--reps must be at least 1")
 	}
 	bn := &bench{ctx: ctx, lab: l, progress: newProgress(cfg.Progress, len(sideTasks)*(2+cfg.Reps))}
-	s := &report.SideBySide{Reps: cfg.Reps}
+	s := &report.SideBySide{Reps: cfg.Reps, Model: l.Node.Model().Label}
 	playbooks := map[string]*bus.PlaybookEntry{}
 	for _, id := range sideTasks {
 		t, _ := suite.Lookup(id)
@@ -72,6 +76,7 @@ func RunSideBySide(ctx context.Context, l *lab.Lab, cfg Config, chromiumPath str
 			if rep%2 == 1 {
 				arms[0], arms[1] = arms[1], arms[0]
 			}
+			arms = append(arms, func() error { return bn.coldArm(t, rep, &s.Tasks[i]) })
 			for _, arm := range arms {
 				// Each arm starts on a machine at rest: what the last one
 				// left running (a browser closing a context, Rote making
@@ -118,6 +123,35 @@ func (bn *bench) scriptArm(alloc context.Context, t *suite.Task, rep int, into *
 	if rep > 0 {
 		into.Script = append(into.Script, ms(took))
 		into.ScriptSteps = append(into.ScriptSteps, ms(took-opened.Sub(start)))
+	}
+	return nil
+}
+
+// coldArm runs the cold agent on t's values of rep, with the lab's model,
+// and keeps its wall time and how long it waited for the model.
+func (bn *bench) coldArm(t *suite.Task, rep int, into *report.SideTask) error {
+	if err := bn.lab.Site.Reset(bn.ctx, t.Variant); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := bn.lab.Node.Agent().Run(bn.ctx, bn.task(t, rep), planner.Options{})
+	took := time.Since(start)
+	if err != nil {
+		return err
+	}
+	if res.Outcome != schema.OutcomeSuccess {
+		return fmt.Errorf("the cold agent's run %s ended %s: %v", res.RunID, res.Outcome, res.Reason)
+	}
+	f, err := bn.lab.Node.Bus().Runs().Fold(bn.ctx, res.RunID)
+	if err != nil {
+		return err
+	}
+	if err := bn.lab.Site.Check(bn.ctx, t, t.Params(rep), cmp.Or(f.Done(), f.Read())); err != nil {
+		return fmt.Errorf("the cold agent's run %s reported success and did the task wrong: %w", res.RunID, err)
+	}
+	if rep > 0 {
+		into.Cold = append(into.Cold, ms(took))
+		into.ColdModel = append(into.ColdModel, ms(f.ModelTime()))
 	}
 	return nil
 }
