@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
 )
@@ -66,15 +65,8 @@ func BenchmarkAppendRuns(b *testing.B) {
 func BenchmarkBrowserStepOnTheBus(b *testing.B) {
 	bs := bustest.Start(b)
 	c := ctx(b)
-	svc, err := bs.RPC().NewService("bench-actuator", "0.0.1", "a benchmark's actuator")
-	if err != nil {
-		b.Fatal(err)
-	}
-	open := func(context.Context, *schema.OpenSessionRequest) (*schema.OpenSessionReply, error) {
-		return &schema.OpenSessionReply{Instance: "I1"}, nil
-	}
 	var seq uint64
-	act := func(ctx context.Context, r *schema.ActRequest) (*schema.ActReply, error) {
+	fakeActuator(b, bs, func(ctx context.Context, r *schema.ActRequest) (*schema.ActReply, error) {
 		seq++
 		ev := schema.BrowserAction{Meta: schema.Meta{ID: fmt.Sprintf("%s-b%d", r.RunID, seq), Time: time.Now()},
 			RunID: r.RunID, StepID: r.StepID, Seq: seq, Action: r.Action, Duration: time.Millisecond}
@@ -82,17 +74,7 @@ func BenchmarkBrowserStepOnTheBus(b *testing.B) {
 			return nil, err
 		}
 		return &schema.ActReply{Event: ev}, nil
-	}
-	alive := func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil }
-	for _, err := range []error{
-		bus.AddEndpoint(c, svc, "open", schema.SubjectOpenSession, true, open),
-		bus.AddEndpoint(c, svc, "act", schema.ActuatorSubject("I1", schema.EndpointAct), false, act),
-		bus.AddEndpoint(c, svc, "alive", schema.ActuatorSubject("I1", schema.EndpointAlive), false, alive),
-	} {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	})
 	s, err := bs.Browsers().Open(c, "RSTEP")
 	if err != nil {
 		b.Fatal(err)

@@ -12,9 +12,9 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// fakeActuator serves run R1's session on instance I1: its act endpoint
-// answers after delay, and it answers alive.
-func fakeActuator(t *testing.T, b *bus.Bus, delay time.Duration) *bus.Service {
+// fakeActuator serves sessions on instance I1 with act as its act
+// endpoint, and answers alive.
+func fakeActuator(t testing.TB, b *bus.Bus, act func(context.Context, *schema.ActRequest) (*schema.ActReply, error)) *bus.Service {
 	t.Helper()
 	svc, err := b.RPC().NewService("fake-actuator", "0.0.1", "a test's actuator")
 	if err != nil {
@@ -23,13 +23,6 @@ func fakeActuator(t *testing.T, b *bus.Bus, delay time.Duration) *bus.Service {
 	c := context.Background()
 	open := func(context.Context, *schema.OpenSessionRequest) (*schema.OpenSessionReply, error) {
 		return &schema.OpenSessionReply{Instance: "I1"}, nil
-	}
-	act := func(ctx context.Context, r *schema.ActRequest) (*schema.ActReply, error) {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-		}
-		return &schema.ActReply{Event: schema.BrowserAction{RunID: r.RunID, Action: r.Action}}, nil
 	}
 	alive := func(context.Context, *struct{}) (*struct{}, error) { return &struct{}{}, nil }
 	for _, err := range []error{
@@ -44,13 +37,24 @@ func fakeActuator(t *testing.T, b *bus.Bus, delay time.Duration) *bus.Service {
 	return svc
 }
 
+// answerAfter is an act endpoint that answers after delay.
+func answerAfter(delay time.Duration) func(context.Context, *schema.ActRequest) (*schema.ActReply, error) {
+	return func(ctx context.Context, r *schema.ActRequest) (*schema.ActReply, error) {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+		return &schema.ActReply{Event: schema.BrowserAction{RunID: r.RunID, Action: r.Action}}, nil
+	}
+}
+
 // TestSessionNoticesAGoneActuator: a call the actuator never answers
 // because it went away in the middle (its process killed) ends with
 // CodeNoSession within a few seconds, not after SessionCallTimeout; a
 // slow actuator that still runs is waited for.
 func TestSessionNoticesAGoneActuator(t *testing.T) {
 	b := bustest.Start(t)
-	slow := fakeActuator(t, b, 3*time.Second)
+	slow := fakeActuator(t, b, answerAfter(3*time.Second))
 	s, err := b.Browsers().Open(ctx(t), "R1")
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +68,7 @@ func TestSessionNoticesAGoneActuator(t *testing.T) {
 	}
 	slow.Stop()
 
-	stuck := fakeActuator(t, b, time.Hour)
+	stuck := fakeActuator(t, b, answerAfter(time.Hour))
 	go func() { time.Sleep(500 * time.Millisecond); stuck.Stop() }() // dies mid-request
 	began = time.Now()
 	_, err = s.Act(ctx(t), "", schema.Action{Kind: schema.ActNavigate, URL: "http://x/"})

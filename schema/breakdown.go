@@ -19,6 +19,22 @@ type StepTime struct {
 	Record  time.Duration `json:"record"`
 }
 
+// TotalStepTime adds steps up, phase by phase (StepID empty).
+func TotalStepTime(steps []StepTime) StepTime {
+	var sum StepTime
+	for _, t := range steps {
+		sum.Wall += t.Wall
+		sum.Settle += t.Settle
+		sum.Resolve += t.Resolve
+		sum.Act += t.Act
+		sum.Send += t.Send
+		sum.Check += t.Check
+		sum.Model += t.Model
+		sum.Record += t.Record
+	}
+	return sum
+}
+
 // StepTimes breaks a finished replay's steps down by phase, in the order
 // they ran, and then the rest of the run (RestStep); nil for a run whose
 // manifest reports no steps.

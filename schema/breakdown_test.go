@@ -40,4 +40,8 @@ func TestStepTimesAddUpToTheWall(t *testing.T) {
 	if schema.Fold(events[:6]).StepTimes() != nil {
 		t.Error("a run with no finished manifest has a breakdown")
 	}
+	total := schema.StepTime{Wall: 600 * ms, Settle: 41 * ms, Resolve: 9 * ms, Act: 119 * ms, Send: 150 * ms, Check: 36 * ms, Model: 200 * ms, Record: 45 * ms}
+	if sum := schema.TotalStepTime(got); sum != total {
+		t.Errorf("the whole run: got %+v, want %+v", sum, total)
+	}
 }

@@ -63,22 +63,12 @@ or FAIL, and a failed gate exits non-zero.`,
 				return usageError("%v", err)
 			}
 			cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
-			app.ModelLatency = latency
-			ctx := cmd.Context()
-			b, err := app.Bus(ctx)
-			if err != nil {
-				return err
-			}
-			ncfg, err := app.nodeConfig()
-			if err != nil {
-				return err
-			}
-			l, err := lab.Open(ctx, b, cfg.Suite, ncfg)
+			l, err := openLab(cmd, app, cfg.Suite, latency)
 			if err != nil {
 				return err
 			}
 			defer l.Close()
-			s, err := benchmark.Run(ctx, l, cfg)
+			s, err := benchmark.Run(cmd.Context(), l, cfg)
 			if err != nil {
 				return err
 			}
@@ -107,6 +97,21 @@ or FAIL, and a failed gate exits non-zero.`,
 	return cmd
 }
 
+// openLab opens the lab of suiteName on the app's bus, its offline model
+// answering with latency.
+func openLab(cmd *cobra.Command, app *App, suiteName, latency string) (*lab.Lab, error) {
+	app.ModelLatency = latency
+	b, err := app.Bus(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	ncfg, err := app.nodeConfig()
+	if err != nil {
+		return nil, err
+	}
+	return lab.Open(cmd.Context(), b, suiteName, ncfg)
+}
+
 // runSideBySide runs the speed suite: replays against hand-written
 // programs on the portal.
 func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency string, asJSON bool) error {
@@ -114,22 +119,12 @@ func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency s
 		return usageError("--reps must be at least 1")
 	}
 	cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
-	app.ModelLatency = latency
-	ctx := cmd.Context()
-	b, err := app.Bus(ctx)
-	if err != nil {
-		return err
-	}
-	ncfg, err := app.nodeConfig()
-	if err != nil {
-		return err
-	}
-	l, err := lab.Open(ctx, b, suite.SuitePortal, ncfg)
+	l, err := openLab(cmd, app, suite.SuitePortal, latency)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	s, err := benchmark.RunSideBySide(ctx, l, cfg, chromium.Path)
+	s, err := benchmark.RunSideBySide(cmd.Context(), l, cfg, chromium.Path)
 	if err != nil {
 		return err
 	}

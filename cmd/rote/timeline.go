@@ -162,18 +162,10 @@ func byteSize(n int) string {
 func writeStepTimes(w io.Writer, steps []schema.StepTime) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  step\twall\tsettle\tresolve\tact\tsend\tcheck\tmodel\trecord\t")
-	var sum schema.StepTime
 	for _, t := range steps {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.StepID, millis(t.Wall), millis(t.Settle), millis(t.Resolve), millis(t.Act), millis(t.Send), millis(t.Check), millis(t.Model), millis(t.Record))
-		sum.Wall += t.Wall
-		sum.Settle += t.Settle
-		sum.Resolve += t.Resolve
-		sum.Act += t.Act
-		sum.Send += t.Send
-		sum.Check += t.Check
-		sum.Model += t.Model
-		sum.Record += t.Record
 	}
+	sum := schema.TotalStepTime(steps)
 	fmt.Fprintf(tw, "  whole run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", millis(sum.Wall), millis(sum.Settle), millis(sum.Resolve), millis(sum.Act), millis(sum.Send), millis(sum.Check), millis(sum.Model), millis(sum.Record))
 	tw.Flush()
 }

@@ -188,16 +188,7 @@ func (bn *bench) replayArm(t *suite.Task, rep int, entry *bus.PlaybookEntry, int
 	if err != nil {
 		return err
 	}
-	var sum schema.StepTime
-	for _, st := range f.StepTimes() {
-		sum.Settle += st.Settle
-		sum.Resolve += st.Resolve
-		sum.Act += st.Act
-		sum.Send += st.Send
-		sum.Check += st.Check
-		sum.Model += st.Model
-		sum.Record += st.Record
-	}
+	sum := schema.TotalStepTime(f.StepTimes())
 	for i, d := range []time.Duration{sum.Settle, sum.Resolve, sum.Act, sum.Send, sum.Check, sum.Model, sum.Record} {
 		into.Phases[report.Phases[i]] = append(into.Phases[report.Phases[i]], ms(d))
 	}
