@@ -433,10 +433,12 @@ func TestSettleFollowsScheduledWork(t *testing.T) {
 }
 
 // TestKeptCaptureIsCheckedAgainstThePage: a target is resolved on the
-// last capture while the page shows no mutation, and the node found is
-// read again from the browser before the action. A button inside a shadow
-// root (whose changes the page's watch does not see) relabelled by a
-// fill's handler is not clicked under its old name.
+// last capture while the page shows no mutation and no action but an
+// extract happened since, and the node found is read again from the
+// browser before the action. A fill that swaps twins by CSS alone sends
+// the next click to the twin shown; a button inside a shadow root (whose
+// changes the page's watch does not see) relabelled by a fill's handler
+// is not clicked under its old name.
 func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -447,6 +449,10 @@ func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
 			btn.addEventListener('click', () => { const p = document.createElement('p'); p.textContent = btn.textContent + ' pressed'; document.querySelector('main').appendChild(p); });
 			document.getElementById('n').addEventListener('input', () => { btn.textContent = 'Delete'; });
 		</script></main>`,
+		"/focus": `<html><head><style>#b { display: none; } form:focus-within #a { opacity: 0; } form:focus-within #b { display: inline-block; }</style></head>
+			<body><main><h1>Write a post</h1><form><label>Title <input name="title"></label>
+			<button type="button" id="a" onclick="document.querySelector('main').append('Drafted')">Save</button>
+			<button type="button" id="b" onclick="document.querySelector('main').append('Published')">Save</button></form></main></body></html>`,
 		"/disabled": `<main><h1>Order</h1><label>Note <input id="n"></label><div id="host"></div><script>
 			const root = document.getElementById('host').attachShadow({mode: 'closed'});
 			const btn = document.createElement('button'); btn.textContent = 'Order'; root.appendChild(btn);
@@ -454,7 +460,17 @@ func TestKeptCaptureIsCheckedAgainstThePage(t *testing.T) {
 			document.getElementById('n').addEventListener('input', () => { btn.disabled = true; });
 		</script></main>`,
 	})
-	s := session(t, b, web.URL+"/shadow")
+	// A fill focuses its field: the form's :focus-within hides one Save
+	// and shows its twin with no mutation. The click goes to the one
+	// shown, not to the one the capture before the fill saw.
+	s := session(t, b, web.URL+"/focus")
+	observe(t, s)
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Title"}, Value: "Launch"})
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Save"}})
+	if text := observe(t, s).Observation.Text; !strings.Contains(text, "Published") || strings.Contains(text, "Drafted") {
+		t.Fatalf("the click went to the Save the fill hid: %q", text)
+	}
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/shadow"})
 	obs := observe(t, s).Observation
 	save := findNode(t, &obs, "button", "Save")
 	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Note"}, Value: "x"})

@@ -17,14 +17,15 @@ import (
 // its last capture with what the page's watch said just before it, and
 // resolves the next target on it while the page is unchanged: the same
 // document, not one DOM mutation since, no embedded document (whose
-// changes the watch does not see), and no action since but a fill or a
-// set_value (a click, a hover, a check or a choice can reveal by CSS
-// alone, :checked or :hover; a typed value seldom does, through :valid,
-// and a control it revealed so is found on a fresh capture once the kept
-// one misses it). Before it acts, the node resolved
-// from the kept capture is asked of the browser again: its role and name
-// and its disabled and read-only states must be what the capture said, or
-// the target is resolved on a fresh capture.
+// changes the watch does not see), and no action since but an extract.
+// Every other action can change what the page shows without a mutation:
+// a click, a hover, a check or a choice through :checked or :hover, and a
+// fill or a key through focus (:focus-within) and the value typed
+// (:placeholder-shown, :valid, :has()), which can hide one control and
+// show its twin. Before it acts, the node resolved from the kept capture
+// is asked of the browser again: its role and name and its disabled and
+// read-only states must be what the capture said, or the target is
+// resolved on a fresh capture.
 
 // seenCapture is a capture and the page's watch state it was taken in.
 type seenCapture struct {
@@ -37,7 +38,7 @@ type seenCapture struct {
 // standing (when the page does not mutate under it).
 func keepsCapture(kind schema.ActionKind) bool {
 	switch kind {
-	case schema.ActFill, schema.ActSetValue, schema.ActExtract, schema.ActDone, schema.ActFail:
+	case schema.ActExtract, schema.ActDone, schema.ActFail:
 		return true
 	}
 	return false
