@@ -18,6 +18,7 @@ import (
 type netTracker struct {
 	mu         sync.Mutex
 	pending    map[network.RequestID]*request
+	streams    map[network.RequestID]*stream
 	remote     map[cdp.FrameID]bool // frames a target of their own reports
 	main       cdp.FrameID          // the page's own frame, once known
 	loading    bool                 // the main frame is loading a document
@@ -47,6 +48,21 @@ type request struct {
 	document       bool
 }
 
+// stream is a WebSocket or an EventSource: open by design, it counts as
+// in flight only while the page awaits an answer on it, from its opening
+// to the first message it receives and from a frame the page sends to
+// the next it receives, each for at most streamWait. A message nobody
+// awaited (a ticker, a push) is not the network's activity: what it
+// changes on the page, the page's watch sees.
+type stream struct {
+	awaiting time.Time // since when an answer is awaited; zero: none
+}
+
+// streamWait is how long a stream awaits an answer before it stops
+// counting: a socket that stays silent after it opens, or a frame sent
+// that is never answered.
+const streamWait = time.Second
+
 // unreadBody is how long an answered request that receives nothing more
 // counts as in flight: a response whose body the page never reads (a
 // fetch whose result it ignores, a worker's script) is not finished by
@@ -54,7 +70,7 @@ type request struct {
 const unreadBody = time.Second
 
 func newNetTracker() *netTracker {
-	return &netTracker{pending: map[network.RequestID]*request{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
+	return &netTracker{pending: map[network.RequestID]*request{}, streams: map[network.RequestID]*stream{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
 }
 
 // setMain names the page's own frame, whose document loads are followed.
@@ -111,17 +127,24 @@ func (n *netTracker) from(self cdp.FrameID) func(any) {
 	}
 }
 
-// onEvent follows requests from start to finish, and the main frame's
+// onEvent follows requests from start to finish, the main frame's
 // document loads from their start (a link followed, a form submitted, a
-// script's location change) to the page's load. Streams that never
-// finish by design (EventSource, WebSocket) and data: URLs are not counted.
+// script's location change) to the page's load, and streams (WebSocket,
+// EventSource) while an answer is awaited on them. data: URLs are not
+// counted.
 func (n *netTracker) onEvent(ev any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if handled, active := n.onStream(ev); handled {
+		if active {
+			n.lastActive = time.Now()
+			n.wakeLocked()
+		}
+		return
+	}
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		if e.Type == network.ResourceTypeEventSource || e.Type == network.ResourceTypeWebSocket ||
-			(e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
+		if e.Type == network.ResourceTypeWebSocket || (e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
 			return
 		}
 		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, document: e.Type == network.ResourceTypeDocument}
@@ -168,6 +191,60 @@ func (n *netTracker) onEvent(ev any) {
 	n.wakeLocked()
 }
 
+// onStream follows ev when it is a stream's: handled says so, and
+// active whether it started or ended a wait for an answer (or the page
+// sent on the stream), which is the network's activity. The caller holds
+// mu.
+func (n *netTracker) onStream(ev any) (handled, active bool) {
+	answer := func(id network.RequestID) (bool, bool) {
+		st := n.streams[id]
+		if st == nil || st.awaiting.IsZero() {
+			return true, false
+		}
+		st.awaiting = time.Time{}
+		return true, true
+	}
+	end := func(id network.RequestID) (bool, bool) {
+		st, ok := n.streams[id]
+		if !ok {
+			return false, false // a request's, for onEvent
+		}
+		delete(n.streams, id)
+		return true, !st.awaiting.IsZero()
+	}
+	switch e := ev.(type) {
+	case *network.EventWebSocketCreated:
+		n.streams[e.RequestID] = &stream{awaiting: time.Now()}
+		return true, true
+	case *network.EventRequestWillBeSent:
+		if e.Type != network.ResourceTypeEventSource {
+			return false, false
+		}
+		n.streams[e.RequestID] = &stream{awaiting: time.Now()}
+		return true, true
+	case *network.EventWebSocketFrameSent:
+		if st := n.streams[e.RequestID]; st != nil {
+			st.awaiting = time.Now() // an answer to this one, from now
+		}
+		return true, true
+	case *network.EventWebSocketFrameReceived:
+		return answer(e.RequestID)
+	case *network.EventEventSourceMessageReceived:
+		return answer(e.RequestID)
+	case *network.EventWebSocketClosed:
+		end(e.RequestID)
+		return true, true
+	case *network.EventWebSocketFrameError:
+		end(e.RequestID)
+		return true, true
+	case *network.EventLoadingFinished:
+		return end(e.RequestID)
+	case *network.EventLoadingFailed:
+		return end(e.RequestID)
+	}
+	return false, false
+}
+
 // wakeLocked wakes whoever waits for the network to change. The caller
 // holds mu.
 func (n *netTracker) wakeLocked() {
@@ -207,7 +284,8 @@ type netState struct {
 	lastActive time.Time // when a request or a load last started or ended
 	changed    <-chan struct{}
 	// unread is when the first answered request whose body is not being
-	// read stops counting; zero when none will.
+	// read, or the first stream awaiting an answer, stops counting; zero
+	// when none will.
 	unread time.Time
 }
 
@@ -216,12 +294,24 @@ func (s netState) busy() bool { return s.pending > 0 || s.loading }
 
 // state returns what the network is doing now, and a channel closed at
 // its next change. An answered request other than a document that has
-// received nothing for unreadBody no longer counts.
+// received nothing for unreadBody no longer counts, nor a stream that
+// awaited an answer for streamWait.
 func (n *netTracker) state() netState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := netState{loading: n.loading, lastActive: n.lastActive, changed: n.signal}
 	now := time.Now()
+	for _, r := range n.streams {
+		if r.awaiting.IsZero() {
+			continue
+		}
+		if gone := r.awaiting.Add(streamWait); now.Before(gone) {
+			st.pending++
+			if st.unread.IsZero() || gone.Before(st.unread) {
+				st.unread = gone
+			}
+		}
+	}
 	for _, r := range n.pending {
 		if r.answered.IsZero() || r.document {
 			st.pending++

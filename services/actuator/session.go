@@ -73,7 +73,7 @@ const noTabsScript = `(() => {
 })();`
 
 // pageScript runs in every document the page loads.
-const pageScript = settleWatchScript + "\n" + noTabsScript
+var pageScript = settleWatchScript + "\n" + noTabsScript
 
 // openSession creates a browser context with one page in b, confined to
 // origins (none: any http or https page), and starts watching its

@@ -2,6 +2,7 @@ package actuator
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
@@ -27,11 +28,13 @@ import (
 //
 // Work the page scheduled counts when it is due within TimerHorizon of
 // the last action or of the document's load, whichever is later: a
-// debounced search, a request or a redirect a timer starts, a meta
-// refresh, an animation that ends. Work scheduled from within such work
-// (a timer chain, an interval's ticks, an animation-frame loop) counts
-// within RepeatHorizon only: a clock, a poll or an animation that never
-// ends stops counting there. Cap bounds the whole wait.
+// debounced search, a request or a redirect a timer starts (through a
+// timer of its own too), a meta refresh, an animation that ends, a
+// message on its way through a MessageChannel, a worker's answer.
+// Work that keeps scheduling itself (four generations deep: a clock, a
+// poll, an interval's ticks, an animation-frame or message loop) counts
+// within RepeatHorizon only. A WebSocket or an EventSource counts while
+// an answer is awaited on it (see stream). Cap bounds the whole wait.
 type SettleConfig struct {
 	Quiet         time.Duration
 	ActionGrace   time.Duration
@@ -85,126 +88,12 @@ func (c SettleConfig) grace(kind schema.ActionKind) time.Duration {
 }
 
 // settleWatchScript runs in every document the page loads, before the
-// page's own scripts. It records when the DOM last changed, the shadow
-// roots' too (__roteLastChange, Date.now() time), and follows the work
-// the page has scheduled and when each is due: timers (setTimeout,
-// setInterval, string callbacks too), animation frames, idle callbacks,
-// scheduler.postTask, a meta refresh, finite Web Animations, and a
-// message posted to a dedicated worker until the worker answers. Work
-// scheduled from within followed work (a timer chain, an interval's next
-// tick, an animation loop) is marked chained. __roteSettle(quiet, since,
-// base, horizon, repeat, capMs) resolves once the document is complete, no
-// followed work is due by base (the later of the caller's last action and
-// the load) plus horizon (plus repeat, for chained work), and neither the
-// DOM nor since (the caller's last known change) is more recent than
-// quiet ms; or after capMs. It first lets the page run what it queued.
-// Its own waits use the page's original setTimeout and are not followed.
-const settleWatchScript = `(() => {
-  if (window.__roteSettle !== undefined) return;
-  const wait = window.setTimeout.bind(window);
-  const pending = new Map(); // key -> {due, chained}
-  let seq = 0, depth = 0;
-  const follow = (delay) => { const key = ++seq; pending.set(key, {due: Date.now() + Math.max(0, Number(delay) || 0), chained: depth > 0}); return key; };
-  const call = (key, fn, self, args, keep) => {
-    if (!keep) pending.delete(key);
-    depth++;
-    try { return typeof fn === 'function' ? fn.apply(self, args) : (0, eval)(String(fn)); } finally { depth--; }
-  };
-  const wrap = (setName, clearName, delayOf, repeat) => {
-    const set = window[setName], cancel = window[clearName], keys = new Map();
-    if (typeof set !== 'function') return;
-    window[setName] = function (fn, ...rest) {
-      const delay = delayOf(rest);
-      let key = follow(delay);
-      const id = set.call(window, function () {
-        const r = call(key, fn, this, arguments, repeat);
-        if (repeat && pending.has(key)) pending.set(key, {due: Date.now() + Math.max(0, Number(delay) || 0), chained: true});
-        return r;
-      }, ...rest);
-      keys.set(id, key);
-      return id;
-    };
-    if (typeof cancel === 'function') window[clearName] = function (id) { pending.delete(keys.get(id)); keys.delete(id); return cancel.call(window, id); };
-  };
-  wrap('setTimeout', 'clearTimeout', r => r[0], false);
-  wrap('setInterval', 'clearInterval', r => r[0], true);
-  wrap('requestAnimationFrame', 'cancelAnimationFrame', () => 16, false);
-  // An idle callback runs when the page has idle time, which a busy
-  // machine may not give it for long: it is given a deadline (the page's
-  // own, else 1 s) and is due by then.
-  const idle = window.requestIdleCallback;
-  if (typeof idle === 'function') {
-    window.requestIdleCallback = function (fn, opts) {
-      return idle.call(window, fn, Object.assign({}, opts, {timeout: (opts && opts.timeout) || 1000}));
-    };
-  }
-  wrap('requestIdleCallback', 'cancelIdleCallback', r => (r[0] && r[0].timeout) || 1000, false);
-  if (window.scheduler && typeof scheduler.postTask === 'function') {
-    const post = scheduler.postTask.bind(scheduler);
-    scheduler.postTask = (fn, opts) => { const key = follow(opts && opts.delay); return post(function () { return call(key, fn, this, arguments, false); }, opts).finally(() => pending.delete(key)); };
-  }
-  // A message posted to a dedicated worker is work until the worker
-  // answers with one of its own.
-  if (typeof window.Worker === 'function') {
-    window.Worker = new Proxy(window.Worker, {construct(target, args, newTarget) {
-      const w = Reflect.construct(target, args, newTarget), asked = new Set(), post = w.postMessage.bind(w);
-      w.postMessage = function () { asked.add(follow(0)); return post.apply(null, arguments); };
-      w.addEventListener('message', () => { for (const key of asked) pending.delete(key); asked.clear(); }, true);
-      return w;
-    }});
-  }
-  let lastChange = Date.now(), changes = 0;
-  const doc = Math.random().toString(36).slice(2);
-  const options = {subtree: true, childList: true, attributes: true, characterData: true};
-  const observer = new MutationObserver(() => { lastChange = Date.now(); changes++; });
-  observer.observe(document, options);
-  const attach = Element.prototype.attachShadow;
-  if (attach) Element.prototype.attachShadow = function () { const root = attach.apply(this, arguments); observer.observe(root, options); return root; };
-  const loadedAt = () => {
-    const nav = performance.getEntriesByType('navigation')[0];
-    return nav && nav.loadEventEnd > 0 ? performance.timeOrigin + nav.loadEventEnd : 0;
-  };
-  // Work the page did not schedule through a wrapped call: a meta
-  // refresh (due after the load) and finite animations running now.
-  const unwrapped = (now, loaded) => {
-    const out = [];
-    const meta = document.querySelector('meta[http-equiv="refresh" i]');
-    const secs = meta ? parseFloat(meta.getAttribute('content') || '') : NaN;
-    if (!isNaN(secs) && loaded > 0) out.push({due: loaded + secs * 1000, chained: false});
-    for (const a of (document.getAnimations ? document.getAnimations() : [])) {
-      const t = a.playState === 'running' && a.effect ? a.effect.getComputedTiming() : null;
-      if (t && isFinite(t.endTime) && t.localTime !== null) out.push({due: now + Math.max(0, (t.endTime - t.localTime) / (a.playbackRate || 1)), chained: false});
-    }
-    return out;
-  };
-  Object.defineProperty(window, '__roteSettle', {value: (quiet, since, base, horizon, repeat, capMs) => new Promise(resolve => {
-    const start = Date.now();
-    const look = () => {
-      const now = Date.now();
-      const loaded = loadedAt();
-      const complete = document.readyState === 'complete';
-      const from = Math.max(base, loaded);
-      let next = Infinity;
-      for (const w of [...pending.values(), ...unwrapped(now, loaded)]) {
-        // Work overdue by a second is not coming (an idle callback the
-        // page never has the idle time for): it stops counting.
-        if (w.due <= from + (w.chained ? repeat : horizon) && now - w.due < 1000 && w.due < next) next = w.due;
-      }
-      const idle = now - Math.max(lastChange, loaded, since);
-      const state = {ready: document.readyState, idle_ms: idle, timer: next !== Infinity, doc, changes,
-        frames: document.querySelectorAll('iframe, frame, object, embed').length};
-      if (complete && next === Infinity && idle >= quiet) return resolve(state);
-      if (now - start >= capMs) return resolve(state);
-      let again = complete ? quiet - idle : 10;
-      // Work overdue is looked at again after 100 ms: a look every few
-      // milliseconds would leave the page no idle period for an idle
-      // callback to run in.
-      if (next !== Infinity) again = Math.max(again, next > now ? next - now + 1 : 100);
-      wait(look, Math.min(Math.max(again, 1), capMs - (now - start)));
-    };
-    wait(look, 0);
-  })});
-})();`
+// page's own scripts: it records when the DOM last changed and follows
+// the work the page schedules, and its __roteSettle answers once the page
+// is quiet (see the script's own comment).
+//
+//go:embed settlewatch.js
+var settleWatchScript string
 
 // settleProbe is what the page said when its watch resolved.
 type settleProbe struct {
