@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rote-agent/rote/cmd/rote/node"
@@ -201,5 +202,40 @@ func TestTriageWaitsForThePlanner(t *testing.T) {
 	}
 	if st := site.State(); len(st.Triage) != 0 {
 		t.Fatalf("filed without a judgment: %v", st.Triage)
+	}
+}
+
+// TestRetryDoesNotRepeatAWrite: a step whose expect fails after its
+// click posted is looked at again, not clicked again: the server gets one
+// post, and the replay stops unrepeatable, naming what was sent.
+func TestRetryDoesNotRepeatAWrite(t *testing.T) {
+	t.Parallel()
+	n := start(t, nil, node.Browser...)
+	web := newSite(t, map[string]string{
+		"/order": `<main><h1>Order</h1><button id="b">Place order</button><p id="out"></p><script>
+			document.getElementById('b').addEventListener('click', () => fetch('/api/orders', {method: 'POST'}).then(() => {
+				document.getElementById('out').textContent = 'Queued';
+			}));
+		</script></main>`,
+	})
+	p, err := schema.DecodePlaybook([]byte(`name: order
+intent: place an order
+steps:
+  - {id: open, kind: deterministic, tool: navigate, args: {url: /order}}
+  - {id: place, kind: deterministic, tool: click, needs: [open], target: {role: button, name: Place order}, expect: [{text_visible: Placed}], on_fail: retry(2)}
+verify: [{text_visible: Placed}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := browserReplay(t, n, p, web.URL, nil)
+	if res.Outcome != schema.OutcomeFallback || !errors.Is(res.Reason, schema.ErrUnrepeatable) || !strings.Contains(res.Reason.Message, "POST "+web.URL+"/api/orders") {
+		t.Fatalf("outcome %s (%v), want a fallback, unrepeatable, naming the post", res.Outcome, res.Reason)
+	}
+	web.mu.Lock()
+	posts := len(web.to)
+	web.mu.Unlock()
+	if posts != 1 {
+		t.Fatalf("the server got %d posts, want 1: the retry clicked again", posts)
 	}
 }

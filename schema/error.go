@@ -35,6 +35,7 @@ const (
 	CodeUnavailable       Code = "unavailable"        // a service a step needs did not answer
 	CodeToolError         Code = "tool_error"         // a tool answered with isError
 	CodeExpectFailed      Code = "expect_failed"      // an assertion did not hold
+	CodeUnrepeatable      Code = "unrepeatable"       // a step's check failed after its action sent what doing it again could repeat
 	CodeInternal          Code = "internal"           // a bug or an unexpected failure
 )
 
@@ -91,6 +92,7 @@ var (
 	ErrUnavailable       = &Error{Code: CodeUnavailable}
 	ErrToolError         = &Error{Code: CodeToolError}
 	ErrExpectFailed      = &Error{Code: CodeExpectFailed}
+	ErrUnrepeatable      = &Error{Code: CodeUnrepeatable}
 	ErrInternal          = &Error{Code: CodeInternal}
 )
 

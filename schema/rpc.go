@@ -140,6 +140,10 @@ type SessionObserveReply struct {
 	Observation Observation   `msgpack:"observation"`
 	SettleWait  time.Duration `msgpack:"settle_wait"`
 	Settled     bool          `msgpack:"settled"`
+	// Sent are the requests that may change something (any method but
+	// GET, HEAD and OPTIONS), "METHOD url", the page started since the
+	// session's last action: what doing that action again could repeat.
+	Sent []string `msgpack:"sent,omitempty"`
 }
 
 // CloseSessionRequest ends a run's browser session.

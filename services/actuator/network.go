@@ -51,17 +51,22 @@ type request struct {
 // stream is a WebSocket or an EventSource: open by design, it counts as
 // in flight only while the page awaits an answer on it, from its opening
 // to the first message it receives and from a frame the page sends to
-// the next it receives, each for at most streamWait. A message nobody
-// awaited (a ticker, a push) is not the network's activity: what it
-// changes on the page, the page's watch sees.
+// the next it receives: for up to streamWait when the wait began after
+// the last action on the page (a click, a key, a fill: the action caused
+// it), else up to streamIdle (a page's load opening its live updates). A
+// message nobody awaited (a ticker, a push) is not the network's
+// activity: what it changes on the page, the page's watch sees.
 type stream struct {
 	awaiting time.Time // since when an answer is awaited; zero: none
 }
 
-// streamWait is how long a stream awaits an answer before it stops
-// counting: a socket that stays silent after it opens, or a frame sent
-// that is never answered.
-const streamWait = time.Second
+// streamWait and streamIdle are how long a stream awaits an answer before
+// it stops counting: a frame sent that is never answered, a socket that
+// stays silent after it opens.
+const (
+	streamWait = 3 * time.Second
+	streamIdle = time.Second
+)
 
 // unreadBody is how long an answered request that receives nothing more
 // counts as in flight: a response whose body the page never reads (a
@@ -292,11 +297,13 @@ type netState struct {
 // busy reports whether something is still on its way.
 func (s netState) busy() bool { return s.pending > 0 || s.loading }
 
-// state returns what the network is doing now, and a channel closed at
-// its next change. An answered request other than a document that has
-// received nothing for unreadBody no longer counts, nor a stream that
-// awaited an answer for streamWait.
-func (n *netTracker) state() netState {
+// state returns what the network is doing now, the last action on the
+// page having been dispatched at acted (zero: none, or a navigation), and
+// a channel closed at its next change. An
+// answered request other than a document that has received nothing for
+// unreadBody no longer counts, nor a stream that awaited an answer for
+// its wait (see stream).
+func (n *netTracker) state(acted time.Time) netState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := netState{loading: n.loading, lastActive: n.lastActive, changed: n.signal}
@@ -305,7 +312,11 @@ func (n *netTracker) state() netState {
 		if r.awaiting.IsZero() {
 			continue
 		}
-		if gone := r.awaiting.Add(streamWait); now.Before(gone) {
+		wait := streamIdle
+		if !acted.IsZero() && !r.awaiting.Before(acted) {
+			wait = streamWait
+		}
+		if gone := r.awaiting.Add(wait); now.Before(gone) {
 			st.pending++
 			if st.unread.IsZero() || gone.Before(st.unread) {
 				st.unread = gone

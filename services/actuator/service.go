@@ -346,7 +346,7 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	if settled {
 		sess.remember(obs.Nodes)
 	}
-	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}, nil
+	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled, Sent: sess.net.sentSince(sess.acted)}, nil
 }
 
 // perceive asks perception for an observation of the session's page,

@@ -130,7 +130,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 	deadline := start.Add(cfg.Cap)
 	s.watched = settleProbe{} // known only once settled
 	for {
-		net := s.net.state()
+		net := s.net.state(s.actedOnPage())
 		// What the browser has not reported yet counts as a change: the
 		// network's last activity, and an action for its grace.
 		since := net.lastActive
@@ -154,7 +154,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		}
 		// An error is a navigation replacing the document under the
 		// script: change, not failure.
-		after := s.net.state()
+		after := s.net.state(s.actedOnPage())
 		quietNet := !after.busy() && now.Sub(after.lastActive) >= cfg.Quiet
 		if err == nil && !net.busy() && probe.Watch && probe.Ready == "complete" && !probe.Timer &&
 			time.Duration(probe.IdleMS*float64(time.Millisecond)) >= cfg.Quiet && quietNet {
@@ -189,6 +189,16 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 	}
 }
 
+// actedOnPage is when the last action on the page was dispatched: zero
+// when there was none, or it was a navigation (what a page does as it
+// loads is not an answer to anything).
+func (s *session) actedOnPage() time.Time {
+	if s.actedKind == schema.ActNavigate {
+		return time.Time{}
+	}
+	return s.acted
+}
+
 // awaitSend waits, after a control that sends was used, until the
 // network shows something started since (a request, a document load) or
 // cfg.SendGrace passes.
@@ -196,7 +206,7 @@ func (s *session) awaitSend(ctx context.Context, cfg SettleConfig) error {
 	cfg = cfg.orDefault()
 	timeout := time.After(time.Until(s.acted.Add(cfg.SendGrace)))
 	for {
-		net := s.net.state()
+		net := s.net.state(s.actedOnPage())
 		if net.busy() || net.lastActive.After(s.acted) {
 			return nil
 		}

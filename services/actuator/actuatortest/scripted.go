@@ -9,10 +9,15 @@ import (
 )
 
 // Outcome is what one dispatched step does: leaves World, or fails with
-// Err (a *schema.Error such as CodeNotFound).
+// Err (a *schema.Error such as CodeNotFound). Later, when set, is the
+// world a look after the action sees (the page showed the action's effect
+// late); Sent is what the action sent that may have changed something
+// (replay.Writer).
 type Outcome struct {
 	World schema.World
 	Err   error
+	Later *schema.World
+	Sent  []string
 }
 
 // Call is one step a Scripted dispatcher was asked to run.
@@ -41,6 +46,7 @@ type Scripted struct {
 	calls  []Call
 	used   map[string]int
 	world  schema.World
+	sent   []string
 	closed bool
 }
 
@@ -55,6 +61,7 @@ func (s *Scripted) Dispatch(_ context.Context, stepID, tool string, args map[str
 		return schema.World{}, schema.Errorf(schema.CodeNoSession, "the scripted dispatcher is closed")
 	}
 	s.calls = append(s.calls, Call{StepID: stepID, Tool: tool, Args: maps.Clone(args), Target: target})
+	s.sent = nil
 	script := s.Steps[stepID]
 	if len(script) == 0 {
 		return s.world, nil
@@ -67,15 +74,26 @@ func (s *Scripted) Dispatch(_ context.Context, stepID, tool string, args map[str
 	if o.Err != nil {
 		return schema.World{}, o.Err
 	}
-	s.world = o.World
+	s.world, s.sent = o.World, o.Sent
+	if o.Later != nil {
+		s.world = *o.Later
+	}
 	return o.World, nil
 }
 
-// World returns what the last successful step left.
+// World returns what the last successful step left (its Later, when it
+// has one).
 func (s *Scripted) World(context.Context) (schema.World, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.world, nil
+}
+
+// Wrote is the last action's Sent.
+func (s *Scripted) Wrote() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent
 }
 
 // Resolved is Resolves.

@@ -25,6 +25,9 @@ type BrowserDispatcher struct {
 	// unsettled counts the actions and looks that went ahead on a page
 	// still changing when the settle gave up.
 	unsettled int
+	// sent is what the page sent since the last action that may change
+	// something, as the last look saw it.
+	sent []string
 }
 
 // OpenBrowserDispatcher claims a browser session for runID from browsers.
@@ -129,7 +132,7 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 		}
 		a.URL = ref.String()
 	}
-	d.resolved = nil
+	d.resolved, d.sent = nil, nil
 	ev, err := d.session.Act(ctx, stepID, a)
 	if err != nil {
 		return nil, err
@@ -170,12 +173,22 @@ func (d *BrowserDispatcher) observe(ctx context.Context, stepID string) (schema.
 	return d.observeAs(ctx, stepID, true)
 }
 
+// Look observes the page for step stepID again, settled anew.
+func (d *BrowserDispatcher) Look(ctx context.Context, stepID string) (schema.World, error) {
+	return d.observeAs(ctx, stepID, true)
+}
+
+// Wrote is what the page sent since the last action that may change
+// something on its server ("POST http://…"), as the last look saw it.
+func (d *BrowserDispatcher) Wrote() []string { return d.sent }
+
 func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff bool) (schema.World, error) {
 	rep, err := d.session.Observe(ctx, stepID, diff, 0)
 	if err != nil {
 		return schema.World{}, err
 	}
 	d.count(rep)
+	d.sent = rep.Sent
 	return rep.Observation.World(), nil
 }
 

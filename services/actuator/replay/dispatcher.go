@@ -34,6 +34,19 @@ type Actor interface {
 	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (string, error)
 }
 
+// A Looker is a Dispatcher that can look at the world again for a step,
+// settled anew, without acting: a retry looks before it acts again.
+type Looker interface {
+	Look(ctx context.Context, stepID string) (schema.World, error)
+}
+
+// A Writer is a Dispatcher that can say what its last action sent that
+// may have changed the environment: a retry does not do that action
+// again. None (nil) means it sent nothing of the kind.
+type Writer interface {
+	Wrote() []string
+}
+
 // A Resolver is a Dispatcher that can say which control its last action
 // resolved its target to, with that control's contract: the executor
 // guards a repaired step with it.

@@ -122,14 +122,16 @@ func TestOnFailLadder(t *testing.T) {
 		planner *planner
 		stored  bool // replay version 1 from the store, so repairs are saved
 
-		outcome   schema.Outcome
-		failed    string
-		reason    error
-		attempts  map[string]int
-		repaired  []string
-		calls     int // model calls
-		patchNote string
-		patched   uint64 // the version repairs were saved as
+		outcome  schema.Outcome
+		failed   string
+		reason   error
+		attempts map[string]int
+		// dispatched counts a step's actions, when it matters how many
+		dispatched map[string]int
+		repaired   []string
+		calls      int // model calls
+		patchNote  string
+		patched    uint64 // the version repairs were saved as
 	}{
 		{name: "every step holds", script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess},
@@ -141,6 +143,19 @@ func TestOnFailLadder(t *testing.T) {
 		{name: "retry(1) gives up after two tries", edit: onFail("company", "retry(1)"),
 			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, attempts: map[string]int{"company": 2}},
+		{name: "a retry looks again before it acts again", edit: onFail("sign-in", "retry(2)"),
+			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Later: &home}}, "register": {ok(confirmed)}},
+			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 2}, dispatched: map[string]int{"sign-in": 1}},
+		{name: "a retry acts again when nothing was sent", edit: onFail("sign-in", "retry(2)"),
+			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(away), ok(home)}, "register": {ok(confirmed)}},
+			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 2}, dispatched: map[string]int{"sign-in": 2}},
+		{name: "a retry does not act again after a try that sent", edit: onFail("sign-in", "retry(2)"),
+			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
+			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrUnrepeatable, attempts: map[string]int{"sign-in": 2}, dispatched: map[string]int{"sign-in": 1}},
+		{name: "a repair is not run after a try that sent", edit: onFail("sign-in", "repair"),
+			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
+			planner: &planner{repair: replacement("button", "Log in")},
+			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrUnrepeatable, dispatched: map[string]int{"sign-in": 1}},
 		{name: "a contract change is never retried", edit: onFail("register", "retry(3)"),
 			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged), ok(confirmed)}},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrContractChanged, attempts: map[string]int{"register": 1}},
@@ -227,6 +242,17 @@ func TestOnFailLadder(t *testing.T) {
 			}
 			if !d.Closed() {
 				t.Error("the executor left its dispatcher open")
+			}
+			for step, want := range c.dispatched {
+				got := 0
+				for _, call := range d.Calls() {
+					if call.StepID == step {
+						got++
+					}
+				}
+				if got != want {
+					t.Errorf("step %s acted %d times, want %d", step, got, want)
+				}
 			}
 			var repaired []string
 			for _, s := range res.Steps {

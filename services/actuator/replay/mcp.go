@@ -49,6 +49,7 @@ type MCPDispatcher struct {
 	last     schema.World
 	bound    map[string]string // for the next call's record
 	resolved *schema.Target    // the control the last call acted on
+	wrote    []string          // the last step's calls the server answered
 }
 
 // OpenMCPDispatcher starts the server, initializes a session and lists
@@ -164,7 +165,7 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 		}
 	}
 	d.mu.Lock()
-	d.resolved = nil
+	d.resolved, d.wrote = nil, nil
 	d.mu.Unlock()
 	if !d.probes(tool, args) {
 		return d.call(ctx, stepID, tool, args, false)
@@ -304,6 +305,7 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 	call.Seq, call.ID = d.seq, fmt.Sprintf("%s-m%d", d.cfg.RunID, d.seq)
 	if failure == nil && !probe {
 		d.last = world
+		d.wrote = append(d.wrote, "tools/call "+tool)
 	}
 	d.mu.Unlock()
 	if d.cfg.Runs != nil && d.cfg.RunID != "" {
@@ -339,6 +341,15 @@ func (d *MCPDispatcher) World(context.Context) (schema.World, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.last, nil
+}
+
+// Wrote is the calls of the last step the server answered: a tool call
+// may change anything (a server's hints about its tools are its word, not
+// a guarantee), so a retry does not make one again.
+func (d *MCPDispatcher) Wrote() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.wrote
 }
 
 // Close ends the session, which stops the server.

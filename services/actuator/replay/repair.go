@@ -50,7 +50,7 @@ func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, atte
 	if _, err := x.patched([]patch{{step: fixed}}); err != nil {
 		return rep.Usage, fmt.Errorf("step %s: the repair proposes an invalid step: %w", s.ID, err)
 	}
-	if err := x.deterministic(ctx, &fixed, attempt+1); err != nil {
+	if _, err := x.deterministic(ctx, &fixed, attempt+1); err != nil {
 		return rep.Usage, fmt.Errorf("step %s failed (%v) and its repair did not hold: %w", s.ID, failure, err)
 	}
 	x.guard(&fixed)
@@ -79,10 +79,10 @@ func (x *replay) guard(s *schema.Step) {
 // dialog) is not part of the task, and the playbook stays as it was.
 func (x *replay) clear(ctx context.Context, s *schema.Step, clearing schema.Step, failure error, attempt int) error {
 	clearing.Kind = schema.StepDeterministic
-	if err := x.deterministic(ctx, &clearing, attempt+1); err != nil {
+	if _, err := x.deterministic(ctx, &clearing, attempt+1); err != nil {
 		return fmt.Errorf("step %s failed (%v) and clearing the way did not work: %w", s.ID, failure, err)
 	}
-	if err := x.deterministic(ctx, s, attempt+2); err != nil {
+	if _, err := x.deterministic(ctx, s, attempt+2); err != nil {
 		return fmt.Errorf("step %s failed (%v) and still fails once the way is clear: %w", s.ID, failure, err)
 	}
 	what := clearing.Tool

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rote-agent/rote/schema"
@@ -34,11 +35,25 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 		if s.OnFail.Policy == schema.FailRetry {
 			tries += s.OnFail.Retries
 		}
+		acted := false
 		for report.Attempts < tries {
 			report.Attempts++
-			if err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) {
+			if acted {
+				// The last try acted and its expect did not hold: look
+				// again before acting again (lookAgain).
+				again := false
+				if again, err = x.lookAgain(ctx, s, report.Attempts); !again {
+					break
+				}
+			}
+			if acted, err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) {
 				break
 			}
+		}
+		if err != nil && acted && s.OnFail.Policy == schema.FailRepair {
+			// A repair runs the step again on another control: not after
+			// a try that sent what that could repeat.
+			err = x.unrepeatable(err)
 		}
 		if err != nil && s.OnFail.Policy == schema.FailRepair && repairable(s, err) {
 			var usage schema.TokenUsage
@@ -79,23 +94,26 @@ func repairable(s *schema.Step, err error) bool {
 // retryable failures may pass on another try once the page settles; the
 // others would fail the same way again. An output not found in a call's
 // result is not retried: the call did its work, and calling again could
-// do it twice (create a second record).
+// do it twice (create a second record); nor is a check that failed after
+// an action that sent something (unrepeatable).
 func retryable(err error) bool {
 	var b *bindingError
 	return !hard(err) && !errors.As(err, &b) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrControlChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
-		!errors.Is(err, schema.ErrFingerprint)
+		!errors.Is(err, schema.ErrFingerprint) && !errors.Is(err, schema.ErrUnrepeatable)
 }
 
 // deterministic renders and dispatches a step and checks its expect.
-func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int) error {
+// acted says the step's action was done (its effect may have happened)
+// before what failed, if anything did: an expect, or an output not found.
+func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int) (acted bool, err error) {
 	args, err := schema.RenderValue(s.Args, x.bindings)
 	if err != nil {
-		return err
+		return false, err
 	}
 	argMap, _ := args.(map[string]any)
 	target, err := x.renderTarget(s.Target)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if r, ok := x.d.(BindingRecorder); ok {
 		r.RecordBindings(x.boundIn(s))
@@ -103,27 +121,32 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 	if a, ok := x.d.(Actor); ok && len(s.Expect) == 0 && len(s.Outputs) == 0 {
 		read, err := a.Act(ctx, s.ID, s.Tool, argMap, target)
 		if err != nil {
-			return err
+			return false, err
 		}
 		x.learnContract(s)
 		if s.Tool == string(schema.ActExtract) {
 			x.res.Answer = read
 		}
-		return nil
+		return true, nil
 	}
 	w, err := x.d.Dispatch(ctx, s.ID, s.Tool, argMap, target)
 	if err != nil {
-		return err
+		return false, err
 	}
 	x.learnContract(s)
-	if err := x.locateOutputs(s, w); err != nil {
-		return err
-	}
 	if s.Tool == string(schema.ActExtract) && w.Page {
 		var read string
 		if json.Unmarshal(w.Output, &read) == nil {
 			x.res.Answer = read
 		}
+	}
+	return true, x.holds(ctx, s, attempt, w)
+}
+
+// holds locates s's outputs in w and checks s's expects against it.
+func (x *replay) holds(ctx context.Context, s *schema.Step, attempt int, w schema.World) error {
+	if err := x.locateOutputs(s, w); err != nil {
+		return err
 	}
 	for _, exp := range s.Expect {
 		if err := x.check(ctx, s.ID, attempt, exp, w); err != nil {
@@ -131,6 +154,62 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 		}
 	}
 	return nil
+}
+
+// retryPause is how long a retry waits, times the tries before it, before
+// it looks at the world again.
+const retryPause = 250 * time.Millisecond
+
+// lookAgain is a retry of step s after a try that acted and whose expect
+// (or output) did not hold: the world may not have shown the action's
+// effect yet. It waits, looks again without acting (settled anew, where
+// the dispatcher can: Looker) and checks again: if it holds now, the step
+// passed on this attempt (err nil, again false). Otherwise again says
+// whether the action may be done again: not when the last try sent
+// something that may have changed the environment (Writer), which doing
+// it again could repeat (a second record, a second payment); the error is
+// then the check's, saying so. An extract is read again as it is.
+func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt int) (again bool, err error) {
+	if s.Tool == string(schema.ActExtract) {
+		return true, nil
+	}
+	select {
+	case <-time.After(time.Duration(attempt-1) * retryPause):
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	var w schema.World
+	if l, ok := x.d.(Looker); ok {
+		w, err = l.Look(ctx, s.ID)
+	} else {
+		w, err = x.d.World(ctx)
+	}
+	if err != nil {
+		return false, err
+	}
+	if err = x.holds(ctx, s, attempt, w); err == nil {
+		return false, nil
+	}
+	if u := x.unrepeatable(err); u != err {
+		return false, u
+	}
+	return true, err
+}
+
+// unrepeatable is err, failing a step whose last try acted, marked as not
+// to be done again when that try sent something that may have changed
+// the environment (Writer): an error of code CodeUnrepeatable, which no
+// retry or repair takes up, that says what was sent and what failed.
+func (x *replay) unrepeatable(err error) error {
+	wr, ok := x.d.(Writer)
+	if !ok {
+		return err
+	}
+	sent := wr.Wrote()
+	if len(sent) == 0 {
+		return err
+	}
+	return schema.Errorf(schema.CodeUnrepeatable, "%v; not done again: its try sent %s", err, strings.Join(sent, ", "))
 }
 
 // learnContract keeps what the control of s turned out to be, when s
