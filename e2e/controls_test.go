@@ -91,7 +91,9 @@ func TestDialogsAndEndlessLoads(t *testing.T) {
 		t.Errorf("the confirm was not declined:\n%s", obs.Render)
 	}
 	start := time.Now()
-	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: web.URL + "/endless"})
+	if ev := act(t, s, schema.Action{Kind: schema.ActNavigate, URL: web.URL + "/endless"}); !ev.Unsettled || !strings.Contains(ev.HeldBy, "load not ending") {
+		t.Errorf("the stopped load was not reported: unsettled %v, held by %q", ev.Unsettled, ev.HeldBy)
+	}
 	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
 	if obs := observe(t, s).Observation; !strings.Contains(obs.Render, `status "went"`) {
 		t.Errorf("the endless page did not take the click:\n%s", obs.Render)

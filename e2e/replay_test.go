@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -41,6 +42,14 @@ var vendorParams = map[string]string{
 	"street": "1 Main St", "city": "Berlin", "country": "Germany", "category": "Supplier",
 }
 
+// longVendor registers a vendor whose name is 234 characters long, with
+// runs of spaces in it.
+var longVendor = func() map[string]string {
+	v := maps.Clone(vendorParams)
+	v["company"] = "Initech  Holdings   " + strings.Repeat("Consolidated Widget Manufacturing ", 6) + "GmbH"
+	return v
+}()
+
 // browserReplay replays p against the portal at base in a browser of
 // n's, with n's executor.
 func browserReplay(t testing.TB, n *node.Node, p *schema.Playbook, base string, params map[string]string) *schema.ReplayResult {
@@ -72,6 +81,13 @@ func TestReplayPortalPlaybooks(t *testing.T) {
 		}, ""},
 		{"register-vendor", vendorParams, func(t *testing.T, st portal.State) {
 			if len(st.Vendors) != 1 || st.Vendors[0].CompanyName != "Initech" || st.Vendors[0].Country != "Germany" || st.Vendors[0].Category != "Supplier" || st.Vendors[0].Phone != "+49 30 1234567" {
+				t.Fatalf("vendors %+v", st.Vendors)
+			}
+		}, ""},
+		// A name longer than a render shows (its field's value is checked
+		// whole) with runs of spaces (shown as one by the page).
+		{"register-vendor", longVendor, func(t *testing.T, st portal.State) {
+			if len(st.Vendors) != 1 || st.Vendors[0].CompanyName != longVendor["company"] {
 				t.Fatalf("vendors %+v", st.Vendors)
 			}
 		}, ""},

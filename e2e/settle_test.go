@@ -182,8 +182,31 @@ func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 	}
 }
 
-// newStreamingSite is newSite with a WebSocket at /ws and an EventSource
-// at /sse besides: the socket, after the handshake, says hello after ms
+// TestSettleSaysWhatHeldThePage: a look that gave up at the settle's cap
+// says what held the page: the request it awaited, or its DOM. What a
+// document had in flight when the page left it does not hold the next.
+func TestSettleSaysWhatHeldThePage(t *testing.T) {
+	t.Parallel()
+	b := planes(t)
+	web := newStreamingSite(t, map[string]string{
+		"/poll":  `<main><h1>Waiting</h1><script>fetch('/hang');</script></main>`,
+		"/clock": `<main><h1>Clock</h1><p id="c"></p><script>(function tick() { document.getElementById('c').textContent = Math.random(); requestAnimationFrame(tick); })();</script></main>`,
+		"/leave": `<main><h1>Leaving</h1><script>fetch('/hang'); setTimeout(() => { location.href = '/left'; }, 100);</script></main>`,
+		"/left":  `<main><h1>Left</h1></main>`,
+	})
+	for page, want := range map[string]string{"/poll": "awaiting GET " + web.URL + "/hang", "/clock": "its DOM still changing", "/leave": ""} {
+		t.Run(page, func(t *testing.T) {
+			t.Parallel()
+			rep := observe(t, session(t, b, web.URL+page))
+			if rep.Settled != (want == "") || rep.Observation.Stats.HeldBy != want {
+				t.Errorf("settled %v, held by %q, want %q", rep.Settled, rep.Observation.Stats.HeldBy, want)
+			}
+		})
+	}
+}
+
+// newStreamingSite is newSite with a WebSocket at /ws, an EventSource at
+// /sse and a request that never answers at /hang besides: the socket, after the handshake, says hello after ms
 // (?greet=1), answers each message after ms, and pushes a message every
 // push ms (?push=N) on its own; the event source sends its first message
 // after ms.
@@ -197,6 +220,8 @@ func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 		switch r.URL.Path {
 		case "/ws":
 			serveSocket(w, r, r.URL.Query().Get("greet") == "1", ms("ms"), ms("push"))
+		case "/hang":
+			<-r.Context().Done()
 		case "/sse":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.(http.Flusher).Flush()

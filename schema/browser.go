@@ -22,9 +22,11 @@ type ObservationStats struct {
 	Distill     time.Duration `msgpack:"distill" json:"distill"`
 	// Settle is how long the page took to settle before it was captured;
 	// Unsettled says the wait gave up at its cap and the capture went
-	// ahead on a page still changing.
+	// ahead on a page still changing, and HeldBy what held it ("awaiting
+	// GET http://…/poll", "its DOM still changing").
 	Settle    time.Duration `msgpack:"settle,omitempty" json:"settle,omitempty"`
 	Unsettled bool          `msgpack:"unsettled,omitempty" json:"unsettled,omitempty"`
+	HeldBy    string        `msgpack:"held_by,omitempty" json:"held_by,omitempty"`
 }
 
 // BrowserObserved is one observation of a page as the planner saw it.
@@ -81,9 +83,11 @@ type BrowserAction struct {
 	Action     Action        `msgpack:"action" json:"action"`
 	Resolution Resolution    `msgpack:"resolution,omitempty" json:"resolution,omitempty"`
 	SettleWait time.Duration `msgpack:"settle_wait" json:"settle_wait"`
-	// Unsettled says the settle gave up at its cap: the action went ahead
-	// on a page still changing.
+	// Unsettled says the settle gave up at its cap, or a navigation's
+	// load did not end and was stopped: the action went ahead on a page
+	// still changing. HeldBy says what held it.
 	Unsettled bool          `msgpack:"unsettled,omitempty" json:"unsettled,omitempty"`
+	HeldBy    string        `msgpack:"held_by,omitempty" json:"held_by,omitempty"`
 	Duration  time.Duration `msgpack:"duration" json:"duration"`
 	// Timing is where the rest of Duration went.
 	Timing ActionTiming `msgpack:"timing,omitempty" json:"timing,omitempty"`

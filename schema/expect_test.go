@@ -118,6 +118,8 @@ func TestEvaluate(t *testing.T) {
 		{page, `{"url_contains": "/users"}`, false},
 		{page, `{"text_visible": "Acme registered"}`, true},
 		{page, `{"text_visible": "Globex"}`, false},
+		{page, `{"text_visible": "  Vendor   Acme\n registered "}`, true}, // a page shows runs of white space as one
+		{page, `{"text_visible": "VendorAcme"}`, false},
 		{page, `{"selector_visible": "k3f9q2"}`, true},
 		{page, `{"selector_visible": "button \"Save\""}`, true},
 		{page, `{"selector_visible": "button \"Delete\""}`, false},
@@ -129,6 +131,7 @@ func TestEvaluate(t *testing.T) {
 		{tool, `{"exit_code": 0}`, true},
 		{tool, `{"exit_code": 1}`, false},
 		{tool, `{"text_visible": "issue #12"}`, true},
+		{tool, `{"text_visible": "issue  #12"}`, false}, // a tool's text is as it is
 		{tool, `{"json_path_exists": "$.tags[0]"}`, true},
 		{tool, `{"json_path_exists": "$.tags[-1]"}`, true},
 		{tool, `{"json_path_exists": "$.tags[1]"}`, false},

@@ -84,8 +84,10 @@ type ObserveRequest struct {
 	// Settled is how long the page took to settle before this request:
 	// recorded with the observation.
 	Settled time.Duration `msgpack:"settled,omitempty"`
-	// Unsettled says that wait gave up at its cap.
-	Unsettled bool `msgpack:"unsettled,omitempty"`
+	// Unsettled says that wait gave up at its cap, and HeldBy what held
+	// the page.
+	Unsettled bool   `msgpack:"unsettled,omitempty"`
+	HeldBy    string `msgpack:"held_by,omitempty"`
 }
 
 // ObserveReply carries an observation or the reason there is none.

@@ -108,8 +108,18 @@ func (o *Observation) MaskSecrets(secrets map[string]string) {
 	}
 	o.URL, o.Title = MaskSecrets(o.URL, secrets), MaskSecrets(o.Title, secrets)
 	o.Render, o.Text = MaskSecrets(o.Render, secrets), MaskSecrets(o.Text, secrets)
-	for i := range o.Nodes {
-		n := &o.Nodes[i]
+	MaskNodeSecrets(o.Nodes, secrets)
+}
+
+// MaskNodeSecrets masks secrets (MaskSecrets) in the names, values,
+// context, cells and options of nodes: before they are rendered, so that
+// a long secret the render clips is masked whole, not shown cut.
+func MaskNodeSecrets(nodes []ObservedNode, secrets map[string]string) {
+	if len(secrets) == 0 {
+		return
+	}
+	for i := range nodes {
+		n := &nodes[i]
 		n.Name, n.Value, n.Context = MaskSecrets(n.Name, secrets), MaskSecrets(n.Value, secrets), MaskSecrets(n.Context, secrets)
 		for _, list := range [][]string{n.Cells, n.Options} {
 			for k := range list {

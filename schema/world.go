@@ -84,6 +84,11 @@ func (e Expect) eval(w World) (bool, string, error) {
 		}
 		return strings.Contains(w.URL, e.Arg), "url " + w.URL, nil
 	case OpTextVisible:
+		if w.Page {
+			// A page shows runs of white space as one space, and its text
+			// breaks lines between blocks: so are both read.
+			return strings.Contains(collapseSpace(w.Text), collapseSpace(e.Arg)), fmt.Sprintf("%d characters of text", len(w.Text)), nil
+		}
 		return strings.Contains(w.Text, e.Arg), fmt.Sprintf("%d characters of text", len(w.Text)), nil
 	case OpOutputMatches:
 		text, err := w.outputText()
@@ -110,6 +115,10 @@ func (e Expect) eval(w World) (bool, string, error) {
 	want, _ := CanonicalJSON(e.Value)
 	return ok && gotJSON == string(want), fmt.Sprintf("%s is %s", e.Arg, Clip(gotJSON, 80)), nil
 }
+
+// collapseSpace is s with each run of white space one space, and none at
+// either end.
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // output decodes w.Output, or says the world has none.
 func (w World) output() (any, error) {

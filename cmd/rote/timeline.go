@@ -102,15 +102,18 @@ func describeEvent(ev schema.Event) string {
 		return fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Direction, byteSize(e.Size), e.Reason)
 	case *schema.BrowserObserved:
 		return fmt.Sprintf("#%d %s %s, %d nodes, %d chars, %d tokens; settle %s, capture %s, distill %s", e.Seq, e.Kind, e.URL, e.Stats.Nodes, e.Stats.Chars, e.Stats.Tokens,
-			settleText(e.Stats.Settle, e.Stats.Unsettled), millis(e.Stats.Capture), millis(e.Stats.Distill))
+			settleText(e.Stats.Settle, e.Stats.Unsettled, e.Stats.HeldBy), millis(e.Stats.Capture), millis(e.Stats.Distill))
 	case *schema.BrowserAction:
 		s := fmt.Sprintf("#%d %s", e.Seq, e.Action.Kind)
 		if t := e.Action.Target; t != nil {
 			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
 		}
-		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), settleText(e.SettleWait, e.Unsettled), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
+		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), millis(e.SettleWait), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
 		if e.Timing.Send > 0 {
 			s += ", send " + millis(e.Timing.Send)
+		}
+		if e.Unsettled {
+			s += " (went ahead on a page still changing: " + cmp.Or(e.HeldBy, "held by something") + ")"
 		}
 		switch {
 		case e.Picked != "":
@@ -175,11 +178,11 @@ func millis(d time.Duration) string {
 	return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
 }
 
-// settleText is a settle wait, and whether it gave up on a page still
-// changing.
-func settleText(d time.Duration, unsettled bool) string {
+// settleText is a settle wait, and, when it gave up on a page still
+// changing, what held it.
+func settleText(d time.Duration, unsettled bool, heldBy string) string {
 	if unsettled {
-		return millis(d) + " (gave up: the page was still changing)"
+		return millis(d) + " (gave up: " + cmp.Or(heldBy, "the page was still changing") + ")"
 	}
 	return millis(d)
 }

@@ -344,14 +344,15 @@ func (s *session) extract(el *element) (string, error) {
 }
 
 // navigate loads rawURL, resolved against the current page, and waits for
-// the load event (at most loadWait). An address the session may not load
-// (see schema.CheckNavigation) is out_of_origin, before anything is
-// sent; a load the gate refused on the way (a redirect off the origins)
-// is its refusal.
-func (s *session) navigate(rawURL string) error {
+// the load event (at most loadWait, after which the load is stopped and
+// stopped is true). An address the session may not load (see
+// schema.CheckNavigation) is out_of_origin, before anything is sent; a
+// load the gate refused on the way (a redirect off the origins) is its
+// refusal.
+func (s *session) navigate(rawURL string) (stopped bool, err error) {
 	current, err := chromedp.Run(s.ctx, chromedp.Location())
 	if err != nil {
-		return s.fail(err)
+		return false, s.fail(err)
 	}
 	target := rawURL
 	if base, err := url.Parse(current); err == nil && base.Scheme != "about" {
@@ -360,29 +361,30 @@ func (s *session) navigate(rawURL string) error {
 		}
 	}
 	if _, err := schema.CheckNavigation(target, s.gate.origins); err != nil {
-		return err
+		return false, err
 	}
 	loading, cancel := context.WithTimeout(s.ctx, loadWait)
 	defer cancel()
 	err = chromedp.Do(loading, chromedp.Navigate(target))
 	refused := s.gate.take()
 	if refused != nil {
-		return refused // a redirect off the origins, answered at the gate
+		return false, refused // a redirect off the origins, answered at the gate
 	}
 	if err != nil && loading.Err() != nil && s.ctx.Err() == nil {
 		// The page is there but never finished loading (an image or a
 		// frame whose response never ends): it is stopped as it is, as a
 		// person would press stop, rather than holding the session, whose
 		// every later call waited behind it.
+		stopped = true
 		err = s.run(func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, page.StopLoading, cdp.Empty{})
 			return err
 		})
 	}
 	if err != nil {
-		return s.fail(fmt.Errorf("navigate to %s: %w", target, err))
+		return stopped, s.fail(fmt.Errorf("navigate to %s: %w", target, err))
 	}
-	return nil
+	return stopped, nil
 }
 
 // loadWait is how long a navigation waits for its page's load event

@@ -1,6 +1,7 @@
 package actuator
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,11 @@ const maxSent = 16
 type request struct {
 	frame cdp.FrameID
 	url   string
+	what  string // "METHOD url", as a settle that gave up names it
+	// loader is the document load the request belongs to: the main
+	// frame's next document ends the others, whose ends the browser
+	// does not always report.
+	loader cdp.LoaderID
 	// answered is when its response arrived, and last when it last
 	// received anything (zero until it is answered).
 	answered, last time.Time
@@ -58,6 +64,7 @@ type request struct {
 // activity: what it changes on the page, the page's watch sees.
 type stream struct {
 	awaiting time.Time // since when an answer is awaited; zero: none
+	what     string    // "WebSocket url", "EventSource url"
 }
 
 // streamWait and streamIdle are how long a stream awaits an answer before
@@ -152,7 +159,8 @@ func (n *netTracker) onEvent(ev any) {
 		if e.Type == network.ResourceTypeWebSocket || (e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
 			return
 		}
-		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, document: e.Type == network.ResourceTypeDocument}
+		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, what: e.Request.Method + " " + e.Request.URL, loader: e.LoaderID,
+			document: e.Type == network.ResourceTypeDocument}
 		if m := e.Request.Method; m != "GET" && m != "HEAD" && m != "OPTIONS" {
 			n.sent = append(n.sent, sentRequest{at: time.Now(), what: m + " " + e.Request.URL})
 			if len(n.sent) > maxSent {
@@ -179,6 +187,18 @@ func (n *netTracker) onEvent(ev any) {
 		if !n.finish(e.RequestID) {
 			return
 		}
+	case *page.EventFrameNavigated:
+		if e.Frame == nil || e.Frame.ParentID != "" || (n.main != "" && e.Frame.ID != n.main) {
+			return
+		}
+		// A new document in the main frame: what the old one had in
+		// flight (a long poll, a socket) went with it.
+		for id, r := range n.pending {
+			if r.loader != e.Frame.LoaderID {
+				delete(n.pending, id)
+			}
+		}
+		clear(n.streams)
 	case *page.EventFrameStartedLoading:
 		if n.main == "" || e.FrameID != n.main {
 			return
@@ -219,13 +239,13 @@ func (n *netTracker) onStream(ev any) (handled, active bool) {
 	}
 	switch e := ev.(type) {
 	case *network.EventWebSocketCreated:
-		n.streams[e.RequestID] = &stream{awaiting: time.Now()}
+		n.streams[e.RequestID] = &stream{awaiting: time.Now(), what: "WebSocket " + e.URL}
 		return true, true
 	case *network.EventRequestWillBeSent:
 		if e.Type != network.ResourceTypeEventSource {
 			return false, false
 		}
-		n.streams[e.RequestID] = &stream{awaiting: time.Now()}
+		n.streams[e.RequestID] = &stream{awaiting: time.Now(), what: "EventSource " + e.Request.URL}
 		return true, true
 	case *network.EventWebSocketFrameSent:
 		if st := n.streams[e.RequestID]; st != nil {
@@ -292,6 +312,8 @@ type netState struct {
 	// read, or the first stream awaiting an answer, stops counting; zero
 	// when none will.
 	unread time.Time
+	// awaited names what counts as in flight ("GET url", "WebSocket url").
+	awaited []string
 }
 
 // busy reports whether something is still on its way.
@@ -318,6 +340,7 @@ func (n *netTracker) state(acted time.Time) netState {
 		}
 		if gone := r.awaiting.Add(wait); now.Before(gone) {
 			st.pending++
+			st.awaited = append(st.awaited, r.what)
 			if st.unread.IsZero() || gone.Before(st.unread) {
 				st.unread = gone
 			}
@@ -326,14 +349,17 @@ func (n *netTracker) state(acted time.Time) netState {
 	for _, r := range n.pending {
 		if r.answered.IsZero() || r.document {
 			st.pending++
+			st.awaited = append(st.awaited, r.what)
 			continue
 		}
 		if stale := r.last.Add(unreadBody); now.Before(stale) {
 			st.pending++
+			st.awaited = append(st.awaited, r.what)
 			if st.unread.IsZero() || stale.Before(st.unread) {
 				st.unread = stale
 			}
 		}
 	}
+	slices.Sort(st.awaited)
 	return st
 }

@@ -332,14 +332,15 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
+	wait, held, err := sess.settle(ctx, s.cfg.Settle)
 	if err == nil {
 		err = sess.gate.take()
 	}
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
-	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait, Unsettled: !settled})
+	settled := held == ""
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{RunID: req.RunID, StepID: req.StepID, Seq: sess.nextSeq(), Diff: req.Diff, Budget: req.Budget, Settled: wait, Unsettled: !settled, HeldBy: held})
 	if err != nil {
 		return nil, s.stopping(ctx, req.RunID, err)
 	}
@@ -535,8 +536,11 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	if err := a.ValidatePick(); err != nil {
 		return "", "", err
 	}
-	wait, settled, err := sess.settle(ctx, s.cfg.Settle)
-	ev.SettleWait, ev.Unsettled = wait, !settled && err == nil
+	wait, held, err := sess.settle(ctx, s.cfg.Settle)
+	if err == nil && held != "" {
+		ev.Unsettled, ev.HeldBy = true, held
+	}
+	ev.SettleWait = wait
 	if err == nil {
 		err = sess.gate.take() // a load refused since the last look: the page did not go where the run meant
 	}
@@ -548,7 +552,11 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	switch a.Kind {
 	case schema.ActNavigate:
 		defer func() { t.Dispatch = time.Since(began) }()
-		return "", "", sess.navigate(a.URL) // it takes the gate's word on the load
+		stopped, err := sess.navigate(a.URL) // it takes the gate's word on the load
+		if stopped {
+			ev.Unsettled, ev.HeldBy = true, fmt.Sprintf("its load not ending within %s: stopped", loadWait)
+		}
+		return "", "", err
 	case schema.ActDone, schema.ActFail:
 		return "", "", nil
 	}
@@ -633,7 +641,10 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 			serr = sess.awaitSend(ctx, s.cfg.Settle)
 		}
 		if serr == nil {
-			_, _, serr = sess.settle(ctx, s.cfg.Settle)
+			var held string
+			if _, held, serr = sess.settle(ctx, s.cfg.Settle); serr == nil && held != "" {
+				ev.Unsettled, ev.HeldBy = true, held
+			}
 		}
 		if gerr := sess.disarm(guard); gerr != nil && (err == nil || errors.Is(gerr, schema.ErrContractChanged)) {
 			err = gerr

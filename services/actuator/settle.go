@@ -121,10 +121,11 @@ const settleScript = `(() => {
 // settle waits until the page is settled (see SettleConfig). The page
 // watches its own DOM and timers and answers once they are quiet; the
 // network is followed by its events, and a wait on it ends at its next
-// event. It returns how long it waited and whether the page settled; a
-// page that never settles is not an error (the caller acts and reports
-// the wait). The error is the context's, or the browser's death.
-func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, bool, error) {
+// event. It returns how long it waited and, when it gave up at its cap,
+// what held the page (heldBy); a page that never settles is not an error
+// (the caller acts and reports the wait). The error is the context's, or
+// the browser's death.
+func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, string, error) {
 	cfg = cfg.orDefault()
 	start := time.Now()
 	deadline := start.Add(cfg.Cap)
@@ -142,15 +143,15 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		if !net.busy() {
 			probe, err = s.watchPage(ctx, cfg, since, s.acted, deadline)
 			if err != nil && !s.browser.proc.Alive() {
-				return time.Since(start), false, s.fail(err)
+				return time.Since(start), "", s.fail(err)
 			}
 			if ctx.Err() != nil {
-				return time.Since(start), false, ctx.Err()
+				return time.Since(start), "", ctx.Err()
 			}
 		}
 		now := time.Now()
 		if probe.Blank && s.acted.IsZero() {
-			return now.Sub(start), true, nil // nothing loaded, nothing to wait for
+			return now.Sub(start), "", nil // nothing loaded, nothing to wait for
 		}
 		// An error is a navigation replacing the document under the
 		// script: change, not failure.
@@ -159,10 +160,10 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		if err == nil && !net.busy() && probe.Watch && probe.Ready == "complete" && !probe.Timer &&
 			time.Duration(probe.IdleMS*float64(time.Millisecond)) >= cfg.Quiet && quietNet {
 			s.watched = probe
-			return now.Sub(start), true, nil
+			return now.Sub(start), "", nil
 		}
 		if !now.Before(deadline) {
-			return now.Sub(start), false, nil
+			return now.Sub(start), heldBy(after, probe, err == nil && !net.busy()), nil
 		}
 		// Wait for the network's next change when it is busy; otherwise
 		// look again after what is left of its quiet, or shortly when the
@@ -181,7 +182,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(start), false, ctx.Err()
+			return time.Since(start), "", ctx.Err()
 		case <-after.changed:
 		case <-wake:
 		case <-time.After(time.Until(deadline)):
@@ -197,6 +198,24 @@ func (s *session) actedOnPage() time.Time {
 		return time.Time{}
 	}
 	return s.acted
+}
+
+// heldBy says what held a page that did not settle by the cap: the
+// network, or, when the page's watch answered (looked), the page itself.
+func heldBy(net netState, probe settleProbe, looked bool) string {
+	switch {
+	case net.loading:
+		return "its document still loading"
+	case net.busy():
+		return "awaiting " + schema.ClipList(net.awaited, 2)
+	case !looked || !probe.Watch:
+		return "its watch not answering"
+	case probe.Ready != "complete":
+		return "its document not complete"
+	case probe.Timer:
+		return "work it scheduled still due"
+	}
+	return "its DOM still changing"
 }
 
 // awaitSend waits, after a control that sends was used, until the

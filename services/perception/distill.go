@@ -54,10 +54,13 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
-// Limits on what one node carries.
+// Limits on what one node carries. A field's value is kept whole up to
+// maxValueChars, for the checks that compare it (input_value); the render
+// shows its first maxTextChars.
 const (
-	maxTextChars = 160
-	maxNameChars = 200
+	maxTextChars  = 160
+	maxNameChars  = 200
+	maxValueChars = 2000
 )
 
 // node is a distilled node before it gets its id.
@@ -593,7 +596,7 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 	if v := prop(n, "invalid"); v != "" && v != "false" {
 		states = append(states, "invalid")
 	}
-	return schema.Clip(value, maxTextChars), states
+	return schema.Clip(value, maxValueChars), states
 }
 
 // contract is what the control is: tag and input type, the target of a

@@ -27,7 +27,7 @@ func line(n schema.ObservedNode) string {
 	b.WriteString(strconv.Quote(n.Name))
 	if n.Value != "" {
 		b.WriteString(" = ")
-		b.WriteString(strconv.Quote(n.Value))
+		b.WriteString(strconv.Quote(schema.Clip(n.Value, maxTextChars)))
 	}
 	if len(n.States) > 0 {
 		b.WriteString(" [")
@@ -248,7 +248,7 @@ func changed(was, now schema.ObservedNode) string {
 	b.WriteString(now.ID)
 	if was.Value != now.Value {
 		b.WriteString(" = ")
-		b.WriteString(strconv.Quote(now.Value))
+		b.WriteString(strconv.Quote(schema.Clip(now.Value, maxTextChars)))
 	}
 	if strings.Join(was.States, " ") != strings.Join(now.States, " ") {
 		b.WriteString(" [")

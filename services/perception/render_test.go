@@ -139,3 +139,26 @@ func TestChangedLines(t *testing.T) {
 		}
 	}
 }
+
+// TestLongValuesAndSecrets: a field's value is kept whole for the checks
+// and shown cut in the render; a secret longer than the render shows is
+// masked whole, not shown cut (masked before the render).
+func TestLongValuesAndSecrets(t *testing.T) {
+	long := strings.Repeat("Consolidated Widget Manufacturing ", 8)
+	secret := strings.Repeat("s3cret-", 40)
+	nodes := []schema.ObservedNode{
+		{ID: "aaaaaa", Role: "textbox", Name: "Company", Value: long},
+		{ID: "bbbbbb", Role: "textbox", Name: "Token", Value: secret},
+	}
+	schema.MaskNodeSecrets(nodes, map[string]string{"token": secret})
+	if nodes[0].Value != long || nodes[1].Value != "{{token}}" {
+		t.Fatalf("values %q, %q", nodes[0].Value, nodes[1].Value)
+	}
+	shown := line(nodes[0])
+	if strings.Contains(shown, long) || !strings.Contains(shown, schema.Clip(long, maxTextChars)) {
+		t.Fatalf("the render shows %q", shown)
+	}
+	if shown := line(nodes[1]); strings.Contains(shown, "s3cret") {
+		t.Fatalf("the render shows the secret: %q", shown)
+	}
+}

@@ -109,12 +109,12 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	if budget <= 0 {
 		budget = s.cfg.Budget
 	}
-	obs, err := s.build(c, key, req.Diff, min(budget, EmergencyCeiling))
+	obs, err := s.build(c, key, req.Diff, min(budget, EmergencyCeiling), req.Secrets)
 	if err != nil {
 		return nil, err
 	}
 	obs.MaskSecrets(req.Secrets) // a secret typed into a plain field, or shown by the page
-	obs.Stats.Settle, obs.Stats.Unsettled = req.Settled, req.Unsettled
+	obs.Stats.Settle, obs.Stats.Unsettled, obs.Stats.HeldBy = req.Settled, req.Unsettled, req.HeldBy
 	if req.RunID != "" {
 		ev := &schema.BrowserObserved{
 			Meta:  schema.Meta{ID: fmt.Sprintf("%s-b%d", req.RunID, req.Seq), Time: time.Now()},
@@ -128,12 +128,13 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	return &schema.ObserveReply{Observation: *obs}, nil
 }
 
-// build distills a capture and renders it: a diff against the grounded
-// observation of key when asked for and worth it, else the full page,
-// which becomes the new grounded observation.
-func (s *Service) build(c *capture, key string, wantDiff bool, budget int) (*schema.Observation, error) {
+// build distills a capture, masks secrets in its nodes, and renders it: a
+// diff against the grounded observation of key when asked for and worth
+// it, else the full page, which becomes the new grounded observation.
+func (s *Service) build(c *capture, key string, wantDiff bool, budget int, secrets map[string]string) (*schema.Observation, error) {
 	start := time.Now()
 	nodes := observedNodes(distill(c))
+	schema.MaskNodeSecrets(nodes, secrets)
 	distilled := time.Since(start)
 	full, bootstrap, err := renderFull(c.url, c.title, nodes, budget)
 	if err != nil {
