@@ -33,7 +33,7 @@ func writeTimeline(w io.Writer, envs []bus.Envelope) {
 	if steps := f.StepTimes(); len(steps) > 0 {
 		writeStepTimes(w, steps)
 	}
-	fmt.Fprintf(w, "= %s; %d step(s), %d model call(s), %d tokens, by its events\n", f.Manifest().Outcome, f.Steps(), len(f.LLMCalls), schema.LogicalTokens(f.Usage()))
+	fmt.Fprintf(w, "= %s; %d action(s) or tool call(s), %d model call(s), %d tokens, by its events\n", f.Manifest().Outcome, f.Steps(), len(f.LLMCalls), schema.LogicalTokens(f.Usage()))
 }
 
 // shortType drops the version suffix: "trajectory.tool_call".

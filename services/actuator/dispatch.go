@@ -102,6 +102,9 @@ func (s *session) point(el *element) (float64, float64, error) {
 	var x, y float64
 	err := s.runIn(el, func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.backend}); err != nil {
+			if strings.Contains(err.Error(), "detached") {
+				return schema.Errorf(schema.CodeNotFound, "the element left the page as it was about to be acted on (the page replaced it)")
+			}
 			return schema.Errorf(schema.CodeNotFound, "cannot scroll to the element: %v", err)
 		}
 		quads, err := cdp.Call(ctx, t, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.backend})

@@ -291,8 +291,5 @@ func toolError(result json.RawMessage) *schema.CallError {
 			break
 		}
 	}
-	if len(msg) > 500 {
-		msg = msg[:500] + "…"
-	}
-	return &schema.CallError{Kind: schema.CallErrorTool, Message: msg}
+	return &schema.CallError{Kind: schema.CallErrorTool, Message: schema.Clip(msg, 500)}
 }

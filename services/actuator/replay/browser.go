@@ -159,8 +159,8 @@ func (d *BrowserDispatcher) World(ctx context.Context) (schema.World, error) {
 
 // Records reads the keys of the records target's pick names, and the
 // page whole, from one observation.
-func (d *BrowserDispatcher) Records(ctx context.Context, target *schema.Target) ([]string, schema.World, error) {
-	rep, err := d.session.Observe(ctx, "", false, 0)
+func (d *BrowserDispatcher) Records(ctx context.Context, stepID string, target *schema.Target) ([]string, schema.World, error) {
+	rep, err := d.session.Observe(ctx, stepID, false, 0)
 	if err != nil {
 		return nil, schema.World{}, err
 	}
@@ -173,9 +173,10 @@ func (d *BrowserDispatcher) observe(ctx context.Context, stepID string) (schema.
 	return d.observeAs(ctx, stepID, true)
 }
 
-// Look observes the page for step stepID again, settled anew.
-func (d *BrowserDispatcher) Look(ctx context.Context, stepID string) (schema.World, error) {
-	return d.observeAs(ctx, stepID, true)
+// Look observes the page for step stepID, settled anew: whole, or as
+// what changed since the last whole look.
+func (d *BrowserDispatcher) Look(ctx context.Context, stepID string, whole bool) (schema.World, error) {
+	return d.observeAs(ctx, stepID, !whole)
 }
 
 // Wrote is what the page sent since the last action that may change

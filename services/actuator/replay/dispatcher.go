@@ -34,10 +34,12 @@ type Actor interface {
 	Act(ctx context.Context, stepID, tool string, args map[string]any, target *schema.Target) (string, error)
 }
 
-// A Looker is a Dispatcher that can look at the world again for a step,
-// settled anew, without acting: a retry looks before it acts again.
+// A Looker is a Dispatcher that can look at the world for a step,
+// settled anew, without acting, whole or as what changed: a retry looks
+// before it acts again; a repair, slot or judgment prompt shows the page
+// whole. The look is the step's, in the run's time breakdown.
 type Looker interface {
-	Look(ctx context.Context, stepID string) (schema.World, error)
+	Look(ctx context.Context, stepID string, whole bool) (schema.World, error)
 }
 
 // A Writer is a Dispatcher that can say what its last action sent that
@@ -55,10 +57,11 @@ type Resolver interface {
 }
 
 // A RecordReader is a Dispatcher that can read, from one look at the
-// page as it is, the keys of the records a target's pick names and the
-// whole page: the options and the page of a judgment among records.
+// page as it is for step stepID, the keys of the records a target's pick
+// names and the whole page: the options and the page of a judgment among
+// records.
 type RecordReader interface {
-	Records(ctx context.Context, target *schema.Target) ([]string, schema.World, error)
+	Records(ctx context.Context, stepID string, target *schema.Target) ([]string, schema.World, error)
 }
 
 // Opener opens a Dispatcher whose events belong to run runID. A browser

@@ -24,9 +24,9 @@ func (x *replay) askPlanner(ctx context.Context, s *schema.Step) (schema.TokenUs
 		if !ok {
 			return schema.TokenUsage{}, schema.Errorf(schema.CodeNotApplicable, "step %s chooses among records on a page, and this replay drives no page", s.ID)
 		}
-		options, w, err = r.Records(ctx, s.Target)
+		options, w, err = r.Records(ctx, s.ID, s.Target)
 	} else {
-		w, err = x.d.World(ctx)
+		w, err = x.look(ctx, s.ID, true)
 	}
 	if err != nil {
 		return schema.TokenUsage{}, err

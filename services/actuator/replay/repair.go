@@ -23,7 +23,7 @@ type patch struct {
 // kept, to be saved as a new playbook version if the replay verifies;
 // otherwise the replay falls back.
 func (x *replay) repair(ctx context.Context, s *schema.Step, failure error, attempt int) (schema.TokenUsage, error) {
-	w, err := x.d.World(ctx)
+	w, err := x.look(ctx, s.ID, true)
 	if err != nil {
 		return schema.TokenUsage{}, err
 	}

@@ -178,12 +178,7 @@ func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt int) (ag
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-	var w schema.World
-	if l, ok := x.d.(Looker); ok {
-		w, err = l.Look(ctx, s.ID)
-	} else {
-		w, err = x.d.World(ctx)
-	}
+	w, err := x.look(ctx, s.ID, false)
 	if err != nil {
 		return false, err
 	}
@@ -194,6 +189,15 @@ func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt int) (ag
 		return false, u
 	}
 	return true, err
+}
+
+// look is the world now for step stepID (Looker), whole or as what
+// changed; a dispatcher that cannot look for a step gives its World.
+func (x *replay) look(ctx context.Context, stepID string, whole bool) (schema.World, error) {
+	if l, ok := x.d.(Looker); ok {
+		return l.Look(ctx, stepID, whole)
+	}
+	return x.d.World(ctx)
 }
 
 // unrepeatable is err, failing a step whose last try acted, marked as not
