@@ -83,9 +83,15 @@ func TestBadInputsGiveTypedErrors(t *testing.T) {
 			p.Steps = append(p.Steps, schema.Step{ID: "pick", Kind: schema.StepJudgment, Prompt: "pick", Options: []string{"a", "b"}, Needs: []string{"say"}})
 		}), map[string]string{"text": "hi"}, true, nil, schema.OutcomeFallback, schema.ErrUnavailable},
 		{"repair, no planner", with(func(p *schema.Playbook) {
-			p.Steps[0].Expect = []schema.Expect{{Op: schema.OpTextVisible, Arg: "never said"}}
+			p.Steps[0].Tool = "teleport"
 			p.Steps[0].OnFail = schema.OnFail{Policy: schema.FailRepair}
 		}), map[string]string{"text": "hi"}, true, nil, schema.OutcomeFallback, schema.ErrRepairUnavailable},
+		// A call the server answered may have changed something: no
+		// repair makes another in its place.
+		{"repair after a call that was answered", with(func(p *schema.Playbook) {
+			p.Steps[0].Expect = []schema.Expect{{Op: schema.OpTextVisible, Arg: "never said"}}
+			p.Steps[0].OnFail = schema.OnFail{Policy: schema.FailRepair}
+		}), map[string]string{"text": "hi"}, true, nil, schema.OutcomeFallback, schema.ErrUnrepeatable},
 		{"expect the world cannot answer", with(func(p *schema.Playbook) {
 			p.Steps[0].Expect = []schema.Expect{{Op: schema.OpURLContains, Arg: "/x"}}
 		}), map[string]string{"text": "hi"}, true, nil, schema.OutcomeFailed, schema.ErrNotApplicable},
