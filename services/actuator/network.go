@@ -57,22 +57,24 @@ type request struct {
 // stream is a WebSocket or an EventSource: open by design, it counts as
 // in flight only while the page awaits an answer on it, from its opening
 // to the first message it receives and from a frame the page sends to
-// the next it receives: for up to streamWait when the wait began after
-// the last action on the page (a click, a key, a fill: the action caused
-// it), else up to streamIdle (a page's load opening its live updates). A
-// message nobody awaited (a ticker, a push) is not the network's
-// activity: what it changes on the page, the page's watch sees.
+// the next it receives. Only a wait that began within streamCause of the
+// last action counts, as that action's consequence: for up to streamWait
+// after an action on the page (a click, a key, a fill), for up to
+// streamIdle after a navigation (a page's load opening its live updates).
+// A frame the page sends later on its own (a heartbeat, telemetry) is not
+// awaited, and a message nobody awaited (a ticker, a push) is not the
+// network's activity: what it changes on the page, the page's watch
+// sees.
 type stream struct {
 	awaiting time.Time // since when an answer is awaited; zero: none
 	what     string    // "WebSocket url", "EventSource url"
 }
 
-// streamWait and streamIdle are how long a stream awaits an answer before
-// it stops counting: a frame sent that is never answered, a socket that
-// stays silent after it opens.
+// How long a stream's wait for an answer counts (see stream).
 const (
-	streamWait = 3 * time.Second
-	streamIdle = time.Second
+	streamCause = time.Second
+	streamWait  = 3 * time.Second
+	streamIdle  = time.Second
 )
 
 // unreadBody is how long an answered request that receives nothing more
@@ -319,13 +321,13 @@ type netState struct {
 // busy reports whether something is still on its way.
 func (s netState) busy() bool { return s.pending > 0 || s.loading }
 
-// state returns what the network is doing now, the last action on the
-// page having been dispatched at acted (zero: none, or a navigation), and
-// a channel closed at its next change. An
+// state returns what the network is doing now, the last action having
+// been dispatched at acted (on the page, or a navigation), and a channel
+// closed at its next change. An
 // answered request other than a document that has received nothing for
 // unreadBody no longer counts, nor a stream that awaited an answer for
 // its wait (see stream).
-func (n *netTracker) state(acted time.Time) netState {
+func (n *netTracker) state(acted time.Time, onPage bool) netState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := netState{loading: n.loading, lastActive: n.lastActive, changed: n.signal}
@@ -334,8 +336,11 @@ func (n *netTracker) state(acted time.Time) netState {
 		if r.awaiting.IsZero() {
 			continue
 		}
+		if acted.IsZero() || r.awaiting.Before(acted) || r.awaiting.After(acted.Add(streamCause)) {
+			continue // not the last action's consequence
+		}
 		wait := streamIdle
-		if !acted.IsZero() && !r.awaiting.Before(acted) {
+		if onPage {
 			wait = streamWait
 		}
 		if gone := r.awaiting.Add(wait); now.Before(gone) {
