@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,9 +127,12 @@ func TestSettleFollowsScheduledWork(t *testing.T) {
 // window.postMessage loop yielding like a scheduler, AbortSignal.timeout,
 // a timer taken from a frame a script made, a timer set from within a
 // timer, a worker answering from a timer or a fetch of its own, and one
-// answering through a BroadcastChannel. An endless message loop, a
-// socket that pushes on its own and one the page sends heartbeats on
-// that are never answered do not hold a look to the cap.
+// answering through a BroadcastChannel; an acknowledgement the page
+// shows nothing of before the result (a worker's, a socket's), a
+// one-shot chain of four different steps, a delay the browser reads
+// modulo 2^32, and a body that arrives 1.5 s after its head. An endless
+// message loop, a socket that pushes on its own and one the page sends
+// heartbeats on that are never answered do not hold a look to the cap.
 func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -162,6 +166,18 @@ func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 		"/worker-fetch": onClick(worker(`fetch('`+"${location.origin}"+`/slow').then(r => r.text()).then(() => postMessage(1))`) + `.onmessage = show;`),
 		"/broadcast": onClick(`const bc = new BroadcastChannel('answers'); bc.onmessage = () => { show(); bc.close(); };
 			` + worker(`setTimeout(() => new BroadcastChannel('answers').postMessage(1), 300)`) + `;`),
+		// An answer the page shows nothing of comes first: the result later.
+		"/worker-ack": button(`const w = ` + worker(`onmessage = () => { postMessage('working'); setTimeout(() => postMessage('done'), 600); }`) + `;
+			w.onmessage = e => { if (e.data === 'done') show(); };
+			document.getElementById('b').addEventListener('click', () => w.postMessage('go'));`),
+		"/socket-ack": button(`const s = new WebSocket('ws://' + location.host + '/ws?ack=1&ms=600'); s.onmessage = e => { if (e.data !== 'ack') show(); };
+			document.getElementById('b').addEventListener('click', () => s.send('go'));`),
+		// A one-shot chain of different steps, four deep, then 1.2 s.
+		"/chain": onClick(`setTimeout(() => requestAnimationFrame(() => setTimeout(() => setTimeout(show, 1200), 0)), 0);`),
+		// The browser reads a delay as a 32-bit integer: this is 300 ms.
+		"/wrapped-delay": onClick(`setTimeout(show, 2 ** 32 + 300);`),
+		// The response's head comes at once, its body 1.5 s later.
+		"/slow-body": onClick(`fetch('/slowbody').then(r => r.text()).then(show);`),
 		// Neither of these ever goes quiet by itself.
 		"/endless-channel": onClick(`const ch = new MessageChannel(); ch.port1.onmessage = () => ch.port2.postMessage(0); ch.port2.postMessage(0); show();`),
 		"/chatty-socket": button(`const s = new WebSocket('ws://' + location.host + '/ws?push=50');
@@ -172,7 +188,8 @@ func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 	})
 	s := session(t, b, web.URL+"/socket-open")
 	for _, page := range []string{"/socket-open", "/socket-ask", "/events", "/channel", "/postmessage", "/abort", "/frame", "/nested",
-		"/worker", "/worker-fetch", "/broadcast", "/endless-channel", "/chatty-socket", "/heartbeat"} {
+		"/worker", "/worker-fetch", "/broadcast", "/worker-ack", "/socket-ack", "/chain", "/wrapped-delay", "/slow-body",
+		"/endless-channel", "/chatty-socket", "/heartbeat"} {
 		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
 		observe(t, s) // the page's own start (a socket opening) is over
 		act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
@@ -218,9 +235,10 @@ func TestSettleSaysWhatHeldThePage(t *testing.T) {
 // newStreamingSite is newSite with a WebSocket at /ws, an EventSource at
 // /sse and a request that never answers at /hang besides: the socket,
 // after the handshake, says hello after ms (?greet=1), answers each
-// message after ms (none with ?mute=1), and pushes a message every push
-// ms (?push=N) on its own; the event source sends its first message
-// after ms.
+// message after ms (none with ?mute=1; with ?ack=1 it acknowledges each
+// at once first), and pushes a message every push ms (?push=N) on its
+// own; the event source sends its first message after ms; /slowbody
+// sends its head at once and the end of its body 1.5 s later.
 func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 	plain := newSite(t, pages)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -230,9 +248,15 @@ func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 		}
 		switch r.URL.Path {
 		case "/ws":
-			serveSocket(w, r, r.URL.Query().Get("greet") == "1", r.URL.Query().Get("mute") == "1", ms("ms"), ms("push"))
+			serveSocket(w, r, r.URL.Query(), ms("ms"), ms("push"))
 		case "/hang":
 			<-r.Context().Done()
+		case "/slowbody":
+			w.Header().Set("Content-Length", "11")
+			io.WriteString(w, "Total")
+			w.(http.Flusher).Flush()
+			time.Sleep(1500 * time.Millisecond)
+			io.WriteString(w, " ready")
 		case "/sse":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.(http.Flusher).Flush()
@@ -254,7 +278,7 @@ func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 
 // serveSocket is a WebSocket server of the few frames the tests need:
 // short unfragmented text frames.
-func serveSocket(w http.ResponseWriter, r *http.Request, greet, mute bool, delay, push time.Duration) {
+func serveSocket(w http.ResponseWriter, r *http.Request, q url.Values, delay, push time.Duration) {
 	accept := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
 	conn, rw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
@@ -284,7 +308,7 @@ func serveSocket(w http.ResponseWriter, r *http.Request, greet, mute bool, delay
 		}
 	}()
 	later := func(text string) { time.AfterFunc(delay, func() { send(text) }) }
-	if greet {
+	if q.Get("greet") == "1" {
 		later("hello")
 	}
 	if push > 0 {
@@ -306,7 +330,10 @@ func serveSocket(w http.ResponseWriter, r *http.Request, greet, mute bool, delay
 		if err != nil {
 			return
 		}
-		if !mute {
+		if q.Get("ack") == "1" {
+			send("ack")
+		}
+		if q.Get("mute") != "1" {
 			later("echo " + text)
 		}
 	}

@@ -48,9 +48,9 @@ type request struct {
 	// frame's next document ends the others, whose ends the browser
 	// does not always report.
 	loader cdp.LoaderID
-	// answered is when its response arrived, and last when it last
-	// received anything (zero until it is answered).
-	answered, last time.Time
+	// started is when it was sent, answered when its response arrived,
+	// and last when it last received anything (zero until answered).
+	started, answered, last time.Time
 	document       bool
 }
 
@@ -77,11 +77,14 @@ const (
 	streamIdle  = time.Second
 )
 
-// unreadBody is how long an answered request that receives nothing more
-// counts as in flight: a response whose body the page never reads (a
-// fetch whose result it ignores, a worker's script) is not finished by
-// the browser, and would hold every settle to its cap.
-const unreadBody = time.Second
+// An answered request whose body has stopped arriving is either a body
+// the server sends slowly, which the page awaits, or one the page never
+// reads (a fetch whose result it ignores), which the browser never
+// finishes and which would hold every settle to its cap. As a stream's
+// wait (see stream), it counts when it started within streamCause of the
+// last action: until nothing arrived for streamWait after an action on
+// the page, for streamIdle after a navigation. One the page started later
+// on its own (a heartbeat whose answer it ignores) does not.
 
 func newNetTracker() *netTracker {
 	return &netTracker{pending: map[network.RequestID]*request{}, streams: map[network.RequestID]*stream{}, remote: map[cdp.FrameID]bool{}, signal: make(chan struct{})}
@@ -162,7 +165,7 @@ func (n *netTracker) onEvent(ev any) {
 			return
 		}
 		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, what: e.Request.Method + " " + e.Request.URL, loader: e.LoaderID,
-			document: e.Type == network.ResourceTypeDocument}
+			started: time.Now(), document: e.Type == network.ResourceTypeDocument}
 		if m := e.Request.Method; m != "GET" && m != "HEAD" && m != "OPTIONS" {
 			n.sent = append(n.sent, sentRequest{at: time.Now(), what: m + " " + e.Request.URL})
 			if len(n.sent) > maxSent {
@@ -322,33 +325,37 @@ type netState struct {
 func (s netState) busy() bool { return s.pending > 0 || s.loading }
 
 // state returns what the network is doing now, the last action having
-// been dispatched at acted (on the page, or a navigation), and a channel
-// closed at its next change. An
-// answered request other than a document that has received nothing for
-// unreadBody no longer counts, nor a stream that awaited an answer for
-// its wait (see stream).
-func (n *netTracker) state(acted time.Time, onPage bool) netState {
+// been dispatched from began to acted (on the page, or a navigation),
+// and a channel closed at its next change. A request not yet answered, or a document,
+// counts; an answered request whose body stopped arriving and a stream
+// awaiting an answer count only as the last action's consequence (see
+// stream and the rule above).
+func (n *netTracker) state(began, acted time.Time, onPage bool) netState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	st := netState{loading: n.loading, lastActive: n.lastActive, changed: n.signal}
 	now := time.Now()
-	for _, r := range n.streams {
-		if r.awaiting.IsZero() {
-			continue
+	wait := streamIdle
+	if onPage {
+		wait = streamWait
+	}
+	// awaits counts what started at start, when the action caused it,
+	// until from plus wait.
+	awaits := func(what string, start, from time.Time) {
+		if acted.IsZero() || start.Before(began) || start.After(acted.Add(streamCause)) {
+			return // not the last action's consequence
 		}
-		if acted.IsZero() || r.awaiting.Before(acted) || r.awaiting.After(acted.Add(streamCause)) {
-			continue // not the last action's consequence
-		}
-		wait := streamIdle
-		if onPage {
-			wait = streamWait
-		}
-		if gone := r.awaiting.Add(wait); now.Before(gone) {
+		if gone := from.Add(wait); now.Before(gone) {
 			st.pending++
-			st.awaited = append(st.awaited, r.what)
+			st.awaited = append(st.awaited, what)
 			if st.unread.IsZero() || gone.Before(st.unread) {
 				st.unread = gone
 			}
+		}
+	}
+	for _, r := range n.streams {
+		if !r.awaiting.IsZero() {
+			awaits(r.what, r.awaiting, r.awaiting)
 		}
 	}
 	for _, r := range n.pending {
@@ -357,13 +364,7 @@ func (n *netTracker) state(acted time.Time, onPage bool) netState {
 			st.awaited = append(st.awaited, r.what)
 			continue
 		}
-		if stale := r.last.Add(unreadBody); now.Before(stale) {
-			st.pending++
-			st.awaited = append(st.awaited, r.what)
-			if st.unread.IsZero() || stale.Before(st.unread) {
-				st.unread = stale
-			}
-		}
+		awaits(r.what, r.started, r.last)
 	}
 	slices.Sort(st.awaited)
 	return st

@@ -549,6 +549,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	t := &ev.Timing
 	began := time.Now()
+	sess.began = began // what the page does from here is this action's doing
 	switch a.Kind {
 	case schema.ActNavigate:
 		defer func() { t.Dispatch = time.Since(began) }()

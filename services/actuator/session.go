@@ -27,7 +27,8 @@ type session struct {
 
 	mu        sync.Mutex        // one action or observation at a time
 	seq       uint64            // numbers the run's browser events
-	acted     time.Time         // when the last action was dispatched
+	began     time.Time         // when the last action began
+	acted     time.Time         // when it was dispatched
 	actedKind schema.ActionKind // and what it was
 	// secrets are the run's secrets (name to value) its actions carried:
 	// observations show each as {{name}}.

@@ -131,7 +131,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 	deadline := start.Add(cfg.Cap)
 	s.watched = settleProbe{} // known only once settled
 	for {
-		net := s.net.state(s.acted, s.actedKind != schema.ActNavigate)
+		net := s.net.state(s.began, s.acted, s.actedKind != schema.ActNavigate)
 		// What the browser has not reported yet counts as a change: the
 		// network's last activity, and an action for its grace.
 		since := net.lastActive
@@ -155,7 +155,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 		}
 		// An error is a navigation replacing the document under the
 		// script: change, not failure.
-		after := s.net.state(s.acted, s.actedKind != schema.ActNavigate)
+		after := s.net.state(s.began, s.acted, s.actedKind != schema.ActNavigate)
 		quietNet := !after.busy() && now.Sub(after.lastActive) >= cfg.Quiet
 		if err == nil && !net.busy() && probe.Watch && probe.Ready == "complete" && !probe.Timer &&
 			time.Duration(probe.IdleMS*float64(time.Millisecond)) >= cfg.Quiet && quietNet {
@@ -215,7 +215,7 @@ func (s *session) awaitSend(ctx context.Context, cfg SettleConfig) error {
 	cfg = cfg.orDefault()
 	timeout := time.After(time.Until(s.acted.Add(cfg.SendGrace)))
 	for {
-		net := s.net.state(s.acted, s.actedKind != schema.ActNavigate)
+		net := s.net.state(s.began, s.acted, s.actedKind != schema.ActNavigate)
 		if net.busy() || net.lastActive.After(s.acted) {
 			return nil
 		}

@@ -4,20 +4,26 @@
 // the first time the page reaches into it). It records when the DOM last
 // changed (shadow roots too) and follows the work the page schedules,
 // with when each is due:
-//   - timers (setTimeout, setInterval, string callbacks too), animation
-//     frames, idle callbacks (given a deadline: the page's own, else 1 s),
-//     scheduler.postTask, AbortSignal.timeout, a meta refresh, finite
-//     Web Animations;
+//   - timers (setTimeout, setInterval, string callbacks too, delays read
+//     as the browser reads them), animation frames, idle callbacks (given
+//     a deadline: the page's own, else 1 s), scheduler.postTask,
+//     AbortSignal.timeout, Atomics.waitAsync's timeout, a meta refresh,
+//     finite Web Animations, audio and video playing to their end;
 //   - a message posted on a MessageChannel or to the window itself, until
 //     it is delivered (what a scheduler such as React's yields through);
-//   - a dedicated worker, from its start and from each message posted to
-//     it, until it answers (a message, an error, or a BroadcastChannel
+//   - a dedicated worker, a WebSocket and an EventSource, from their start
+//     and from each message the page sends them, until they answer (a
+//     message, an error, a close; for a worker also a BroadcastChannel
 //     message reaching this document); open work like this counts for the
 //     whole horizon, not just until it is due.
-// Each piece of work has a generation: work scheduled from within
-// followed work is one generation deeper than it. Work four generations
-// deep or more repeats (a clock, a poll, an animation-frame or message
-// loop) and counts within the repeat horizon only.
+// Each piece of work remembers the chain of work it was scheduled from
+// (the callbacks, ports and sockets it went through). Work that meets
+// itself again in its chain repeats (a clock, a poll, an animation-frame
+// or message loop, an interval's ticks) and counts within the repeat
+// horizon only; a one-shot chain of different steps (a timer set from a
+// setTimeout(0) from an animation frame) counts for the whole horizon.
+// Open work started before the document's load (a worker or a socket the
+// page opens as it loads) counts within the repeat horizon too.
 //
 // __roteSettle(quiet, since, base, horizon, repeat, capMs) resolves once
 // the document is complete, no followed work of this window or of its
@@ -32,24 +38,32 @@
   // by a same-origin one: the new document is watched again.
   if (window.__roteWatched === document) return;
   const clock = Date.now.bind(Date);
-  const repeating = 3; // the generation from which work counts as repeating
+  const deepest = 16; // a chain this long counts as repeating
+  // A timer's delay as the browser reads it: a 32-bit integer, 0 if not
+  // positive (setTimeout(fn, 2 ** 32 + 600) runs after 600 ms).
+  const delayOf = (d) => { const n = Number(d) | 0; return n > 0 ? n : 0; };
 
   const install = (w) => {
     const wait = w.setTimeout.bind(w);
-    const pending = new Map(); // key -> {due, gen, open}
-    let seq = 0, running = -1; // the generation of the followed work running now; -1: none
-    const follow = (delay, open) => {
-      const key = ++seq;
-      pending.set(key, {due: clock() + Math.max(0, Number(delay) || 0), gen: running < 0 ? 0 : running + 1, open: !!open});
+    const pending = new Map(); // key -> {due, open, source, chain, repeats}
+    let seq = 0, running = null; // the followed work running now
+    // follow starts following work that runs source (a callback, a port,
+    // a socket) after delay ms; open work has no due time and counts
+    // until it ends or the horizon passes.
+    const follow = (delay, open, source) => {
+      const key = ++seq, from = running;
+      const chain = from ? from.chain.concat([from.source]) : [];
+      pending.set(key, {due: clock() + delayOf(delay), open: !!open, source, chain,
+        repeats: !!from && (from.repeats || chain.includes(source) || chain.length >= deepest)});
       return key;
     };
     // call runs fn as the followed work key (ended unless keep), so that
-    // what it schedules is that work's next generation.
+    // what it schedules continues that work's chain.
     const call = (key, fn, self, args, keep) => {
       const work = pending.get(key);
       if (!keep) pending.delete(key);
       const outer = running;
-      running = work ? work.gen : outer;
+      running = work || outer;
       try {
         return typeof fn === 'function' ? fn.apply(self, args) : (0, w.eval)(String(fn));
       } finally {
@@ -57,18 +71,19 @@
       }
     };
 
-    const wrapTimer = (setName, clearName, delayOf, repeat) => {
+    const wrapTimer = (setName, clearName, delayAt, repeat) => {
       const set = w[setName], cancel = w[clearName], keys = new Map();
       if (typeof set !== 'function') return;
       w[setName] = function (fn, ...rest) {
-        const delay = delayOf(rest);
-        const key = follow(delay);
+        const delay = delayAt(rest);
+        const key = follow(delay, false, fn);
         let id;
         id = set.call(w, function () {
           const work = pending.get(key);
           if (!repeat) keys.delete(id);
           const r = call(key, fn, this, arguments, repeat);
-          if (repeat && pending.has(key)) pending.set(key, {due: clock() + Math.max(0, Number(delay) || 0), gen: (work ? work.gen : 0) + 1, open: false});
+          // An interval's next tick repeats it.
+          if (repeat && work && pending.has(key)) pending.set(key, Object.assign({}, work, {due: clock() + delayOf(delay), repeats: true}));
           return r;
         }, ...rest);
         keys.set(id, key);
@@ -98,16 +113,28 @@
     if (w.scheduler && typeof w.scheduler.postTask === 'function') {
       const post = w.scheduler.postTask.bind(w.scheduler);
       w.scheduler.postTask = (fn, opts) => {
-        const key = follow(opts && opts.delay);
+        const key = follow(opts && opts.delay, false, fn);
         return post(function () { return call(key, fn, this, arguments, false); }, opts).finally(() => pending.delete(key));
       };
     }
     if (w.AbortSignal && typeof w.AbortSignal.timeout === 'function') {
       const timeout = w.AbortSignal.timeout;
       w.AbortSignal.timeout = function (ms) {
-        const signal = timeout.call(this, ms), key = follow(ms);
+        const signal = timeout.call(this, ms), key = follow(ms, false, timeout);
         signal.addEventListener('abort', () => pending.delete(key), {once: true});
         return signal;
+      };
+    }
+    // Atomics.waitAsync with a timeout settles by then at the latest.
+    if (w.Atomics && typeof w.Atomics.waitAsync === 'function') {
+      const waitAsync = w.Atomics.waitAsync;
+      w.Atomics.waitAsync = function (buf, i, v, ms) {
+        const r = waitAsync.apply(this, arguments);
+        if (r && r.async && Number.isFinite(Number(ms))) {
+          const key = follow(ms, false, waitAsync);
+          r.value.finally(() => pending.delete(key));
+        }
+        return r;
       };
     }
 
@@ -163,7 +190,7 @@
       const post = w.MessagePort.prototype.postMessage;
       w.MessagePort.prototype.postMessage = function () {
         const me = ports.get(this), to = me && ports.get(me.peer);
-        if (to) to.queue.push(follow(0));
+        if (to) to.queue.push(follow(0, false, me.peer));
         return post.apply(this, arguments);
       };
       wrapMessages(w.MessagePort.prototype, (port) => { const p = ports.get(port); return p && p.queue; });
@@ -172,46 +199,79 @@
     const wpost = w.postMessage;
     if (typeof wpost === 'function') {
       w.postMessage = function () {
-        if (this === undefined || this === null || this === w) posted.push(follow(0));
+        if (this === undefined || this === null || this === w) posted.push(follow(0, false, w));
         return wpost.apply(w, arguments);
       };
       wrapMessages(w, () => posted);
     }
 
-    // Workers: at work from their start and from each message posted to
-    // them until they answer.
-    const workers = new Set(); // each worker's answered()
-    if (typeof w.Worker === 'function') {
-      w.Worker = new Proxy(w.Worker, {
+    // Workers, WebSockets and EventSources: at work from their start and
+    // from each message the page sends them until they answer with what
+    // the page shows: an answer the page shows nothing of (an
+    // acknowledgement before the result) keeps the work open until the
+    // DOM changes after an answer. An error or a close ends it.
+    const heard = new Set(); // keys answered, awaiting the DOM's change
+    const answerers = new Set(); // each worker's answered()
+    const answering = (target, answers, ends, broadcast) => {
+      const asked = new Set([follow(0, true, target)]);
+      const answered = () => { for (const key of asked) heard.add(key); asked.clear(); };
+      const ended = () => { for (const key of asked) pending.delete(key); asked.clear(); };
+      for (const e of answers) target.addEventListener(e, answered, true);
+      for (const e of ends) target.addEventListener(e, ended, true);
+      if (broadcast) answerers.add(answered);
+      return {ask: () => asked.add(follow(0, true, target)), done: () => { ended(); answerers.delete(answered); }};
+    };
+    const watchCalls = (name, answers, ends, send, broadcast) => {
+      if (typeof w[name] !== 'function') return;
+      w[name] = new Proxy(w[name], {
         construct(t, args, nt) {
-          const worker = Reflect.construct(t, args, nt), post = worker.postMessage;
-          const asked = new Set([follow(0, true)]);
-          const answered = () => { for (const key of asked) pending.delete(key); asked.clear(); };
-          worker.postMessage = function () { asked.add(follow(0, true)); return post.apply(worker, arguments); };
-          worker.addEventListener('message', answered, true);
-          worker.addEventListener('error', answered, true);
-          const terminate = worker.terminate;
-          worker.terminate = function () { answered(); workers.delete(answered); return terminate.apply(worker, arguments); };
-          workers.add(answered);
-          return worker;
+          const it = Reflect.construct(t, args, nt);
+          const a = answering(it, answers, ends, broadcast);
+          if (send && typeof it[send] === 'function') {
+            const orig = it[send];
+            it[send] = function () { a.ask(); return orig.apply(it, arguments); };
+          }
+          for (const end of ['terminate', 'close']) {
+            if (typeof it[end] === 'function') {
+              const orig = it[end];
+              it[end] = function () { a.done(); return orig.apply(it, arguments); };
+            }
+          }
+          return it;
         },
       });
-    }
+    };
+    watchCalls('Worker', ['message'], ['error'], 'postMessage', true);
+    watchCalls('WebSocket', ['message'], ['error', 'close'], 'send', false);
+    watchCalls('EventSource', ['message'], ['error'], null, false);
     if (typeof w.BroadcastChannel === 'function') {
       w.BroadcastChannel = new Proxy(w.BroadcastChannel, {
         construct(t, args, nt) {
           const bc = Reflect.construct(t, args, nt);
-          bc.addEventListener('message', () => { for (const answered of workers) answered(); }, true);
+          bc.addEventListener('message', () => { for (const answered of answerers) answered(); }, true);
           return bc;
         },
       });
+    }
+    // A message to the page's service worker, until it answers the page.
+    const sw = w.navigator && w.navigator.serviceWorker;
+    if (sw && w.ServiceWorker && typeof w.ServiceWorker.prototype.postMessage === 'function') {
+      const asked = new Set();
+      const post = w.ServiceWorker.prototype.postMessage;
+      w.ServiceWorker.prototype.postMessage = function () { asked.add(follow(0, true, sw)); return post.apply(this, arguments); };
+      sw.addEventListener('message', () => { for (const key of asked) heard.add(key); asked.clear(); }, true);
     }
 
     // The DOM's changes, shadow roots' included.
     let lastChange = clock(), changes = 0;
     const doc = Math.random().toString(36).slice(2);
     const options = {subtree: true, childList: true, attributes: true, characterData: true};
-    const observer = new w.MutationObserver(() => { lastChange = clock(); changes++; });
+    const observer = new w.MutationObserver(() => {
+      lastChange = clock();
+      changes++;
+      for (const key of heard) pending.delete(key);
+      heard.clear();
+    });
     observer.observe(w.document, options);
     const attach = w.Element.prototype.attachShadow;
     if (attach) {
@@ -252,10 +312,14 @@
       const out = [];
       const meta = w.document.querySelector('meta[http-equiv="refresh" i]');
       const secs = meta ? parseFloat(meta.getAttribute('content') || '') : NaN;
-      if (!isNaN(secs) && loaded > 0) out.push({due: loaded + secs * 1000, gen: 0, open: false});
+      if (!isNaN(secs) && loaded > 0) out.push({due: loaded + secs * 1000});
       for (const a of (w.document.getAnimations ? w.document.getAnimations() : [])) {
         const t = a.playState === 'running' && a.effect ? a.effect.getComputedTiming() : null;
-        if (t && isFinite(t.endTime) && t.localTime !== null) out.push({due: now + Math.max(0, (t.endTime - t.localTime) / (a.playbackRate || 1)), gen: 0, open: false});
+        if (t && isFinite(t.endTime) && t.localTime !== null) out.push({due: now + Math.max(0, (t.endTime - t.localTime) / (a.playbackRate || 1))});
+      }
+      // Audio and video playing to their end (an ended handler).
+      for (const m of w.document.querySelectorAll('audio, video')) {
+        if (!m.paused && !m.loop && isFinite(m.duration)) out.push({due: now + Math.max(0, (m.duration - m.currentTime) * 1000 / (m.playbackRate || 1))});
       }
       return out;
     };
@@ -264,8 +328,11 @@
     // and how often it did.
     const work = (now, from, horizon, repeat) => {
       let next = Infinity;
+      const loaded = loadedAt();
       const consider = (x) => {
-        const h = x.gen >= repeating ? repeat : horizon;
+        // Repeating work, and open work the page started as it loaded,
+        // count within the repeat horizon.
+        const h = x.repeats || (x.open && loaded > 0 && x.due <= loaded) ? repeat : horizon;
         if (x.due > from + h) return;
         // Open work counts until the horizon; other work overdue by a
         // second is not coming (an idle callback the page never has the
@@ -277,7 +344,7 @@
         if (now - x.due > 60000) pending.delete(key); // long past counting
         else consider(x);
       }
-      unwrapped(now, loadedAt()).forEach(consider);
+      unwrapped(now, loaded).forEach(consider);
       let last = lastChange, count = changes;
       for (let i = 0; i < w.frames.length; i++) {
         try {

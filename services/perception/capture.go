@@ -2,6 +2,7 @@ package perception
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
@@ -39,7 +40,11 @@ type pageInfo struct {
 	Text  string `json:"text"`
 }
 
-const pageInfoScript = `({url: location.href, title: document.title, text: document.body ? document.body.innerText : ""})`
+// pageInfoScript reads the page's address, title and the text a person
+// can see on it.
+//
+//go:embed pageinfo.js
+var pageInfoScript string
 
 // maxFrameDepth bounds how deep out-of-process frames are followed.
 const maxFrameDepth = 4
