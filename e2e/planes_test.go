@@ -190,11 +190,18 @@ func TestActionsInChromium(t *testing.T) {
 }
 
 // TestAmbiguityAndObstructionFailClosed: two identical buttons are never
-// guessed between, and a covered button is never clicked through.
+// guessed between, a covered button is never clicked through, nor one
+// the pointer arriving replaces (:hover) by another.
 func TestAmbiguityAndObstructionFailClosed(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
-	web := newSite(t, map[string]string{"/": actionsPage})
+	web := newSite(t, map[string]string{"/": actionsPage, "/hover": `<html><head><style>
+		.row { position: relative; width: 140px; height: 44px; } .row button { position: absolute; inset: 0; }
+		.publish { display: none; } .row:hover .publish { display: block; }
+	</style></head><body><main><h1>Draft</h1><div class="row">
+		<form method="post" action="/save"><button>Save draft</button></form>
+		<form class="publish" method="post" action="/publish"><button>Publish</button></form>
+	</div></main></body></html>`})
 	s := session(t, b, web.URL+"/")
 	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Delete"}}, schema.ErrAmbiguous)
 	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Remove"}}, schema.ErrNotFound)
@@ -202,6 +209,13 @@ func TestAmbiguityAndObstructionFailClosed(t *testing.T) {
 	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Place order"}}, schema.ErrObscured)
 	if web.lastPost() != nil {
 		t.Fatal("a refused click reached the server")
+	}
+	// The pointer arriving on the target shows, by :hover alone, another
+	// control in its place: nothing is clicked.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: "/hover"})
+	refused(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Save draft"}}, schema.ErrObscured)
+	if web.lastPost() != nil {
+		t.Fatal("the control the pointer revealed was pressed")
 	}
 }
 

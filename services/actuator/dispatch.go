@@ -3,7 +3,9 @@ package actuator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -187,15 +189,31 @@ const topmostScript = `function(x, y) {
   return {ok: ok, hit: tag};
 }`
 
-// click moves the mouse to the element's center and clicks there.
+// click moves the mouse to the element's center and clicks there. The
+// pointer arriving can change the page by CSS alone (:hover showing
+// another control in the target's place): the element must still be
+// what the point reaches, where it was, once the pointer is on it, or
+// nothing is clicked (CodeObscured).
 func (s *session) click(el *element) error {
 	x, y, err := s.point(el)
 	if err != nil {
 		return err
 	}
-	return s.fail(chromedp.Do(s.ctx,
-		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y),
-		chromedp.MouseClickXY(x, y)))
+	if err := s.fail(chromedp.Do(s.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y))); err != nil {
+		return err
+	}
+	x2, y2, err := s.point(el)
+	var e *schema.Error
+	switch {
+	case errors.As(err, &e):
+		return schema.Errorf(e.Code, "once the pointer was on it, %s", e.Message)
+	case err != nil:
+		return err
+	}
+	if math.Abs(x2-x) > 1 || math.Abs(y2-y) > 1 {
+		return schema.Errorf(schema.CodeObscured, "the target moved when the pointer reached it")
+	}
+	return s.fail(chromedp.Do(s.ctx, chromedp.MouseClickXY(x, y)))
 }
 
 // hover moves the mouse to the element's center.
