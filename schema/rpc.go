@@ -142,10 +142,14 @@ type SessionObserveReply struct {
 	Observation Observation   `msgpack:"observation"`
 	SettleWait  time.Duration `msgpack:"settle_wait"`
 	Settled     bool          `msgpack:"settled"`
-	// Sent are the requests that may change something (any method but
-	// GET, HEAD and OPTIONS), "METHOD url", the page started since the
-	// session's last action: what doing that action again could repeat.
-	Sent []string `msgpack:"sent,omitempty"`
+	// Sent is what the page sent since the session's last action began
+	// that may change something elsewhere: requests of any method but
+	// GET, HEAD and OPTIONS ("POST url"), frames on its sockets, beacons,
+	// messages to its workers. Changed is what shows that the action did
+	// anything at all: "a new document", "its DOM", the requests it
+	// started. What doing that action again could repeat.
+	Sent    []string `msgpack:"sent,omitempty"`
+	Changed []string `msgpack:"changed,omitempty"`
 }
 
 // CloseSessionRequest ends a run's browser session.

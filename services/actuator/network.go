@@ -25,19 +25,22 @@ type netTracker struct {
 	loading    bool                 // the main frame is loading a document
 	lastActive time.Time
 	signal     chan struct{} // closed and replaced at every change
-	// sent are the last requests that may change something (any method
-	// but GET, HEAD and OPTIONS), "METHOD url", with when they started.
+	// sent are the last requests the page started and the frames it sent
+	// on its sockets, "METHOD url", with when they started.
 	sent []sentRequest
 }
 
-// sentRequest is a request that may change something on the server.
+// sentRequest is a request the page started, or a frame it sent; a write
+// is one that may change something on the server (any method but GET,
+// HEAD and OPTIONS; a socket's frame).
 type sentRequest struct {
-	at   time.Time
-	what string
+	at    time.Time
+	what  string
+	write bool
 }
 
 // maxSent bounds the requests netTracker remembers as sent.
-const maxSent = 16
+const maxSent = 32
 
 // request is one request in flight.
 type request struct {
@@ -51,7 +54,7 @@ type request struct {
 	// started is when it was sent, answered when its response arrived,
 	// and last when it last received anything (zero until answered).
 	started, answered, last time.Time
-	document       bool
+	document                bool
 }
 
 // stream is a WebSocket or an EventSource: open by design, it counts as
@@ -166,12 +169,8 @@ func (n *netTracker) onEvent(ev any) {
 		}
 		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, what: e.Request.Method + " " + e.Request.URL, loader: e.LoaderID,
 			started: time.Now(), document: e.Type == network.ResourceTypeDocument}
-		if m := e.Request.Method; m != "GET" && m != "HEAD" && m != "OPTIONS" {
-			n.sent = append(n.sent, sentRequest{at: time.Now(), what: m + " " + e.Request.URL})
-			if len(n.sent) > maxSent {
-				n.sent = n.sent[1:]
-			}
-		}
+		m := e.Request.Method
+		n.remember(m+" "+e.Request.URL, m != "GET" && m != "HEAD" && m != "OPTIONS")
 	case *network.EventResponseReceived:
 		r := n.pending[e.RequestID]
 		if r == nil {
@@ -255,6 +254,7 @@ func (n *netTracker) onStream(ev any) (handled, active bool) {
 	case *network.EventWebSocketFrameSent:
 		if st := n.streams[e.RequestID]; st != nil {
 			st.awaiting = time.Now() // an answer to this one, from now
+			n.remember("a frame on "+st.what, true)
 		}
 		return true, true
 	case *network.EventWebSocketFrameReceived:
@@ -293,14 +293,24 @@ func (n *netTracker) finish(id network.RequestID) bool {
 	return true
 }
 
-// sentSince returns the requests that may change something the page
-// started since t, "METHOD url".
-func (n *netTracker) sentSince(t time.Time) []string {
+// remember notes a request or a socket's frame the page sent now. The
+// caller holds mu.
+func (n *netTracker) remember(what string, write bool) {
+	n.sent = append(n.sent, sentRequest{at: time.Now(), what: what, write: write})
+	if len(n.sent) > maxSent {
+		n.sent = n.sent[1:]
+	}
+}
+
+// sentSince returns what the page sent since t that may change something
+// on the server ("POST url", "a frame on WebSocket url"), and, when all
+// is set, every request it started.
+func (n *netTracker) sentSince(t time.Time, all bool) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var out []string
 	for _, r := range n.sent {
-		if !r.at.Before(t) {
+		if !r.at.Before(t) && (all || r.write) {
 			out = append(out, r.what)
 		}
 	}

@@ -113,7 +113,7 @@ func (s *session) disarm(g *sendGuard) error {
 	s.gate.mu.Unlock()
 	if refused != "" {
 		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, that request was not sent%s",
-			refused, g.want.Sending, schema.AlsoSent(slices.DeleteFunc(s.net.sentSince(g.armed), func(r string) bool { return r == refused })))
+			refused, g.want.Sending, schema.AlsoSent(slices.DeleteFunc(s.net.sentSince(g.armed, false), func(r string) bool { return r == refused })))
 	}
 	return err
 }

@@ -347,7 +347,12 @@ func (s *Service) observe(ctx context.Context, req *schema.SessionObserveRequest
 	if settled {
 		sess.remember(obs.Nodes)
 	}
-	return &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled, Sent: sess.net.sentSince(sess.acted)}, nil
+	rep := &schema.SessionObserveReply{Observation: *obs, SettleWait: wait, Settled: settled}
+	if !sess.began.IsZero() {
+		rep.Sent = append(sess.net.sentSince(sess.began, false), sess.watched.wroteSince(sess.began)...)
+		rep.Changed = sess.watched.changedSince(sess.before, sess.net.sentSince(sess.began, true))
+	}
+	return rep, nil
 }
 
 // perceive asks perception for an observation of the session's page,
@@ -549,7 +554,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	t := &ev.Timing
 	began := time.Now()
-	sess.began = began // what the page does from here is this action's doing
+	sess.began, sess.before = began, sess.watched // what the page does from here is this action's doing
 	switch a.Kind {
 	case schema.ActNavigate:
 		defer func() { t.Dispatch = time.Since(began) }()

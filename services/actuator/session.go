@@ -34,9 +34,10 @@ type session struct {
 	// observations show each as {{name}}.
 	secrets map[string]string
 	// watched is what the page's watch said when the page last settled,
-	// and seen the last capture, reused while the page is unchanged.
-	watched settleProbe
-	seen    *seenCapture
+	// before what it said as the last action began, and seen the last
+	// capture, reused while the page is unchanged.
+	watched, before settleProbe
+	seen            *seenCapture
 }
 
 // learnSecrets adds the secrets an action carried. The caller holds mu.

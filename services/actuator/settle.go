@@ -108,6 +108,39 @@ type settleProbe struct {
 	Doc     string `json:"doc"`
 	Changes int64  `json:"changes"`
 	Frames  int    `json:"frames"`
+	// Writes are the page's last sends the network does not show (a
+	// beacon, a message to a worker), with when (Unix ms).
+	Writes []struct {
+		At   int64  `json:"at"`
+		What string `json:"what"`
+	} `json:"writes"`
+}
+
+// wroteSince is what the page sent since t that its watch saw.
+func (p settleProbe) wroteSince(t time.Time) []string {
+	var out []string
+	for _, w := range p.Writes {
+		if w.At >= t.UnixMilli() {
+			out = append(out, w.What)
+		}
+	}
+	return out
+}
+
+// changedSince says how the page changed between before (a look before
+// an action) and p (a look after it), and which requests it started
+// since the action began: what shows that the action did something.
+func (p settleProbe) changedSince(before settleProbe, requests []string) []string {
+	var out []string
+	switch {
+	case !before.Watch || !p.Watch:
+		out = append(out, "the page, unwatched")
+	case p.Doc != before.Doc:
+		out = append(out, "a new document")
+	case p.Changes != before.Changes:
+		out = append(out, "its DOM")
+	}
+	return append(out, requests...)
 }
 
 // settleScript calls the watch; %d are quiet, since, base, horizon,

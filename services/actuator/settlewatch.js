@@ -210,6 +210,15 @@
     // the page shows: an answer the page shows nothing of (an
     // acknowledgement before the result) keeps the work open until the
     // DOM changes after an answer. An error or a close ends it.
+    // What the page sends that may change something elsewhere and that
+    // the browser's network events do not show: a retry must not do
+    // again what sent it.
+    const writes = []; // {at, what}
+    const wrote = (what) => { writes.push({at: clock(), what}); if (writes.length > 32) writes.shift(); };
+    if (w.navigator && typeof w.navigator.sendBeacon === 'function') {
+      const beacon = w.navigator.sendBeacon;
+      w.navigator.sendBeacon = function (url) { wrote('a beacon to ' + String(url).slice(0, 200)); return beacon.apply(this, arguments); };
+    }
     const heard = new Set(); // keys answered, awaiting the DOM's change
     const answerers = new Set(); // each worker's answered()
     const answering = (target, answers, ends, broadcast) => {
@@ -221,7 +230,7 @@
       if (broadcast) answerers.add(answered);
       return {ask: () => asked.add(follow(0, true, target)), done: () => { ended(); answerers.delete(answered); }};
     };
-    const watchCalls = (name, answers, ends, send, broadcast) => {
+    const watchCalls = (name, answers, ends, send, broadcast, sending) => {
       if (typeof w[name] !== 'function') return;
       w[name] = new Proxy(w[name], {
         construct(t, args, nt) {
@@ -229,7 +238,7 @@
           const a = answering(it, answers, ends, broadcast);
           if (send && typeof it[send] === 'function') {
             const orig = it[send];
-            it[send] = function () { a.ask(); return orig.apply(it, arguments); };
+            it[send] = function () { a.ask(); if (sending) wrote(sending); return orig.apply(it, arguments); };
           }
           for (const end of ['terminate', 'close']) {
             if (typeof it[end] === 'function') {
@@ -241,7 +250,7 @@
         },
       });
     };
-    watchCalls('Worker', ['message'], ['error'], 'postMessage', true);
+    watchCalls('Worker', ['message'], ['error'], 'postMessage', true, 'a message to a worker');
     watchCalls('WebSocket', ['message'], ['error', 'close'], 'send', false);
     watchCalls('EventSource', ['message'], ['error'], null, false);
     if (typeof w.BroadcastChannel === 'function') {
@@ -258,7 +267,7 @@
     if (sw && w.ServiceWorker && typeof w.ServiceWorker.prototype.postMessage === 'function') {
       const asked = new Set();
       const post = w.ServiceWorker.prototype.postMessage;
-      w.ServiceWorker.prototype.postMessage = function () { asked.add(follow(0, true, sw)); return post.apply(this, arguments); };
+      w.ServiceWorker.prototype.postMessage = function () { asked.add(follow(0, true, sw)); wrote('a message to the service worker'); return post.apply(this, arguments); };
       sw.addEventListener('message', () => { for (const key of asked) heard.add(key); asked.clear(); }, true);
     }
 
@@ -371,7 +380,7 @@
           const idle = now - Math.max(r.last, loaded, since);
           const state = {
             ready: w.document.readyState, idle_ms: idle, timer: r.next !== Infinity, doc, changes: r.changes,
-            frames: w.document.querySelectorAll('iframe, frame, object, embed').length,
+            frames: w.document.querySelectorAll('iframe, frame, object, embed').length, writes,
           };
           if (complete && r.next === Infinity && idle >= quiet) return resolve(state);
           if (now - start >= capMs) return resolve(state);

@@ -25,9 +25,11 @@ type BrowserDispatcher struct {
 	// unsettled counts the actions and looks that went ahead on a page
 	// still changing when the settle gave up.
 	unsettled int
-	// sent is what the page sent since the last action that may change
-	// something, as the last look saw it.
-	sent []string
+	// sent and changed are what the page sent since the last action that
+	// may change something, and what shows the action did anything, as
+	// the last look saw them; kind is that action's.
+	sent, changed []string
+	kind          schema.ActionKind
 }
 
 // OpenBrowserDispatcher claims a browser session for runID from browsers.
@@ -132,7 +134,7 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 		}
 		a.URL = ref.String()
 	}
-	d.resolved, d.sent = nil, nil
+	d.resolved, d.sent, d.changed, d.kind = nil, nil, nil, kind
 	ev, err := d.session.Act(ctx, stepID, a)
 	if err != nil {
 		return nil, err
@@ -179,9 +181,24 @@ func (d *BrowserDispatcher) Look(ctx context.Context, stepID string, whole bool)
 	return d.observeAs(ctx, stepID, !whole)
 }
 
-// Wrote is what the page sent since the last action that may change
-// something on its server ("POST http://…"), as the last look saw it.
-func (d *BrowserDispatcher) Wrote() []string { return d.sent }
+// Wrote is what the last action did that doing it again could repeat, as
+// the last look saw it: what the page sent that may change something
+// ("sent POST http://…"), and, after a click, a key or a drag, anything
+// that shows it did something at all ("changed the page: its DOM"): a
+// click whose page answered may have done its work.
+func (d *BrowserDispatcher) Wrote() []string {
+	var out []string
+	for _, s := range d.sent {
+		out = append(out, "sent "+s)
+	}
+	switch d.kind {
+	case schema.ActClick, schema.ActPress, schema.ActDrag:
+		if len(d.changed) > 0 {
+			out = append(out, "changed the page ("+schema.ClipList(d.changed, 2)+")")
+		}
+	}
+	return out
+}
 
 func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff bool) (schema.World, error) {
 	rep, err := d.session.Observe(ctx, stepID, diff, 0)
@@ -189,7 +206,7 @@ func (d *BrowserDispatcher) observeAs(ctx context.Context, stepID string, diff b
 		return schema.World{}, err
 	}
 	d.count(rep)
-	d.sent = rep.Sent
+	d.sent, d.changed = rep.Sent, rep.Changed
 	return rep.Observation.World(), nil
 }
 

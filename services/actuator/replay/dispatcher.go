@@ -42,9 +42,10 @@ type Looker interface {
 	Look(ctx context.Context, stepID string, whole bool) (schema.World, error)
 }
 
-// A Writer is a Dispatcher that can say what its last action sent that
-// may have changed the environment: a retry does not do that action
-// again. None (nil) means it sent nothing of the kind.
+// A Writer is a Dispatcher that can say what its last action did that
+// doing it again could repeat ("sent POST http://…/pay", "changed the
+// page: its DOM"): a retry does not do that action again, nor does a
+// repair run in its place. None (nil) means it did nothing of the kind.
 type Writer interface {
 	Wrote() []string
 }

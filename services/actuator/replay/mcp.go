@@ -305,7 +305,7 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 	call.Seq, call.ID = d.seq, fmt.Sprintf("%s-m%d", d.cfg.RunID, d.seq)
 	if failure == nil && !probe {
 		d.last = world
-		d.wrote = append(d.wrote, "tools/call "+tool)
+		d.wrote = append(d.wrote, "called "+tool)
 	}
 	d.mu.Unlock()
 	if d.cfg.Runs != nil && d.cfg.RunID != "" {

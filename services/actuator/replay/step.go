@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rote-agent/rote/schema"
@@ -35,17 +34,17 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 		if s.OnFail.Policy == schema.FailRetry {
 			tries += s.OnFail.Retries
 		}
+		// Attempts counts the tries that acted; a retry after a try that
+		// acted and whose expect did not hold first looks again (lookAgain).
 		acted := false
-		for report.Attempts < tries {
-			report.Attempts++
+		for retry := 1; retry <= tries; retry++ {
 			if acted {
-				// The last try acted and its expect did not hold: look
-				// again before acting again (lookAgain).
 				again := false
-				if again, err = x.lookAgain(ctx, s, report.Attempts); !again {
+				if again, err = x.lookAgain(ctx, s, report.Attempts, retry-1); !again {
 					break
 				}
 			}
+			report.Attempts++
 			if acted, err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) {
 				break
 			}
@@ -160,21 +159,21 @@ func (x *replay) holds(ctx context.Context, s *schema.Step, attempt int, w schem
 // it looks at the world again.
 const retryPause = 250 * time.Millisecond
 
-// lookAgain is a retry of step s after a try that acted and whose expect
-// (or output) did not hold: the world may not have shown the action's
-// effect yet. It waits, looks again without acting (settled anew, where
-// the dispatcher can: Looker) and checks again: if it holds now, the step
-// passed on this attempt (err nil, again false). Otherwise again says
-// whether the action may be done again: not when the last try sent
-// something that may have changed the environment (Writer), which doing
-// it again could repeat (a second record, a second payment); the error is
-// then the check's, saying so. An extract is read again as it is.
-func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt int) (again bool, err error) {
+// lookAgain is retry n of step s after its try attempt acted and its
+// expect (or output) did not hold: the world may not have shown the
+// action's effect yet. It waits n times retryPause, looks again without
+// acting (settled anew, where the dispatcher can: Looker) and checks
+// again, as that try's: if it holds now, the step passed (err nil, again
+// false). Otherwise again says whether the action may be done again: not
+// when the try did what doing it again could repeat (Writer: it sent a
+// write, or a click changed the page), and the error says so. An extract
+// is read again as it is.
+func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt, n int) (again bool, err error) {
 	if s.Tool == string(schema.ActExtract) {
 		return true, nil
 	}
 	select {
-	case <-time.After(time.Duration(attempt-1) * retryPause):
+	case <-time.After(time.Duration(n) * retryPause):
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
@@ -201,19 +200,19 @@ func (x *replay) look(ctx context.Context, stepID string, whole bool) (schema.Wo
 }
 
 // unrepeatable is err, failing a step whose last try acted, marked as not
-// to be done again when that try sent something that may have changed
-// the environment (Writer): an error of code CodeUnrepeatable, which no
-// retry or repair takes up, that says what was sent and what failed.
+// to be done again when that try did what doing it again could repeat
+// (Writer): an error of code CodeUnrepeatable, which no retry or repair
+// takes up, that says what the try did and what failed.
 func (x *replay) unrepeatable(err error) error {
 	wr, ok := x.d.(Writer)
 	if !ok {
 		return err
 	}
-	sent := wr.Wrote()
-	if len(sent) == 0 {
+	did := wr.Wrote()
+	if len(did) == 0 {
 		return err
 	}
-	return schema.Errorf(schema.CodeUnrepeatable, "%v; not done again: its try sent %s", err, strings.Join(sent, ", "))
+	return schema.Errorf(schema.CodeUnrepeatable, "%v; not done again: its try %s", err, schema.ClipList(did, 3))
 }
 
 // learnContract keeps what the control of s turned out to be, when s
