@@ -222,36 +222,65 @@ func TestTriageWaitsForThePlanner(t *testing.T) {
 }
 
 // TestRetryDoesNotRepeatAWrite: a step whose expect fails after its
-// click posted is looked at again, not clicked again: the server gets one
-// post, and the replay stops unrepeatable, naming what was sent.
+// click did something is looked at again, not clicked again: a post, a
+// beacon, or only a change of the page (the click may have done its
+// work). The server gets one of each, and the replay stops unrepeatable,
+// saying what the try did. A click that did nothing at all (the page
+// ignored it) is done again, and the step passes on its second try.
 func TestRetryDoesNotRepeatAWrite(t *testing.T) {
 	t.Parallel()
 	n := start(t, nil, node.Browser...)
+	page := func(handler string) string {
+		return `<main><h1>Order</h1><button id="b">Place order</button><p id="out"></p><script>
+			let clicks = 0; const out = document.getElementById('out');
+			document.getElementById('b').addEventListener('click', () => { clicks++; ` + handler + ` });
+		</script></main>`
+	}
 	web := newSite(t, map[string]string{
-		"/order": `<main><h1>Order</h1><button id="b">Place order</button><p id="out"></p><script>
-			document.getElementById('b').addEventListener('click', () => fetch('/api/orders', {method: 'POST'}).then(() => {
-				document.getElementById('out').textContent = 'Queued';
-			}));
-		</script></main>`,
+		"/post":   page(`fetch('/api/orders', {method: 'POST'}).then(() => { out.textContent = 'Queued'; });`),
+		"/beacon": page(`navigator.sendBeacon('/api/orders', 'x');`),
+		"/shown":  page(`out.textContent = 'Queued';`),
+		"/second": page(`if (clicks === 2) out.textContent = 'Placed';`),
 	})
-	p, err := schema.DecodePlaybook([]byte(`name: order
+	for _, c := range []struct {
+		path, did string
+		posts     int
+	}{
+		{"/post", "sent POST " + web.URL + "/api/orders", 1},
+		{"/beacon", "sent a beacon to /api/orders", 1},
+		{"/shown", "changed the page (its DOM)", 0},
+		{"/second", "", 0},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			p, err := schema.DecodePlaybook([]byte(`name: order
 intent: place an order
 steps:
-  - {id: open, kind: deterministic, tool: navigate, args: {url: /order}}
+  - {id: open, kind: deterministic, tool: navigate, args: {url: "` + c.path + `"}}
   - {id: place, kind: deterministic, tool: click, needs: [open], target: {role: button, name: Place order}, expect: [{text_visible: Placed}], on_fail: retry(2)}
 verify: [{text_visible: Placed}]
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := browserReplay(t, n, p, web.URL, nil)
-	if res.Outcome != schema.OutcomeFallback || !errors.Is(res.Reason, schema.ErrUnrepeatable) || !strings.Contains(res.Reason.Message, "POST "+web.URL+"/api/orders") {
-		t.Fatalf("outcome %s (%v), want a fallback, unrepeatable, naming the post", res.Outcome, res.Reason)
-	}
-	web.mu.Lock()
-	posts := len(web.to)
-	web.mu.Unlock()
-	if posts != 1 {
-		t.Fatalf("the server got %d posts, want 1: the retry clicked again", posts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			web.mu.Lock()
+			before := len(web.to)
+			web.mu.Unlock()
+			res := browserReplay(t, n, p, web.URL, nil)
+			web.mu.Lock()
+			posts := len(web.to) - before
+			web.mu.Unlock()
+			if c.did == "" {
+				if res.Outcome != schema.OutcomeSuccess || res.Steps[1].Attempts != 2 {
+					t.Fatalf("outcome %s (%v), %d attempts: a click the page ignored was not done again", res.Outcome, res.Reason, res.Steps[1].Attempts)
+				}
+				return
+			}
+			if res.Outcome != schema.OutcomeFallback || !errors.Is(res.Reason, schema.ErrUnrepeatable) || !strings.Contains(res.Reason.Message, c.did) {
+				t.Fatalf("outcome %s (%v), want a fallback, unrepeatable, saying it %s", res.Outcome, res.Reason, c.did)
+			}
+			if posts != c.posts {
+				t.Fatalf("the server got %d posts, want %d: the retry clicked again", posts, c.posts)
+			}
+		})
 	}
 }
