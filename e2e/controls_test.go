@@ -110,3 +110,25 @@ func pageNow(t *testing.T, s *bus.BrowserSession) string {
 	}
 	return rep.Observation.Render
 }
+
+// TestSelectChoosesOnlyWhatIsOffered: a select's option is chosen among
+// the options a person is offered: two options of the same label are
+// ambiguous, and a hidden option is not offered, even by its value.
+func TestSelectChoosesOnlyWhatIsOffered(t *testing.T) {
+	t.Parallel()
+	b := planes(t)
+	web := newSite(t, map[string]string{"/": `<main><h1>Office</h1>
+		<label>Office <select><option value="">Choose</option><option value="IL-1">Springfield</option><option value="MO-2">Springfield</option><option value="OR-3">Salem</option></select></label>
+		<label>Plan <select><option value="basic">Basic</option><option value="pro" hidden>Basic</option><option value="ent">Enterprise</option></select></label>
+	</main>`})
+	s := session(t, b, web.URL+"/")
+	office, plan := &schema.Target{Role: "combobox", Name: "Office"}, &schema.Target{Role: "combobox", Name: "Plan"}
+	refused(t, s, schema.Action{Kind: schema.ActSelect, Target: office, Value: "Springfield"}, schema.ErrAmbiguous)
+	refused(t, s, schema.Action{Kind: schema.ActSelect, Target: plan, Value: "pro"}, schema.ErrNotFound)
+	act(t, s, schema.Action{Kind: schema.ActSelect, Target: office, Value: "Salem"})
+	act(t, s, schema.Action{Kind: schema.ActSelect, Target: plan, Value: "Basic"})
+	obs := observe(t, s).Observation
+	if findNode(t, &obs, "combobox", "Office").Value != "Salem" || findNode(t, &obs, "combobox", "Plan").Value != "Basic" {
+		t.Fatalf("chosen:\n%s", obs.Render)
+	}
+}

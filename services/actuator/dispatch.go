@@ -276,17 +276,26 @@ func (s *session) fill(el *element, value string) error {
 		return err
 	}
 	if strings.TrimRight(got, "\n") != value {
-		return schema.Errorf(schema.CodeInternal, "fill: the field holds %q, not %q (a length limit or a script changed it)", got, value)
+		return schema.Errorf(schema.CodeControlChanged, "fill: the field holds %q, not %q: it does not take the value as typed (a length limit or a script changed it)", got, value)
 	}
 	return nil
 }
 
 const selectScript = `function(want) {
   if (!(this instanceof HTMLSelectElement)) return {error: 'the control is no <select> (click the option of a listbox or combobox instead)'};
-  const opts = [...this.options];
+  // Only the options a person is offered: not hidden, nor in a hidden group.
+  const shown = o => !o.hidden && getComputedStyle(o).display !== 'none' &&
+    !(o.parentElement instanceof HTMLOptGroupElement && (o.parentElement.hidden || getComputedStyle(o.parentElement).display === 'none'));
+  const opts = [...this.options].filter(shown);
   const offered = opts.filter(o => o.value !== '').map(o => o.label.trim());
-  const o = opts.find(o => o.label.trim() === want) || opts.find(o => o.value === want) || opts.find(o => o.textContent.trim() === want);
-  if (!o) return {options: offered, missing: true};
+  let found = [];
+  for (const same of [o => o.label.trim() === want, o => o.value === want, o => o.textContent.trim() === want]) {
+    found = opts.filter(same);
+    if (found.length) break;
+  }
+  if (found.length === 0) return {options: offered, missing: true};
+  if (found.length > 1) return {options: offered, twins: found.length};
+  const o = found[0];
   if (o.disabled || (o.parentElement instanceof HTMLOptGroupElement && o.parentElement.disabled)) return {options: offered, disabled: true};
   if (!this.multiple) this.value = o.value; // a multiple select keeps what else was chosen
   o.selected = true;
@@ -295,10 +304,11 @@ const selectScript = `function(want) {
   return {options: offered};
 }`
 
-// selectOption chooses the option whose label, value or text is value,
-// and returns the labels of the options the select offered (placeholders
-// with an empty value left out). The select must be reachable: not
-// covered by anything.
+// selectOption chooses the one option shown whose label, else value,
+// else text is value, and returns the labels of the options the select
+// offered (placeholders with an empty value left out). Two options that
+// fit are ambiguous; a hidden option is not offered. The select must be
+// reachable: not covered by anything.
 func (s *session) selectOption(el *element, value string) ([]string, error) {
 	if _, _, err := s.point(el); err != nil {
 		return nil, err
@@ -307,6 +317,7 @@ func (s *session) selectOption(el *element, value string) ([]string, error) {
 		Error    string   `json:"error"`
 		Options  []string `json:"options"`
 		Missing  bool     `json:"missing"`
+		Twins    int      `json:"twins"`
 		Disabled bool     `json:"disabled"`
 	}
 	if err := s.call(el, selectScript, &res, value); err != nil {
@@ -317,6 +328,8 @@ func (s *session) selectOption(el *element, value string) ([]string, error) {
 		return nil, schema.Errorf(schema.CodeControlChanged, "select: %s", res.Error)
 	case res.Missing:
 		return res.Options, schema.Errorf(schema.CodeNotFound, "select: no option %q (options: %s)", value, strings.Join(res.Options, ", "))
+	case res.Twins > 0:
+		return res.Options, schema.Errorf(schema.CodeAmbiguous, "select: %d options are %q: refusing to guess", res.Twins, value)
 	case res.Disabled:
 		return res.Options, schema.Errorf(schema.CodeStateChanged, "select: the option %q is disabled", value)
 	}
