@@ -418,7 +418,9 @@ var dateLayouts = []string{
 	"Monday, January 2, 2006", "Mon, 02 Jan 2006",
 }
 
-var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?\d[\d,]*(\.\d+)?\s*%?$`)
+// numberText is a number as an English page writes one: its commas group
+// thousands in threes ("1,250"), so "87,5" (a German 87.5) is none.
+var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?$`)
 
 // embeddedDate is an ISO date or month standing as its own token.
 var embeddedDate = regexp.MustCompile(`(?:^|[^\d])(\d{4}-\d{2}(?:-\d{2})?)(?:[^\d-]|$)`)

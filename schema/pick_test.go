@@ -264,14 +264,15 @@ func TestActionsUsePicksAsTheyMean(t *testing.T) {
 }
 
 // TestOrdinalNumbers: the numbers a highest or lowest rule orders, and a
-// dot that may group thousands ("1.200" in German), which it refuses.
+// dot that may group thousands ("1.200" in German) or a comma that marks
+// decimals ("87,5"), which it refuses.
 func TestOrdinalNumbers(t *testing.T) {
-	for text, want := range map[string]float64{"1,200": 1200, "$1,200.50": 1200.5, "12.5": 12.5, "0.125": 0.125, "-3": -3, "45 %": 45, "1234.500": 1234.5} {
+	for text, want := range map[string]float64{"1,200": 1200, "$1,200.50": 1200.5, "12.5": 12.5, "0.125": 0.125, "-3": -3, "45 %": 45, "1234.500": 1234.5, "1,234,567": 1234567} {
 		if got, ok := schema.Ordinal(text, false); !ok || got != want {
 			t.Errorf("%q: %v %v, want %v", text, got, ok, want)
 		}
 	}
-	for _, text := range []string{"1.200", "12.500", "€ 300.000", "1 200", "1.2k", "n/a"} {
+	for _, text := range []string{"1.200", "12.500", "€ 300.000", "1 200", "1.2k", "n/a", "87,5", "1,25", "1,2500", "12,34,567"} {
 		if got, ok := schema.Ordinal(text, false); ok {
 			t.Errorf("%q read as %v: it is no number a rule can order", text, got)
 		}
