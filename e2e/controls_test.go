@@ -69,15 +69,17 @@ document.addEventListener('keydown', e => { if (e.key.length == 1) log.textConte
 }
 
 // TestDialogsAndEndlessLoads: an alert or a confirm is answered at once
-// (dismissed: the confirm declined) and the action says so, and a page
-// whose load never ends is stopped as it is; the session goes on either
-// way (before, each held every later call until the action timed out).
+// (dismissed: the confirm declined) and the action says so, a navigate
+// leaves a page that asks before it is left, and a page whose load never
+// ends is stopped as it is; the session goes on either way (before, each
+// held every later call until the action timed out).
 func TestDialogsAndEndlessLoads(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
 	web := newSite(t, map[string]string{
 		"/": `<!doctype html><main><h1>Dialogs</h1><button onclick="alert('Are you sure?')">Alert me</button>
 <button onclick="log.textContent = confirm('Delete it?') ? 'deleted' : 'kept'">Delete</button><p id="log" role="status">idle</p></main>`,
+		"/unsaved": `<!doctype html><main><h1>Draft</h1><label>Note <input></label><script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; });</script></main>`,
 		"/endless": `<!doctype html><main><h1>Endless</h1><img src="/endless.png" alt="chart"><button onclick="log.textContent = 'went'">Go</button><p id="log" role="status">idle</p></main>`,
 	})
 	s := session(t, b, web.URL+"/")
@@ -89,6 +91,16 @@ func TestDialogsAndEndlessLoads(t *testing.T) {
 	}
 	if obs := observe(t, s).Observation; !strings.Contains(obs.Render, `status "kept"`) {
 		t.Errorf("the confirm was not declined:\n%s", obs.Render)
+	}
+	// A page that asks before it is left (once a person typed in it): a
+	// navigate, whose point is to leave, leaves it.
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: web.URL + "/unsaved"})
+	act(t, s, schema.Action{Kind: schema.ActFill, Target: &schema.Target{Role: "textbox", Name: "Note"}, Value: "draft"})
+	if ev := act(t, s, schema.Action{Kind: schema.ActNavigate, URL: web.URL + "/"}); len(ev.Dialogs) != 1 || !strings.HasPrefix(ev.Dialogs[0], "beforeunload") || !strings.Contains(ev.Dialogs[0], "accepted") {
+		t.Errorf("leaving the page with unsaved changes was reported as %q", ev.Dialogs)
+	}
+	if obs := observe(t, s).Observation; !strings.HasSuffix(obs.URL, "/") {
+		t.Errorf("the navigate did not leave the page: %s", obs.URL)
 	}
 	start := time.Now()
 	if ev := act(t, s, schema.Action{Kind: schema.ActNavigate, URL: web.URL + "/endless"}); !ev.Unsettled || !strings.Contains(ev.HeldBy, "load not ending") {

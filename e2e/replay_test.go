@@ -284,3 +284,39 @@ verify: [{text_visible: Placed}]
 		})
 	}
 }
+
+// TestReplayStopsAtAQuestionItNeverMet: a replayed click that meets a
+// confirm its step never met when it was learned stops with CodeDialog
+// (the confirm was dismissed: the page may have taken the branch the task
+// did not), whatever its verify would say; a step that met the same
+// confirm when it was learned goes on.
+func TestReplayStopsAtAQuestionItNeverMet(t *testing.T) {
+	t.Parallel()
+	n := start(t, nil, node.Browser...)
+	web := newSite(t, map[string]string{"/notes": `<main><h1>Notes</h1><button id="b">Close notes</button><p id="out"></p><script>
+		document.getElementById('b').addEventListener('click', () => {
+			const keep = confirm('Save your changes before closing?');
+			fetch(keep ? '/api/save' : '/api/discard', {method: 'POST'}).then(() => { document.getElementById('out').textContent = 'Notes closed'; });
+		});
+	</script></main>`})
+	playbook := func(dialogs string) *schema.Playbook {
+		p, err := schema.DecodePlaybook([]byte(`name: close-notes
+intent: close the notes
+steps:
+  - {id: open, kind: deterministic, tool: navigate, args: {url: /notes}}
+  - {id: close, kind: deterministic, tool: click, needs: [open], target: {role: button, name: Close notes}` + dialogs + `}
+verify: [{text_visible: Notes closed}]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	res := browserReplay(t, n, playbook(""), web.URL, nil)
+	if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrDialog) || !strings.Contains(res.Reason.Message, "Save your changes") {
+		t.Fatalf("outcome %s (%v): a confirm the step never met was dismissed and the replay went on", res.Outcome, res.Reason)
+	}
+	if res = browserReplay(t, n, playbook(", dialogs: [confirm]"), web.URL, nil); res.Outcome != schema.OutcomeSuccess {
+		t.Fatalf("outcome %s (%v): a step that met the confirm when it was learned stopped", res.Outcome, res.Reason)
+	}
+}

@@ -205,7 +205,8 @@ func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 
 // TestSettleSaysWhatHeldThePage: a look that gave up at the settle's cap
 // says what held the page: the request it awaited, or its DOM. What a
-// document had in flight when the page left it does not hold the next.
+// document had in flight when the page left it does not hold the next,
+// and a Refresh header's move is waited for.
 func TestSettleSaysWhatHeldThePage(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
@@ -215,6 +216,11 @@ func TestSettleSaysWhatHeldThePage(t *testing.T) {
 		"/leave": `<main><h1>Leaving</h1><script>fetch('/hang'); setTimeout(() => { location.href = '/left'; }, 100);</script></main>`,
 		"/left":  `<main><h1>Left</h1></main>`,
 	})
+	// A Refresh header moves the page on 1 s after its load: the look
+	// waits for it.
+	if rep := observe(t, session(t, b, web.URL+"/refreshed")); !strings.HasSuffix(rep.Observation.URL, "/left") {
+		t.Errorf("looked before the Refresh header's move (waited %v): %s", rep.SettleWait, rep.Observation.URL)
+	}
 	for page, want := range map[string]string{"/poll": "awaiting GET " + web.URL + "/hang", "/clock": "its DOM still changing", "/leave": ""} {
 		t.Run(page, func(t *testing.T) {
 			t.Parallel()
@@ -238,7 +244,8 @@ func TestSettleSaysWhatHeldThePage(t *testing.T) {
 // message after ms (none with ?mute=1; with ?ack=1 it acknowledges each
 // at once first), and pushes a message every push ms (?push=N) on its
 // own; the event source sends its first message after ms; /slowbody
-// sends its head at once and the end of its body 1.5 s later.
+// sends its head at once and the end of its body 1.5 s later; /refreshed
+// has a Refresh header that moves it to /left after 1 s.
 func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 	plain := newSite(t, pages)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -251,6 +258,9 @@ func newStreamingSite(t testing.TB, pages map[string]string) *httptest.Server {
 			serveSocket(w, r, r.URL.Query(), ms("ms"), ms("push"))
 		case "/hang":
 			<-r.Context().Done()
+		case "/refreshed":
+			w.Header().Set("Refresh", "1; url=/left")
+			io.WriteString(w, "<main><h1>Moving on</h1></main>")
 		case "/slowbody":
 			w.Header().Set("Content-Length", "11")
 			io.WriteString(w, "Total")

@@ -36,6 +36,7 @@ const (
 	CodeToolError         Code = "tool_error"         // a tool answered with isError
 	CodeExpectFailed      Code = "expect_failed"      // an assertion did not hold
 	CodeUnrepeatable      Code = "unrepeatable"       // a step's check failed after its action sent what doing it again could repeat
+	CodeDialog            Code = "dialog"             // the page asked a question (confirm, prompt) the playbook's step never met; it was dismissed
 	CodeInternal          Code = "internal"           // a bug or an unexpected failure
 )
 
@@ -93,6 +94,7 @@ var (
 	ErrToolError         = &Error{Code: CodeToolError}
 	ErrExpectFailed      = &Error{Code: CodeExpectFailed}
 	ErrUnrepeatable      = &Error{Code: CodeUnrepeatable}
+	ErrDialog            = &Error{Code: CodeDialog}
 	ErrInternal          = &Error{Code: CodeInternal}
 )
 

@@ -189,6 +189,27 @@ type Step struct {
 	Prompt    string   `yaml:"prompt,omitempty"`
 	Options   []string `yaml:"options,omitempty"`
 	MaxTokens int      `yaml:"max_tokens,omitempty"`
+	// Dialogs are the questions (confirm, prompt) the page asked during
+	// the step's action when it was learned, each dismissed as the
+	// actuator dismisses them. A replay whose step is asked one more
+	// stops (CodeDialog): dismissing it chose a branch the learning run
+	// never took (a "Save before closing?" declined discards).
+	Dialogs []string `yaml:"dialogs,omitempty"`
+}
+
+// Questions are the kinds of the dialogs among reports (as
+// BrowserAction.Dialogs words them, `confirm "Delete it?" dismissed`)
+// that asked something and were dismissed: confirm, prompt, and a
+// beforeunload that kept the page. An alert only informs.
+func Questions(reports []string) []string {
+	var out []string
+	for _, r := range reports {
+		kind, _, _ := strings.Cut(r, " ")
+		if kind != "alert" && strings.HasSuffix(r, " dismissed") {
+			out = append(out, kind)
+		}
+	}
+	return out
 }
 
 // Secrets returns the secret parameters among params, name to value.

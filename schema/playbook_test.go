@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -291,5 +292,21 @@ verify: [{text_visible: "{{who}}"}]
 	}
 	if _, err := p.Bind(map[string]string{"who": "Acme {x}", "password": "p{{w}}"}); err != nil {
 		t.Errorf("a brace and a secret's braces: %v", err)
+	}
+}
+
+// TestQuestions: the dialogs that asked something and were dismissed,
+// by kind; an alert only informs, and a beforeunload a navigate accepted
+// asked nothing of the step.
+func TestQuestions(t *testing.T) {
+	got := schema.Questions([]string{`alert "Saved" dismissed`, `confirm "Delete it?" dismissed`, `prompt "Name?" dismissed`,
+		`beforeunload "" accepted: the navigate leaves the page`, `beforeunload "" dismissed`})
+	if !slices.Equal(got, []string{"confirm", "prompt", "beforeunload"}) {
+		t.Fatalf("questions %v", got)
+	}
+	p := &schema.Playbook{Name: "x", Intent: "x", Steps: []schema.Step{{ID: "a", Kind: schema.StepDeterministic, Tool: "click", Target: &schema.Target{Role: "button", Name: "Go"}, Dialogs: []string{"alert"}}},
+		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "x"}}}
+	if err := p.Validate(); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "dialogs[0]") {
+		t.Fatalf("a step expecting an alert: %v", err)
 	}
 }

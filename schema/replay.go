@@ -19,7 +19,7 @@ type StepReport struct {
 // before it stopped: its check failed after its action, whose effect may
 // have happened like those of the steps completed before it.
 func (r *ReplayResult) FailedStepActed() bool {
-	return r.Reason != nil && (r.Reason.Code == CodeExpectFailed || r.Reason.Code == CodeUnrepeatable)
+	return r.Reason != nil && (r.Reason.Code == CodeExpectFailed || r.Reason.Code == CodeUnrepeatable || r.Reason.Code == CodeDialog)
 }
 
 // ReplayResult is the outcome of replaying a playbook. Completed lists,

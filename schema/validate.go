@@ -251,6 +251,14 @@ func (p *Playbook) validateSteps(ps *problems) {
 			}
 		}
 		ps.addErr(path, s.validatePick())
+		if len(s.Dialogs) > MaxDialogs {
+			ps.add(path+".dialogs", "%d dialogs, over %d", len(s.Dialogs), MaxDialogs)
+		}
+		for k, d := range s.Dialogs {
+			if d != "confirm" && d != "prompt" && d != "beforeunload" {
+				ps.add(fmt.Sprintf("%s.dialogs[%d]", path, k), "dialog %q: want confirm, prompt or beforeunload", d)
+			}
+		}
 		for k, e := range s.Expect {
 			epath := fmt.Sprintf("%s.expect[%d]", path, k)
 			p.refuseSecrets(ps, epath, refs(epath, ancestors, func() ([]Ref, error) { return e.Refs() }))

@@ -118,7 +118,7 @@ func (s *SideBySide) Markdown(command string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", t.Task, strings.Join(cells, " | "))
 	}
-	b.WriteString("\nsettle: the page settling before each action and observation; resolve: finding each target on the page; act: dispatching the actions (a navigation's load included); send: a submitting control's page settling while its send guard watches where it goes; check: observing the page for the expects and the verify gate; model: a slot, judgment or repair step's model calls; record: the rest (the bus, recording events, evaluating checks).\n")
+	b.WriteString("\nsettle: the page settling before each action and observation; resolve: finding each target on the page; act: dispatching the actions (a navigation's load included); send: a submitting control's page settling while its send guard watches where it goes; check: observing the page for the expects and the verify gate; model: a slot, judgment or repair step's model calls; record: the rest (the bus, recording events, evaluating checks, a retry's pause before it looks again).\n")
 	fmt.Fprintf(&b, "\n## The cold agent on the same tasks, ms: median (min-max)\n\nThe agent planning every step with %s, in the same run, on a freshly reset portal after the same rest. Cold over Rote is what the suites' latency gate measures (there warm also matches the task); cold over the hand-written program is what a replay as fast as that program would reach.\n\n| Task | Cold agent | Of which the model | Cold / Rote replay | Cold / hand-written steps |\n|---|---|---|---|---|\n", s.Model)
 	for _, t := range s.Tasks {
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx | %.2fx |\n", t.Task, SpreadOf(t.Cold), SpreadOf(t.ColdModel), ratioOf(t.Cold, t.Rote), ratioOf(t.Cold, t.ScriptSteps))

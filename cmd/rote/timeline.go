@@ -106,7 +106,12 @@ func describeEvent(ev schema.Event) string {
 	case *schema.BrowserAction:
 		s := fmt.Sprintf("#%d %s", e.Seq, e.Action.Kind)
 		if t := e.Action.Target; t != nil {
-			s += fmt.Sprintf(" %s %q", t.Role, t.Name)
+			switch {
+			case t.Name != "" || t.Pick == nil:
+				s += fmt.Sprintf(" %s %q", t.Role, t.Name)
+			default:
+				s += fmt.Sprintf(" %s (a pick)", t.Role)
+			}
 		}
 		s += fmt.Sprintf(" took %s: settle %s, resolve %s, act %s", millis(e.Duration), millis(e.SettleWait), millis(e.Timing.Resolve), millis(e.Timing.Dispatch))
 		if e.Timing.Send > 0 {
@@ -120,6 +125,9 @@ func describeEvent(ev schema.Event) string {
 			s += ", picked " + e.Picked
 		case e.Among != nil:
 			s += fmt.Sprintf(", one of %d records", len(e.Among.Records))
+		}
+		for _, d := range e.Dialogs {
+			s += ", dialog: " + d
 		}
 		if e.Error != nil {
 			s += " error " + e.Error.Error()

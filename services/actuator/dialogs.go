@@ -16,17 +16,26 @@ import (
 // waited on it until the action timed out, and the session was lost. The
 // session answers each at once, the cautious way: dismissed, so a
 // confirm is declined, a prompt gets no text and a beforeunload keeps the
-// page. The action during which it opened says so (BrowserAction.Dialogs):
-// what the page asked was refused, and a replay's checks see what that
-// did.
+// page; but during a navigate, whose whole point is to leave the page, a
+// beforeunload is accepted. The action during which it opened says so
+// (BrowserAction.Dialogs): what the page asked was refused, and a
+// replay's checks see what that did.
 
 // dialogs answers a page's dialogs and keeps what they said until the
 // next action takes it.
 type dialogs struct {
 	page context.Context // the page's chromedp context
 
-	mu   sync.Mutex
-	seen []string
+	mu      sync.Mutex
+	seen    []string
+	leaving bool // a navigate is under way: a beforeunload is accepted
+}
+
+// leave says whether a navigate is under way.
+func (d *dialogs) leave(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.leaving = on
 }
 
 // listener is a chromedp listener: it cannot call the browser itself, so
@@ -37,8 +46,13 @@ func (d *dialogs) listener(ev any) {
 		return
 	}
 	d.mu.Lock()
+	accept := d.leaving && e.Type == page.DialogTypeBeforeunload
+	answer := "dismissed"
+	if accept {
+		answer = "accepted: the navigate leaves the page"
+	}
 	if len(d.seen) < schema.MaxDialogs {
-		d.seen = append(d.seen, fmt.Sprintf("%s %q dismissed", e.Type, schema.Clip(e.Message, maxDialogText)))
+		d.seen = append(d.seen, fmt.Sprintf("%s %q %s", e.Type, schema.Clip(e.Message, maxDialogText), answer))
 	}
 	ctx := d.page
 	d.mu.Unlock()
@@ -47,7 +61,7 @@ func (d *dialogs) listener(ev any) {
 	}
 	go func() {
 		_ = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			_, err := cdp.Call(ctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			_, err := cdp.Call(ctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
 			return err
 		}))
 	}()

@@ -399,7 +399,9 @@ func (s *session) navigate(rawURL string) (stopped bool, err error) {
 	}
 	loading, cancel := context.WithTimeout(s.ctx, loadWait)
 	defer cancel()
+	s.dialogs.leave(true)
 	err = chromedp.Do(loading, chromedp.Navigate(target))
+	s.dialogs.leave(false)
 	refused := s.gate.take()
 	if refused != nil {
 		return false, refused // a redirect off the origins, answered at the gate

@@ -194,7 +194,7 @@ const setValueScript = `function(want) {
   const v = probe.validity;
   const why = probe.value.toLowerCase() !== want.toLowerCase() ? 'it would hold ' + JSON.stringify(probe.value) :
     v.badInput ? 'not its format' : v.rangeUnderflow ? 'under its min ' + this.min : v.rangeOverflow ? 'over its max ' + this.max :
-    v.stepMismatch ? 'off its step ' + this.step : '';
+    v.stepMismatch ? 'off its step ' + (this.step || '(the default for ' + this.type + ')') : '';
   if (why) return {refused: why};
   this.focus();
   Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, want);

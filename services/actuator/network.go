@@ -2,6 +2,7 @@ package actuator
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,11 @@ type netTracker struct {
 	loading    bool                 // the main frame is loading a document
 	lastActive time.Time
 	signal     chan struct{} // closed and replaced at every change
+	// refresh is what the main document's Refresh header asks for, and
+	// refreshAt when, once the document loaded: a reload or redirect the
+	// page has scheduled, as a meta refresh does.
+	refresh   time.Duration
+	refreshAt time.Time
 	// sent are the last requests the page started and the frames it sent
 	// on its sockets, "METHOD url", with when they started.
 	sent []sentRequest
@@ -150,8 +156,8 @@ func (n *netTracker) from(self cdp.FrameID) func(any) {
 // onEvent follows requests from start to finish, the main frame's
 // document loads from their start (a link followed, a form submitted, a
 // script's location change) to the page's load, and streams (WebSocket,
-// EventSource) while an answer is awaited on them. data: URLs are not
-// counted.
+// EventSource) while an answer is awaited on them. data: and blob: URLs
+// are not counted.
 func (n *netTracker) onEvent(ev any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -164,7 +170,9 @@ func (n *netTracker) onEvent(ev any) {
 	}
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		if e.Type == network.ResourceTypeWebSocket || (e.Request != nil && strings.HasPrefix(e.Request.URL, "data:")) {
+		// A data: or blob: URL is read from memory: a shared worker's
+		// blob script is reported started and never finished.
+		if e.Type == network.ResourceTypeWebSocket || e.Request == nil || strings.HasPrefix(e.Request.URL, "data:") || strings.HasPrefix(e.Request.URL, "blob:") {
 			return
 		}
 		n.pending[e.RequestID] = &request{frame: e.FrameID, url: e.Request.URL, what: e.Request.Method + " " + e.Request.URL, loader: e.LoaderID,
@@ -177,6 +185,9 @@ func (n *netTracker) onEvent(ev any) {
 			return
 		}
 		r.answered, r.last = time.Now(), time.Now()
+		if r.document && e.FrameID == n.main && e.Response != nil {
+			n.refresh = refreshAfter(e.Response.Headers)
+		}
 	case *network.EventDataReceived:
 		r := n.pending[e.RequestID]
 		if r == nil {
@@ -196,7 +207,8 @@ func (n *netTracker) onEvent(ev any) {
 			return
 		}
 		// A new document in the main frame: what the old one had in
-		// flight (a long poll, a socket) went with it.
+		// flight (a long poll, a socket) and its refresh went with it.
+		n.refreshAt = time.Time{}
 		for id, r := range n.pending {
 			if r.loader != e.Frame.LoaderID {
 				delete(n.pending, id)
@@ -213,6 +225,9 @@ func (n *netTracker) onEvent(ev any) {
 			return
 		}
 		n.loading = false
+		if n.refresh > 0 {
+			n.refreshAt = time.Now().Add(n.refresh)
+		}
 	default:
 		return
 	}
@@ -293,6 +308,31 @@ func (n *netTracker) finish(id network.RequestID) bool {
 	return true
 }
 
+// refreshAfter reads a Refresh response header ("2", "2; url=/next"): how
+// long after the load the page reloads or moves on; 0 for none.
+func refreshAfter(headers network.Headers) time.Duration {
+	for k, v := range headers {
+		if !strings.EqualFold(k, "refresh") {
+			continue
+		}
+		text, _ := v.(string)
+		secs, _, _ := strings.Cut(strings.TrimSpace(text), ";")
+		secs, _, _ = strings.Cut(secs, ",")
+		if f, err := strconv.ParseFloat(strings.TrimSpace(secs), 64); err == nil && f >= 0 && f < 3600 {
+			return max(time.Duration(f*float64(time.Second)), time.Millisecond)
+		}
+	}
+	return 0
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // remember notes a request or a socket's frame the page sent now. The
 // caller holds mu.
 func (n *netTracker) remember(what string, write bool) {
@@ -366,6 +406,14 @@ func (n *netTracker) state(began, acted time.Time, onPage bool) netState {
 	for _, r := range n.streams {
 		if !r.awaiting.IsZero() {
 			awaits(r.what, r.awaiting, r.awaiting)
+		}
+	}
+	// A refresh due within the horizon of the action or of the load.
+	if due := n.refreshAt; !due.IsZero() && now.Before(due) && due.Before(later(acted, due.Add(-n.refresh)).Add(streamWait)) {
+		st.pending++
+		st.awaited = append(st.awaited, "the refresh its Refresh header set")
+		if st.unread.IsZero() || due.Before(st.unread) {
+			st.unread = due
 		}
 	}
 	for _, r := range n.pending {

@@ -183,7 +183,7 @@ func (s *session) settle(ctx context.Context, cfg SettleConfig) (time.Duration, 
 			}
 		}
 		now := time.Now()
-		if probe.Blank && s.acted.IsZero() {
+		if probe.Blank && !net.busy() {
 			return now.Sub(start), "", nil // nothing loaded, nothing to wait for
 		}
 		// An error is a navigation replacing the document under the

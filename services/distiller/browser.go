@@ -95,7 +95,7 @@ func describe(a *schema.BrowserAction) string {
 // when the value was chosen among the control's options).
 func (d *distillation) action(a *schema.BrowserAction) error {
 	act := a.Action
-	s := schema.Step{Kind: schema.StepDeterministic, Tool: string(act.Kind), OnFail: schema.OnFail{Policy: schema.FailRepair}}
+	s := schema.Step{Kind: schema.StepDeterministic, Tool: string(act.Kind), OnFail: schema.OnFail{Policy: schema.FailRepair}, Dialogs: schema.Questions(a.Dialogs)}
 	switch act.Kind {
 	case schema.ActNavigate:
 		u := d.relative(act.URL)

@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,29 @@ func TestDistillMakesAJudgment(t *testing.T) {
 	for _, want := range []string{`value: "{{steps.choose-category}}"`, "text_visible: Filed as {{steps.choose-category}}"} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("want %q in\n%s", want, doc)
+		}
+	}
+}
+
+// TestDistillKeepsTheQuestionsAStepMet: a confirm the learning run's
+// click met (and the actuator dismissed) is the step's, so that its
+// replay goes on through the same question and stops at any other; an
+// alert only informs.
+func TestDistillKeepsTheQuestionsAStepMet(t *testing.T) {
+	click := act(schema.ActClick, "button", "Register", "")
+	click.Dialogs = []string{`alert "Checking…" dismissed`, `confirm "Register Initech?" dismissed`}
+	c, err := Distill(runOf(nav(origin+"/vendors/new"), act(schema.ActFill, "textbox", "Company name", "Initech"), act(schema.ActFill, "textbox", "City", "Berlin"),
+		act(schema.ActFill, "textbox", "Password", "{{password}}"), click), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.Playbook.Steps[len(c.Playbook.Steps)-1]
+	if last.Tool != "click" || !slices.Equal(last.Dialogs, []string{"confirm"}) {
+		t.Fatalf("step %s: dialogs %v", last.ID, last.Dialogs)
+	}
+	for _, s := range c.Playbook.Steps[:len(c.Playbook.Steps)-1] {
+		if len(s.Dialogs) != 0 {
+			t.Errorf("step %s: dialogs %v", s.ID, s.Dialogs)
 		}
 	}
 }

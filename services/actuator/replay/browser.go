@@ -30,6 +30,7 @@ type BrowserDispatcher struct {
 	// the last look saw them; kind is that action's.
 	sent, changed []string
 	kind          schema.ActionKind
+	dialogs       []string // the last action's
 }
 
 // OpenBrowserDispatcher claims a browser session for runID from browsers.
@@ -134,7 +135,7 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 		}
 		a.URL = ref.String()
 	}
-	d.resolved, d.sent, d.changed, d.kind = nil, nil, nil, kind
+	d.resolved, d.sent, d.changed, d.kind, d.dialogs = nil, nil, nil, kind, nil
 	ev, err := d.session.Act(ctx, stepID, a)
 	if err != nil {
 		return nil, err
@@ -142,12 +143,16 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 	if ev.Unsettled {
 		d.unsettled++
 	}
+	d.dialogs = ev.Dialogs
 	if ev.Error != nil {
 		return nil, ev.Error
 	}
 	d.resolved = ev.Action.Target
 	return ev, nil
 }
+
+// Dialogs are the dialogs the page opened during the last action.
+func (d *BrowserDispatcher) Dialogs() []string { return d.dialogs }
 
 // Resolved is the control the last action aimed at, as the page resolved
 // it (id, role, name and contract).

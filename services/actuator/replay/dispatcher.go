@@ -50,6 +50,12 @@ type Writer interface {
 	Wrote() []string
 }
 
+// A Questioner is a Dispatcher that can say which dialogs the page opened
+// during its last action, as BrowserAction.Dialogs words them.
+type Questioner interface {
+	Dialogs() []string
+}
+
 // A Resolver is a Dispatcher that can say which control its last action
 // resolved its target to, with that control's contract: the executor
 // guards a repaired step with it.

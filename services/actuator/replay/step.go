@@ -98,7 +98,7 @@ func repairable(s *schema.Step, err error) bool {
 func retryable(err error) bool {
 	var b *bindingError
 	return !hard(err) && !errors.As(err, &b) && !errors.Is(err, schema.ErrContractChanged) && !errors.Is(err, schema.ErrControlChanged) && !errors.Is(err, schema.ErrBrowserCrashed) &&
-		!errors.Is(err, schema.ErrFingerprint) && !errors.Is(err, schema.ErrUnrepeatable)
+		!errors.Is(err, schema.ErrFingerprint) && !errors.Is(err, schema.ErrUnrepeatable) && !errors.Is(err, schema.ErrDialog)
 }
 
 // deterministic renders and dispatches a step and checks its expect.
@@ -122,6 +122,9 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 		if err != nil {
 			return false, err
 		}
+		if err := x.asked(s); err != nil {
+			return true, err
+		}
 		x.learnContract(s)
 		if s.Tool == string(schema.ActExtract) {
 			x.res.Answer = read
@@ -132,6 +135,9 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 	if err != nil {
 		return false, err
 	}
+	if err := x.asked(s); err != nil {
+		return true, err
+	}
 	x.learnContract(s)
 	if s.Tool == string(schema.ActExtract) && w.Page {
 		var read string
@@ -140,6 +146,29 @@ func (x *replay) deterministic(ctx context.Context, s *schema.Step, attempt int)
 		}
 	}
 	return true, x.holds(ctx, s, attempt, w)
+}
+
+// asked fails step s (CodeDialog) when its action met a question the
+// step did not meet when it was learned (Questioner): it was dismissed,
+// which chose a branch the learning run never took.
+func (x *replay) asked(s *schema.Step) error {
+	q, ok := x.d.(Questioner)
+	if !ok {
+		return nil
+	}
+	expected := slices.Clone(s.Dialogs)
+	for _, d := range q.Dialogs() {
+		kinds := schema.Questions([]string{d})
+		if len(kinds) == 0 {
+			continue
+		}
+		if k := slices.Index(expected, kinds[0]); k >= 0 {
+			expected = slices.Delete(expected, k, k+1)
+			continue
+		}
+		return schema.Errorf(schema.CodeDialog, "the page asked %s, which the step never met when it was learned: dismissing it may have chosen what the task did not", d)
+	}
+	return nil
 }
 
 // holds locates s's outputs in w and checks s's expects against it.
