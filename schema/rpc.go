@@ -75,6 +75,9 @@ type ObserveRequest struct {
 	// Diff asks for a diff against the run's last grounded observation.
 	// Without one (a first or replacement observation) the render is full.
 	Diff bool `msgpack:"diff,omitempty"`
+	// NodesOnly asks for the page's nodes alone, to resolve a target on:
+	// no text, no render, nothing recorded or grounded.
+	NodesOnly bool `msgpack:"nodes_only,omitempty"`
 	// Budget is the ordinary render budget in characters; 0 means the
 	// service's default.
 	Budget int `msgpack:"budget,omitempty"`

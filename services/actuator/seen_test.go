@@ -7,9 +7,9 @@ import (
 )
 
 // TestKeptCaptureOnlyWhileThePageIsUnchanged: a capture is reused for the
-// next target only on the same document, with no mutation since, no
-// embedded document, and no action since that can change what shows
-// without a mutation.
+// next target only on the same document, with no mutation since and no
+// embedded document; an action that moves the pointer or the page drops
+// it, one that moves the focus or a value keeps it on proof.
 func TestKeptCaptureOnlyWhileThePageIsUnchanged(t *testing.T) {
 	settled := settleProbe{Watch: true, Doc: "d1", Changes: 7}
 	cases := []struct {
@@ -17,20 +17,22 @@ func TestKeptCaptureOnlyWhileThePageIsUnchanged(t *testing.T) {
 		then   settleProbe
 		action schema.ActionKind // between the capture and the next look; "" none
 		kept   bool
+		proof  bool
 	}{
-		{"unchanged", settled, "", true},
-		{"after an extract", settled, schema.ActExtract, true},
-		{"after a fill", settled, schema.ActFill, false}, // :focus-within, :placeholder-shown
-		{"after set_value", settled, schema.ActSetValue, false},
-		{"a mutation", settleProbe{Watch: true, Doc: "d1", Changes: 8}, "", false},
-		{"another document", settleProbe{Watch: true, Doc: "d2", Changes: 7}, "", false},
-		{"not settled", settleProbe{}, "", false},
-		{"after a click", settled, schema.ActClick, false},
-		{"after a hover", settled, schema.ActHover, false},
-		{"after a check", settled, schema.ActCheck, false},
-		{"after a select", settled, schema.ActSelect, false},
-		{"after a navigate", settled, schema.ActNavigate, false},
-		{"after a press", settled, schema.ActPress, false},
+		{"unchanged", settled, "", true, false},
+		{"after an extract", settled, schema.ActExtract, true, false},
+		{"after a fill", settled, schema.ActFill, true, true}, // :focus-within, :placeholder-shown
+		{"after set_value", settled, schema.ActSetValue, true, true},
+		{"after a select", settled, schema.ActSelect, true, true},
+		{"after a press", settled, schema.ActPress, true, true},
+		{"a mutation", settleProbe{Watch: true, Doc: "d1", Changes: 8}, "", false, false},
+		{"another document", settleProbe{Watch: true, Doc: "d2", Changes: 7}, "", false, false},
+		{"not settled", settleProbe{}, "", false, false},
+		{"after a click", settled, schema.ActClick, false, false},
+		{"after a hover", settled, schema.ActHover, false, false},
+		{"after a check", settled, schema.ActCheck, false, false},
+		{"after a drag", settled, schema.ActDrag, false, false},
+		{"after a navigate", settled, schema.ActNavigate, false, false},
 	}
 	nodes := []schema.ObservedNode{{ID: "aaaaaa", Role: "button", Name: "Save"}}
 	for _, c := range cases {
@@ -40,13 +42,14 @@ func TestKeptCaptureOnlyWhileThePageIsUnchanged(t *testing.T) {
 			s.forget(c.action)
 		}
 		s.watched = c.then
-		if got := s.kept() != nil; got != c.kept {
-			t.Errorf("%s: kept %v, want %v", c.name, got, c.kept)
+		got, proof := s.kept()
+		if (got != nil) != c.kept || proof != c.proof {
+			t.Errorf("%s: kept %v (proof %v), want %v (proof %v)", c.name, got != nil, proof, c.kept, c.proof)
 		}
 	}
 	framed := &session{watched: settleProbe{Watch: true, Doc: "d1", Frames: 1}}
 	framed.remember(nodes)
-	if framed.kept() != nil {
+	if got, _ := framed.kept(); got != nil {
 		t.Error("a capture of a page with an embedded document was kept: the watch does not see the frame's changes")
 	}
 }

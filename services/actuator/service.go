@@ -289,7 +289,7 @@ func (s *Service) warm(b *browser) {
 			// Perception attaches to the page now, not at the run's
 			// first look: a blank page's capture, recorded nowhere.
 			ctx, cancel := context.WithTimeout(s.pool.parent, s.cfg.ObserveTimeout)
-			_, err = s.perceive(ctx, sp, &schema.ObserveRequest{})
+			_, err = s.perceive(ctx, sp, &schema.ObserveRequest{NodesOnly: true})
 			cancel()
 			if err != nil {
 				sp.close()
@@ -473,15 +473,15 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 // its role and name, else on a fresh capture, which is kept. It returns
 // the capture's nodes and the node.
 func (s *Service) resolveOn(ctx context.Context, sess *session, ev *schema.BrowserAction) ([]schema.ObservedNode, *schema.ObservedNode, schema.Resolution, error) {
-	if nodes := sess.kept(); nodes != nil {
+	if nodes, proof := sess.kept(); nodes != nil {
 		found := *ev
 		node, r, err := resolveRecorded(&found, nodes)
-		if err == nil && sess.stillIs(node) {
+		if err == nil && sess.stillIs(node) && (!proof || (ev.Action.Target.Pick == nil && sess.proven(node, nodes))) {
 			*ev = found
 			return nodes, node, r, nil
 		}
 	}
-	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{NodesOnly: true})
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -512,7 +512,7 @@ func (s *Service) dropPlace(ctx context.Context, ev *schema.BrowserAction, nodes
 // the lists the page showed, for the distiller to tell which of them an
 // answer read.
 func (s *Service) read(ctx context.Context, sess *session, ev *schema.BrowserAction) (string, schema.Resolution, error) {
-	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{})
+	obs, err := s.perceive(ctx, sess, &schema.ObserveRequest{NodesOnly: true})
 	if err != nil {
 		return "", "", err
 	}

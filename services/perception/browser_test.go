@@ -89,7 +89,7 @@ func observeNow(t testing.TB, p *page) []schema.ObservedNode {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
-	c, err := capturePage(ctx, p.frames)
+	c, err := capturePage(ctx, p.frames, true)
 	if err != nil {
 		t.Fatal(err)
 	}

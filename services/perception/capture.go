@@ -3,7 +3,10 @@ package perception
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -40,11 +43,11 @@ type pageInfo struct {
 	Text  string `json:"text"`
 }
 
-// pageInfoScript reads the page's address, title and the text a person
-// can see on it.
+// pageInfoJS is a function of whether to read the text: it returns the
+// page's address, title and the text a person can see on it.
 //
 //go:embed pageinfo.js
-var pageInfoScript string
+var pageInfoJS string
 
 // maxFrameDepth bounds how deep out-of-process frames are followed.
 const maxFrameDepth = 4
@@ -53,14 +56,15 @@ const maxFrameDepth = 4
 // (all same-origin frames, shadow DOM flattened), the accessibility tree
 // of each of those frames and the event listeners, and the same of each
 // out-of-process frame that frames reports, joined under its iframe. Its
-// text is the page's visible text, then each such frame's.
-func capturePage(ctx context.Context, frames *remoteFrames) (*capture, error) {
+// text is the page's visible text, then each such frame's, when withText
+// (a capture that only resolves a target needs none).
+func capturePage(ctx context.Context, frames *remoteFrames, withText bool) (*capture, error) {
 	start := time.Now()
-	c, err := captureDocument(ctx, "")
+	c, err := captureDocument(ctx, "", withText)
 	if err != nil {
 		return nil, err
 	}
-	c.addRemote(ctx, frames, 1)
+	c.addRemote(ctx, frames, 1, withText)
 	c.took = time.Since(start)
 	return c, nil
 }
@@ -68,7 +72,7 @@ func capturePage(ctx context.Context, frames *remoteFrames) (*capture, error) {
 // addRemote captures the out-of-process frames that frames reports for
 // the target of ctx, whose capture c is. A frame that went away or is no
 // child of this document is left out.
-func (c *capture) addRemote(ctx context.Context, frames *remoteFrames, depth int) {
+func (c *capture) addRemote(ctx context.Context, frames *remoteFrames, depth int, withText bool) {
 	if frames == nil || depth > maxFrameDepth {
 		return
 	}
@@ -77,11 +81,11 @@ func (c *capture) addRemote(ctx context.Context, frames *remoteFrames, depth int
 		if err != nil || c.dom.nodes[int64(owner.BackendNodeID)] == nil {
 			continue
 		}
-		rc, err := captureDocument(f.ctx, string(id))
+		rc, err := captureDocument(f.ctx, string(id), withText)
 		if err != nil {
 			continue
 		}
-		rc.addRemote(f.ctx, f.nested, depth+1)
+		rc.addRemote(f.ctx, f.nested, depth+1, withText)
 		if c.remote == nil {
 			c.remote = map[int64]*capture{}
 		}
@@ -93,15 +97,52 @@ func (c *capture) addRemote(ctx context.Context, frames *remoteFrames, depth int
 	}
 }
 
-// captureDocument captures one target's documents.
-func captureDocument(ctx context.Context, frame string) (*capture, error) {
-	snap, err := chromedp.Call(ctx, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
-	if err != nil {
-		return nil, fmt.Errorf("perception: DOM snapshot: %w", err)
+// captureDocument captures one target's documents. Its four reads (the
+// DOM snapshot, the accessibility tree, the event listeners, the page's
+// address and text) go to the browser at once: each waits on the
+// renderer, not on the others.
+func captureDocument(ctx context.Context, frame string, withText bool) (*capture, error) {
+	var (
+		snap      domsnapshot.CaptureSnapshotResult
+		main      accessibility.GetFullAXTreeResult
+		listeners []*domdebugger.EventListener
+		info      pageInfo
+		errs      [4]error
+		wg        sync.WaitGroup
+	)
+	// A context's first use attaches it to its target: not from four
+	// goroutines at once.
+	if err := chromedp.Do(ctx); err != nil {
+		return nil, fmt.Errorf("perception: attach: %w", err)
 	}
-	main, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
-	if err != nil {
-		return nil, fmt.Errorf("perception: accessibility tree: %w", err)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		if snap, errs[0] = chromedp.Call(ctx, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles}); errs[0] != nil {
+			errs[0] = fmt.Errorf("perception: DOM snapshot: %w", errs[0])
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if main, errs[1] = chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{}); errs[1] != nil {
+			errs[1] = fmt.Errorf("perception: accessibility tree: %w", errs[1])
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if listeners, errs[2] = pageListeners(ctx); errs[2] != nil {
+			errs[2] = fmt.Errorf("perception: event listeners: %w", errs[2])
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if info, errs[3] = chromedp.Run(ctx, chromedp.Evaluate[pageInfo]("("+pageInfoJS+")("+strconv.FormatBool(withText)+")")); errs[3] != nil {
+			errs[3] = fmt.Errorf("perception: page info: %w", errs[3])
+		}
+	}()
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	c := &capture{dom: newDOMIndex(&snap), frames: []axFrame{{Nodes: main.Nodes}}, frame: frame}
 	// Same-origin iframes are documents of the snapshot; the iframe element
@@ -132,24 +173,16 @@ func captureDocument(ctx context.Context, frame string) (*capture, error) {
 			c.frames = append(c.frames, axFrame{Owner: int64(nt.BackendNodeID[idx]), Nodes: ax.Nodes})
 		}
 	}
-	if err := c.dom.addListeners(ctx); err != nil {
-		return nil, fmt.Errorf("perception: event listeners: %w", err)
-	}
-	info, err := chromedp.Run(ctx, chromedp.Evaluate[pageInfo](pageInfoScript))
-	if err != nil {
-		return nil, fmt.Errorf("perception: page info: %w", err)
-	}
+	c.dom.addListeners(listeners)
 	c.url, c.title, c.text = info.URL, info.Title, info.Text
 	return c, nil
 }
 
-// addListeners marks the elements that listen for clicks, hovers, drags
-// or drops of their own, as DOMDebugger reports them for the whole page
-// (shadow roots and same-origin frames included): a span with a click
-// handler is a control to a person, though nothing in the accessibility
-// tree says so.
-func (x *domIndex) addListeners(ctx context.Context) error {
-	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+// pageListeners are the event listeners of the whole page, as DOMDebugger
+// reports them (shadow roots and same-origin frames included).
+func pageListeners(ctx context.Context) ([]*domdebugger.EventListener, error) {
+	var out []*domdebugger.EventListener
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		doc, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
 		if err != nil || doc.Result == nil || doc.Result.ObjectID == "" {
 			return fmt.Errorf("no document object: %v", err)
@@ -159,11 +192,19 @@ func (x *domIndex) addListeners(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, l := range res.Listeners {
-			if n := x.nodes[int64(l.BackendNodeID)]; n != nil {
-				n.listens |= listenKinds[l.Type]
-			}
-		}
+		out = res.Listeners
 		return nil
 	}))
+	return out, err
+}
+
+// addListeners marks the elements that listen for clicks, hovers, drags
+// or drops of their own: a span with a click handler is a control to a
+// person, though nothing in the accessibility tree says so.
+func (x *domIndex) addListeners(listeners []*domdebugger.EventListener) {
+	for _, l := range listeners {
+		if n := x.nodes[int64(l.BackendNodeID)]; n != nil {
+			n.listens |= listenKinds[l.Type]
+		}
+	}
 }

@@ -5,8 +5,10 @@
 // transparent or of no size, the options a closed select does not show);
 // this walk leaves it out. It reads each element's computed style and box
 // once, and does not touch the page. Text reached by scrolling (inside a
-// scrolling box, below the fold) counts: a person can scroll to it.
-(() => {
+// scrolling box, below the fold) counts: a person can scroll to it. It is
+// a function of whether to read the text at all (a capture that only
+// resolves a target needs none).
+((withText) => {
   const out = [];
   const skip = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'HEAD', 'IFRAME', 'OBJECT', 'EMBED', 'SVG']);
   const sx = window.scrollX, sy = window.scrollY;
@@ -59,7 +61,7 @@
     }
     if (block) out.push('\n');
   };
-  if (document.body) visit(document.body, {l: 0, t: 0, r: pageW, b: pageH}, 1);
+  if (withText && document.body) visit(document.body, {l: 0, t: 0, r: pageW, b: pageH}, 1);
   const text = out.join('').split('\n').map(l => l.trim()).filter(l => l !== '').join('\n');
   return {url: location.href, title: document.title, text};
-})()
+})

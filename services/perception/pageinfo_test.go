@@ -36,7 +36,7 @@ func TestVisibleText(t *testing.T) {
 	p := openPage(t, base+"/")
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
-	c, err := capturePage(ctx, p.frames)
+	c, err := capturePage(ctx, p.frames, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	}
 	t := s.attach.get(req.Browser)
 	t.Lock()
-	c, err := capturePage(t.ctx, t.frames)
+	c, err := capturePage(t.ctx, t.frames, !req.NodesOnly)
 	t.Unlock()
 	if err != nil {
 		s.attach.drop(req.Browser)
@@ -104,6 +104,11 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	key := req.RunID
 	if key == "" {
 		key = req.Browser.TargetID
+	}
+	if req.NodesOnly {
+		nodes := observedNodes(distill(c))
+		schema.MaskNodeSecrets(nodes, req.Secrets)
+		return &schema.ObserveReply{Observation: schema.Observation{URL: c.url, Title: c.title, Kind: schema.ObservationFull, Nodes: nodes}}, nil
 	}
 	budget := req.Budget
 	if budget <= 0 {
