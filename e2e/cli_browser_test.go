@@ -234,11 +234,7 @@ func TestBenchSmoke(t *testing.T) {
 	// other tests.
 	dir := t.TempDir()
 	out := filepath.Join(dir, "bench")
-	code, text := rote(t, dir, "bench", "--reps", "2", "--model-latency", "none", "--out", out)
-	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
-	}
+	code, text, data := runBench(t, dir, out, "--reps", "2", "--model-latency", "none")
 	var s struct {
 		Gates map[string]struct {
 			Value, Bound float64
@@ -288,6 +284,18 @@ func TestBenchSmoke(t *testing.T) {
 	}
 }
 
+// runBench runs rote bench with args in dir, writing to out, and returns
+// its exit status, its output and the summary.json it wrote.
+func runBench(t *testing.T, dir, out string, args ...string) (int, string, []byte) {
+	t.Helper()
+	code, text := rote(t, dir, append(append([]string{"bench"}, args...), "--out", out)...)
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
+	}
+	return code, text, data
+}
+
 // TestSpeedBenchSmoke runs the side by side once: every task has one
 // measurement of each arm (the hand-written program, with and without
 // opening its page, Rote's replay, the cold agent), the replay's phases
@@ -298,11 +306,7 @@ func TestSpeedBenchSmoke(t *testing.T) {
 	long(t, "the speed bench")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "speed")
-	code, text := rote(t, dir, "bench", "--suite", "speed", "--reps", "1", "--out", out)
-	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatalf("no summary (exit %d): %v\n%s", code, err, text)
-	}
+	code, text, data := runBench(t, dir, out, "--suite", "speed", "--reps", "1")
 	var s struct {
 		Model string
 		Gate  struct{ Pass bool }

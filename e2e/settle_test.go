@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -108,15 +109,24 @@ func TestSettleFollowsScheduledWork(t *testing.T) {
 		t.Fatalf("looked before the meta refresh (waited %v): %s", rep.SettleWait, rep.Observation.URL)
 	}
 	for _, page := range []string{"/frames", "/ticks", "/string", "/unread", "/idle", "/worker"} {
-		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
-		act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
-		rep := observe(t, s)
-		if !strings.Contains(rep.Observation.Text, "Total: 123.45") {
-			t.Fatalf("%s: looked before the page showed its result (waited %v): %q", page, rep.SettleWait, rep.Observation.Text)
-		}
-		if !rep.Settled {
-			t.Fatalf("%s: the page never counted as settled (waited %v)", page, rep.SettleWait)
-		}
+		clickGoAndLook(t, s, page)
+	}
+}
+
+// clickGoAndLook opens page, lets its own start pass, clicks its Go
+// button and looks once: the look must show the result the click makes
+// the page compute ("Total: 123.45") and count the page as settled.
+func clickGoAndLook(t *testing.T, s *bus.BrowserSession, page string) {
+	t.Helper()
+	act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
+	observe(t, s) // the page's own start (a socket opening) is over
+	act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
+	rep := observe(t, s)
+	if !strings.Contains(rep.Observation.Text, "Total: 123.45") {
+		t.Errorf("%s: looked before the page showed its result (waited %v): %q", page, rep.SettleWait, rep.Observation.Text)
+	}
+	if !rep.Settled {
+		t.Errorf("%s: the page never counted as settled (waited %v)", page, rep.SettleWait)
 	}
 }
 
@@ -190,16 +200,7 @@ func TestSettleFollowsMessagesAndStreams(t *testing.T) {
 	for _, page := range []string{"/socket-open", "/socket-ask", "/events", "/channel", "/postmessage", "/abort", "/frame", "/nested",
 		"/worker", "/worker-fetch", "/broadcast", "/worker-ack", "/socket-ack", "/chain", "/wrapped-delay", "/slow-body",
 		"/endless-channel", "/chatty-socket", "/heartbeat"} {
-		act(t, s, schema.Action{Kind: schema.ActNavigate, URL: page})
-		observe(t, s) // the page's own start (a socket opening) is over
-		act(t, s, schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Go"}})
-		rep := observe(t, s)
-		if !strings.Contains(rep.Observation.Text, "Total: 123.45") {
-			t.Errorf("%s: looked before the page showed its result (waited %v): %q", page, rep.SettleWait, rep.Observation.Text)
-		}
-		if !rep.Settled {
-			t.Errorf("%s: the page never counted as settled (waited %v)", page, rep.SettleWait)
-		}
+		clickGoAndLook(t, s, page)
 	}
 }
 
