@@ -107,41 +107,31 @@ func captureDocument(ctx context.Context, frame string, withText bool) (*capture
 		main      accessibility.GetFullAXTreeResult
 		listeners []*domdebugger.EventListener
 		info      pageInfo
-		errs      [4]error
-		wg        sync.WaitGroup
 	)
 	// A context's first use attaches it to its target: not from four
 	// goroutines at once.
 	if err := chromedp.Do(ctx); err != nil {
 		return nil, fmt.Errorf("perception: attach: %w", err)
 	}
-	wg.Add(4)
-	go func() {
-		defer wg.Done()
-		if snap, errs[0] = chromedp.Call(ctx, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles}); errs[0] != nil {
-			errs[0] = fmt.Errorf("perception: DOM snapshot: %w", errs[0])
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		if main, errs[1] = chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{}); errs[1] != nil {
-			errs[1] = fmt.Errorf("perception: accessibility tree: %w", errs[1])
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		if listeners, errs[2] = pageListeners(ctx); errs[2] != nil {
-			errs[2] = fmt.Errorf("perception: event listeners: %w", errs[2])
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		if info, errs[3] = chromedp.Run(ctx, chromedp.Evaluate[pageInfo]("("+pageInfoJS+")("+strconv.FormatBool(withText)+")")); errs[3] != nil {
-			errs[3] = fmt.Errorf("perception: page info: %w", errs[3])
-		}
-	}()
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
+	err := atOnce(
+		func() (err error) {
+			snap, err = chromedp.Call(ctx, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: snapshotStyles})
+			return readFailed("DOM snapshot", err)
+		},
+		func() (err error) {
+			main, err = chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+			return readFailed("accessibility tree", err)
+		},
+		func() (err error) {
+			listeners, err = pageListeners(ctx)
+			return readFailed("event listeners", err)
+		},
+		func() (err error) {
+			info, err = chromedp.Run(ctx, chromedp.Evaluate[pageInfo]("("+pageInfoJS+")("+strconv.FormatBool(withText)+")"))
+			return readFailed("page info", err)
+		},
+	)
+	if err != nil {
 		return nil, err
 	}
 	c := &capture{dom: newDOMIndex(&snap), frames: []axFrame{{Nodes: main.Nodes}}, frame: frame}
@@ -176,6 +166,30 @@ func captureDocument(ctx context.Context, frame string, withText bool) (*capture
 	c.dom.addListeners(listeners)
 	c.url, c.title, c.text = info.URL, info.Title, info.Text
 	return c, nil
+}
+
+// atOnce runs each read in a goroutine of its own and returns their
+// errors joined once all have ended.
+func atOnce(reads ...func() error) error {
+	errs := make([]error, len(reads))
+	var wg sync.WaitGroup
+	for i, read := range reads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = read()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readFailed names the capture's read that failed with err; nil stays nil.
+func readFailed(read string, err error) error {
+	if err != nil {
+		return fmt.Errorf("perception: %s: %w", read, err)
+	}
+	return nil
 }
 
 // pageListeners are the event listeners of the whole page, as DOMDebugger
