@@ -11,28 +11,52 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
-// TestLaunchAttachKill launches a browser, attaches to it by its
-// address, and kills it: the attached one sees it gone, and nothing of it
-// is left in the temporary directory.
-func TestLaunchAttachKill(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestLaunchShareKill launches a browser over a pipe, shares it, drives a
+// page through the relay from a second connection, and kills it: the
+// attached one sees it gone, and nothing of it is left behind.
+func TestLaunchShareKill(t *testing.T) {
+	ctx := testContext(t)
 	p, err := Launch(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Alive() {
-		t.Fatal("a launched browser is not alive")
+	if !p.Alive() || !strings.HasPrefix(p.Endpoint(), pipePrefix) {
+		t.Fatalf("a launched browser: alive %v, endpoint %q", p.Alive(), p.Endpoint())
 	}
-	a, err := Attach(p.WS())
+	if _, err := Attach(ctx, p.Endpoint()); err == nil {
+		t.Fatal("attached to a browser that is not shared")
+	}
+	endpoint, err := p.Share()
+	if err != nil || !strings.HasPrefix(endpoint, relayPrefix) || p.Endpoint() != endpoint {
+		t.Fatalf("shared at %q (%v); endpoint now %q", endpoint, err, p.Endpoint())
+	}
+	dir := filepath.Dir(strings.TrimPrefix(endpoint, relayPrefix))
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the relay's directory: %v (%v), want 0700", fi.Mode(), err)
+	}
+	a, err := Attach(ctx, endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Alive() {
-		t.Fatal("the attached browser does not answer")
+	alloc, cancel := a.Allocator(ctx)
+	page, cancelPage := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	err = chromedp.Do(page, chromedp.Navigate("data:text/html,<title>relayed</title>"))
+	title, _ := chromedp.Run(page, chromedp.Title())
+	if err != nil || title != "relayed" {
+		t.Fatalf("a page through the relay: %q (%v)", title, err)
 	}
+	cancelPage()
+	cancel()
 	a.Kill()
 	if !p.Alive() {
 		t.Fatal("killing an attached browser stopped it")
@@ -41,19 +65,33 @@ func TestLaunchAttachKill(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the profile has no singleton socket link: %v", err)
 	}
-	p.Kill()
-	if p.Alive() || a.Alive() {
-		t.Fatal("a killed browser still answers")
+	b, err := Attach(ctx, endpoint)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Killed, Chromium cleans up nothing: its profile and the directory of
-	// its singleton socket are removed for it.
-	for _, dir := range []string{p.dir, filepath.Dir(sock)} {
+	p.Kill()
+	waitDead(t, b)
+	if p.Alive() {
+		t.Fatal("a killed browser is alive")
+	}
+	// Killed, Chromium cleans up nothing: its profile, the directory of
+	// its singleton socket and the relay's are removed for it.
+	for _, dir := range []string{p.dir, filepath.Dir(sock), dir} {
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("%s is left after the browser was killed", dir)
 		}
 	}
-	if _, err := Attach("http://127.0.0.1:1/"); err == nil {
-		t.Fatal("attached to an address that is no DevTools WebSocket")
+	if _, err := Attach(ctx, "http://127.0.0.1:1/"); err == nil {
+		t.Fatal("attached to an address that is no DevTools address")
+	}
+}
+
+func waitDead(t *testing.T, p *Process) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); p.Alive(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the browser still answers")
+		}
 	}
 }
 
@@ -65,7 +103,11 @@ func TestDiesWithItsLauncher(t *testing.T) {
 		if err != nil {
 			os.Exit(2)
 		}
-		fmt.Println(p.WS())
+		endpoint, err := p.Share()
+		if err != nil {
+			os.Exit(3)
+		}
+		fmt.Println(p.cmd.Process.Pid, endpoint)
 		time.Sleep(time.Minute) // killed before this ends
 		return
 	}
@@ -78,21 +120,34 @@ func TestDiesWithItsLauncher(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := bufio.NewReader(out).ReadString('\n')
+	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
-	browser, err := Attach(strings.TrimSpace(ws))
+	pidText, endpoint, _ := strings.Cut(strings.TrimSpace(line), " ")
+	pid, _ := strconv.Atoi(pidText)
+	browser, err := Attach(testContext(t), endpoint)
 	if err != nil || !browser.Alive() {
 		t.Fatalf("the launched browser does not answer (%v)", err)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	for deadline := time.Now().Add(10 * time.Second); browser.Alive(); time.Sleep(100 * time.Millisecond) {
+	waitDead(t, browser)
+	for deadline := time.Now().Add(10 * time.Second); processRuns(pid); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the browser outlived the process that launched it")
 		}
 	}
+}
+
+// processRuns reports whether pid names a live process (not a zombie).
+func processRuns(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(raw), ") ")
+	return !strings.HasPrefix(rest, "Z")
 }
 
 // TestProfilesOfDeadLaunchersAreSwept: a profile directory whose owner

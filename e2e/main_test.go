@@ -42,10 +42,13 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic("the end-to-end suites need /usr/bin/chromium (scripts/setup installs it): " + err.Error())
 	}
-	sharedBrowser = browser.WS()
 	// Every rote process the tests start opens its sessions in the shared
-	// browser too (launching one per process was most of the suite's
-	// CPU); a test that needs the launch path sets ROTE_BROWSER empty.
+	// browser too, through its relay (launching one per process was most
+	// of the suite's CPU); a test that needs the launch path sets
+	// ROTE_BROWSER empty.
+	if sharedBrowser, err = browser.Share(); err != nil {
+		panic("share the browser: " + err.Error())
+	}
 	os.Setenv("ROTE_BROWSER", sharedBrowser)
 	code := m.Run()
 	browser.Kill()

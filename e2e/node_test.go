@@ -12,7 +12,7 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 )
 
-// sharedBrowser is the DevTools address of the one Chromium this
+// sharedBrowser is the relay endpoint of the one Chromium this
 // package's nodes open their sessions in (a browser context each),
 // started by TestMain. Measured: four browsers for four tests at once
 // were no faster than one.

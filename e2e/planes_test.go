@@ -16,9 +16,9 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/actuatortest"
@@ -408,7 +408,10 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 	b := startWith(t, bustest.Start(t), node.Config{Roles: node.Browser}, nil).Bus()
 	web := newSite(t, map[string]string{"/": actionsPage})
 	s := session(t, b, web.URL+"/")
-	alloc, cancel := remote.NewAllocator(context.Background(), s.Browser.WSURL)
+	alloc, cancel, err := chromium.Connect(context.Background(), s.Browser.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer cancel()
 	ctx, cancel2 := chromedp.NewContext(alloc)
 	defer cancel2()
@@ -423,7 +426,7 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 		t.Fatalf("action on a crashed browser: %v", err)
 	}
 	next := session(t, b, web.URL+"/")
-	if next.Browser.WSURL == s.Browser.WSURL {
+	if next.Browser.Endpoint == s.Browser.Endpoint {
 		t.Fatal("the new run got the dead browser")
 	}
 	if obs := observe(t, next).Observation; !strings.Contains(obs.Render, "Place order") {

@@ -59,10 +59,12 @@ type AdoptSessionRequest struct {
 	To   string `msgpack:"to"`
 }
 
-// BrowserRef locates a page: the browser's DevTools WebSocket and the
-// page target in it.
+// BrowserRef locates a page: how to reach its browser (chromium's
+// endpoints: the browser's own process, a relay another process of the
+// same user serves, or the DevTools address of a browser a user started)
+// and the page target in it.
 type BrowserRef struct {
-	WSURL    string `msgpack:"ws_url" json:"ws_url"`
+	Endpoint string `msgpack:"endpoint" json:"endpoint"`
 	TargetID string `msgpack:"target_id" json:"target_id"`
 }
 

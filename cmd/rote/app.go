@@ -32,9 +32,11 @@ type App struct {
 	// scripted.ParseLatency's form ($ROTE_SCRIPTED_LATENCY; rote bench's
 	// --model-latency).
 	ModelLatency string
-	// Browser is the DevTools WebSocket address of a Chromium another
-	// process runs ($ROTE_BROWSER): browser sessions open in it, each in
-	// a browser context of its own, and none is launched.
+	// Browser is the endpoint of a browser another process runs
+	// ($ROTE_BROWSER): the ws:// DevTools address of one a user started,
+	// or the unix: relay of one another rote process shares. Browser
+	// sessions open in it, each in a browser context of its own, and none
+	// is launched.
 	Browser string
 	Stdin   io.Reader
 	Stdout  io.Writer

@@ -49,7 +49,7 @@ perception.md and perception.json.`,
 			defer os.RemoveAll(tmp)
 			cfg := perceive.Config{Reps: reps, Progress: func(s string) { fmt.Fprintln(app.Stderr, s) },
 				Playwright: []string{"env", "TMPDIR=" + tmp, "node", cli, "--headless", "--no-sandbox", "--isolated",
-					"--executable-path", cmpBrowser(app.Browser), "--output-dir", tmp}}
+					"--executable-path", chromium.Path, "--output-dir", tmp}}
 			if !noPortal {
 				base, stop, err := servePortal(ctx)
 				if err != nil {
@@ -127,15 +127,6 @@ func playwrightCLI(given string) (string, error) {
 		return "", fmt.Errorf("@playwright/mcp is not at %s (run scripts/setup, or give --playwright-mcp): %w", abs, err)
 	}
 	return abs, nil
-}
-
-// cmpBrowser is the Chromium binary @playwright/mcp starts: the one Rote
-// launches, unless Rote attaches to a running browser.
-func cmpBrowser(configured string) string {
-	if configured == "" || strings.HasPrefix(configured, "ws://") {
-		return chromium.Path
-	}
-	return configured
 }
 
 // servePortal serves a fresh fixture portal on 127.0.0.1 (and so on

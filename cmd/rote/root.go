@@ -30,7 +30,7 @@ final state.`,
 	app.ModelLatency = os.Getenv("ROTE_SCRIPTED_LATENCY")
 	root.PersistentFlags().StringVar(&app.NATSURL, "nats", os.Getenv("ROTE_NATS_URL"), "external NATS URL; empty runs an embedded server ($ROTE_NATS_URL)")
 	root.PersistentFlags().StringVar(&app.NATSCA, "nats-ca", os.Getenv("ROTE_NATS_CA"), "CA certificate of the NATS servers, for a tls:// URL ($ROTE_NATS_CA)")
-	root.PersistentFlags().StringVar(&app.Browser, "browser", os.Getenv("ROTE_BROWSER"), "DevTools WebSocket address (ws://...) of a running Chromium to open sessions in; empty launches one ($ROTE_BROWSER)")
+	root.PersistentFlags().StringVar(&app.Browser, "browser", os.Getenv("ROTE_BROWSER"), "a running browser to open sessions in: the DevTools address (ws://...) of a Chromium you started, or the unix:/PATH another rote process shares; empty launches one over a pipe ($ROTE_BROWSER)")
 	replicas, err := strconv.Atoi(cmp.Or(os.Getenv("ROTE_NATS_REPLICAS"), "1"))
 	if err != nil {
 		replicas = -1 // refused by bus.Open, which says what it wants

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
 )
@@ -61,11 +62,25 @@ func (g *gate) hold(on bool) error {
 }
 
 // onEvent takes a paused request to a goroutine: a listener may not run
-// commands.
+// commands. A tab or window the page opened was refused by the browser
+// before it sent a thing (chromium's popups.go): one aimed off a
+// confined session's origins is the action's out_of_origin error.
 func (g *gate) onEvent(ev any) {
-	if e, ok := ev.(*fetch.EventRequestPaused); ok {
+	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
 		g.wg.Add(1)
 		go g.decide(e)
+	case *page.EventWindowOpen:
+		if len(g.origins) == 0 || e.URL == "" {
+			return // an empty window: nothing was loaded
+		}
+		if _, err := schema.CheckNavigation(e.URL, g.origins); err != nil {
+			g.mu.Lock()
+			if g.outside == nil {
+				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page opened a new tab at %s: refused in the browser, nothing was sent", err.(*schema.Error).Message)
+			}
+			g.mu.Unlock()
+		}
 	}
 }
 

@@ -5,19 +5,21 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/chromedp/chromedp/remote"
 	"github.com/rote-agent/rote/chromium"
 )
 
 // pool keeps up to size Chromium processes and hands out the least busy
 // live one. A browser that died is dropped at the next acquire and a new
 // one is launched in its place. With attach set it launches none: every
-// session opens in the Chromium at that DevTools address.
+// session opens in the browser at that endpoint (chromium.Attach). With
+// share set, each browser it launches is shared with this user's other
+// processes (a perception running as a process of its own).
 type pool struct {
 	parent context.Context
 	path   string
 	size   int
 	attach string
+	share  bool
 
 	mu       sync.Mutex
 	browsers []*browser
@@ -31,8 +33,8 @@ type browser struct {
 	sessions int
 }
 
-func newPool(parent context.Context, path string, size int, attach string) *pool {
-	return &pool{parent: parent, path: path, size: size, attach: attach}
+func newPool(parent context.Context, path string, size int, attach string, share bool) *pool {
+	return &pool{parent: parent, path: path, size: size, attach: attach, share: share}
 }
 
 // acquire returns a live browser for a new session, launching one when
@@ -62,7 +64,7 @@ func (p *pool) acquire(ctx context.Context) (*browser, error) {
 		if err != nil {
 			return nil, err
 		}
-		alloc, cancel := remote.NewAllocator(p.parent, proc.WS())
+		alloc, cancel := proc.Allocator(p.parent)
 		best = &browser{proc: proc, alloc: alloc, cancel: cancel}
 		p.browsers = append(p.browsers, best)
 	}
@@ -90,18 +92,19 @@ func (p *pool) close() {
 	p.browsers = nil
 }
 
-// start launches a browser, or attaches to the one at p.attach while it
-// answers.
+// start launches a browser (shared when p.share says so), or attaches to
+// the one at p.attach.
 func (p *pool) start(ctx context.Context) (*chromium.Process, error) {
-	if p.attach == "" {
-		return chromium.Launch(ctx, p.path)
+	if p.attach != "" {
+		return chromium.Attach(ctx, p.attach)
 	}
-	proc, err := chromium.Attach(p.attach)
-	if err != nil {
+	proc, err := chromium.Launch(ctx, p.path)
+	if err != nil || !p.share {
+		return proc, err
+	}
+	if _, err := proc.Share(); err != nil {
+		proc.Kill()
 		return nil, err
-	}
-	if !proc.Alive() {
-		return nil, fmt.Errorf("%w at %s", chromium.ErrUnreachable, p.attach)
 	}
 	return proc, nil
 }

@@ -22,10 +22,17 @@ type Config struct {
 	Browsers int
 	// Chromium is the browser binary; default chromium.Path.
 	Chromium string
-	// Browser is the DevTools WebSocket address of a Chromium another
-	// process runs: sessions open in it and none is launched. Empty
-	// launches up to Browsers of its own.
+	// Browser is the endpoint of a browser another process runs
+	// (chromium.Attach: a ws:// DevTools address of one a user started,
+	// or the unix: relay of one another rote process shares): sessions
+	// open in it and none is launched. Empty launches up to Browsers of
+	// its own, over pipes.
 	Browser string
+	// Share serves each browser this actuator launches to the other
+	// processes of its user (chromium's relay), for a perception that
+	// runs as a process of its own. A perception in this process needs
+	// none.
+	Share bool
 	// Settle says when a page is settled; zero fields take DefaultSettle's.
 	Settle SettleConfig
 	// Instance names this actuator on the bus; default a new id.
@@ -95,7 +102,7 @@ func (s *Service) Instance() string { return s.cfg.Instance }
 // close for its runs on its own instance subjects. On return every session
 // is closed and every browser stopped.
 func (s *Service) Run(ctx context.Context) error {
-	s.pool = newPool(ctx, s.cfg.Chromium, s.cfg.Browsers, s.cfg.Browser)
+	s.pool = newPool(ctx, s.cfg.Chromium, s.cfg.Browsers, s.cfg.Browser, s.cfg.Share)
 	defer s.pool.close()
 	defer s.closeAll()
 	svc, err := s.rpc.NewService("rote-actuator", "0.1.0", "browser sessions and typed actions")

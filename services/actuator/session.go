@@ -50,33 +50,6 @@ func (s *session) learnSecrets(secrets map[string]string) {
 	}
 }
 
-// noTabsScript keeps every document the page loads from opening a tab or
-// a window, as a popup blocker would: window.open opens nothing, and a
-// click on a link, or a submit of a form, aimed at another browsing
-// context does nothing. A session is one page, and the origin gate holds
-// that page's loads only: a tab would load wherever the link said.
-const noTabsScript = `(() => {
-  if (window.__roteNoTabs) return;
-  window.__roteNoTabs = true;
-  const own = t => !t || ['_self', '_top', '_parent'].includes(t.toLowerCase());
-  const base = () => { const b = document.querySelector('base[target]'); return b ? b.getAttribute('target') : ''; };
-  window.open = function () { return null; };
-  const link = e => {
-    const a = e.target instanceof Element ? e.target.closest('a[href], area[href]') : null;
-    if (a && (e.type === 'auxclick' || e.ctrlKey || e.metaKey || e.shiftKey || !own(a.hasAttribute('target') ? a.getAttribute('target') : base()))) e.preventDefault();
-  };
-  document.addEventListener('click', link, true);
-  document.addEventListener('auxclick', link, true);
-  document.addEventListener('submit', e => {
-    const f = e.target, s = e.submitter;
-    const t = s && s.hasAttribute('formtarget') ? s.getAttribute('formtarget') : f.hasAttribute('target') ? f.getAttribute('target') : base();
-    if (!own(t)) e.preventDefault();
-  }, true);
-})();`
-
-// pageScript runs in every document the page loads.
-var pageScript = settleWatchScript + "\n" + noTabsScript
-
 // openSession creates a browser context with one page in b, confined to
 // origins (none: any http or https page), and starts watching its
 // network, DOM and page loads.
@@ -93,8 +66,11 @@ func openSession(b *browser, runID string, origins []string) (*session, error) {
 }
 
 // newPage creates a browser context with one blank page in b, watching
-// its network, frames and dialogs, with the page scripts in place: a
-// session of no run yet, which confine gives one.
+// its network, frames and dialogs, with the settle watch in every
+// document: a session of no run yet, which confine gives one. A tab or
+// window the page opens is refused by the browser itself (chromium's
+// popups.go), where the page's scripts cannot undo it; the gate hears
+// of it.
 func newPage(b *browser) (*session, error) {
 	net := newNetTracker()
 	fr := newFrames(net)
@@ -106,14 +82,14 @@ func newPage(b *browser) (*session, error) {
 	dl.mu.Unlock()
 	s := &session{browser: b, ctx: ctx, cancel: cancel, net: net, frames: fr, dialogs: dl}
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript})
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: settleWatchScript})
 		return err
-	}), chromedp.Evaluate[chromedp.Void](pageScript)); err != nil {
+	}), chromedp.Evaluate[chromedp.Void](settleWatchScript)); err != nil {
 		cancel()
 		return nil, s.fail(fmt.Errorf("open page: %w", err))
 	}
 	net.setMain(cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID))
-	s.ref = schema.BrowserRef{WSURL: b.proc.WS(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
+	s.ref = schema.BrowserRef{Endpoint: b.proc.Endpoint(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}
 	return s, nil
 }
 

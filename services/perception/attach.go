@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
+	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -45,19 +45,24 @@ func newAttachments(parent context.Context) *attachments {
 	return &attachments{parent: parent, browsers: map[string]*attachedBrowser{}}
 }
 
-// get returns the session on ref's page, attaching on first use.
-func (a *attachments) get(ref schema.BrowserRef) *attachedTarget {
+// get returns the session on ref's page, attaching on first use. A
+// browser perception cannot reach (one another process launched and
+// does not share) is a *schema.Error with code unavailable.
+func (a *attachments) get(ref schema.BrowserRef) (*attachedTarget, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b := a.browsers[ref.WSURL]
+	b := a.browsers[ref.Endpoint]
 	if b == nil {
-		alloc, cancel := remote.NewAllocator(a.parent, ref.WSURL)
+		alloc, cancel, err := chromium.Connect(a.parent, ref.Endpoint)
+		if err != nil {
+			return nil, schema.Errorf(schema.CodeUnavailable, "observe: %v", err)
+		}
 		b = &attachedBrowser{alloc: alloc, cancel: cancel, targets: map[string]*attachedTarget{}}
-		a.browsers[ref.WSURL] = b
+		a.browsers[ref.Endpoint] = b
 	}
 	a.touch(ref)
 	if t := b.targets[ref.TargetID]; t != nil {
-		return t
+		return t, nil
 	}
 	frames := newRemoteFrames()
 	ctx, cancel := chromedp.NewContext(b.alloc, chromedp.WithTargetID(target.ID(ref.TargetID)), chromedp.WithDetachOnCancel(), chromedp.WithListener(frames.onEvent))
@@ -68,7 +73,7 @@ func (a *attachments) get(ref schema.BrowserRef) *attachedTarget {
 		oldest := a.order[0]
 		a.dropLocked(oldest)
 	}
-	return t
+	return t, nil
 }
 
 // touch makes ref the most recently used page.
@@ -94,7 +99,7 @@ func (a *attachments) drop(ref schema.BrowserRef) {
 
 func (a *attachments) dropLocked(ref schema.BrowserRef) {
 	a.forget(ref)
-	b := a.browsers[ref.WSURL]
+	b := a.browsers[ref.Endpoint]
 	if b == nil {
 		return
 	}
@@ -105,7 +110,7 @@ func (a *attachments) dropLocked(ref schema.BrowserRef) {
 	}
 	if len(b.targets) == 0 {
 		b.cancel()
-		delete(a.browsers, ref.WSURL)
+		delete(a.browsers, ref.Endpoint)
 	}
 }
 

@@ -10,24 +10,23 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
 )
 
-// browserWS is the DevTools address of the one Chromium this package's
-// tests share, started by TestMain.
-var browserWS string
+// browser is the one Chromium this package's tests share, started by
+// TestMain.
+var browser *chromium.Process
 
 func TestMain(m *testing.M) {
-	p, err := chromium.Launch(context.Background(), "")
+	var err error
+	browser, err = chromium.Launch(context.Background(), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perception tests need /usr/bin/chromium (scripts/setup installs it):", err)
 		os.Exit(1)
 	}
-	browserWS = p.WS()
 	code := m.Run()
-	p.Kill()
+	browser.Kill()
 	os.Exit(code)
 }
 
@@ -41,7 +40,7 @@ type page struct {
 // openPage opens url in a new browser context and returns the tab.
 func openPage(t testing.TB, url string) *page {
 	t.Helper()
-	alloc, cancelAlloc := remote.NewAllocator(context.Background(), browserWS)
+	alloc, cancelAlloc := browser.Allocator(context.Background())
 	frames := newRemoteFrames()
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext(), chromedp.WithListener(frames.onEvent))
 	frames.parent = ctx
@@ -49,7 +48,7 @@ func openPage(t testing.TB, url string) *page {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
-	return &page{ctx: ctx, frames: frames, ref: schema.BrowserRef{WSURL: browserWS, TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}}
+	return &page{ctx: ctx, frames: frames, ref: schema.BrowserRef{Endpoint: browser.Endpoint(), TargetID: string(chromedp.FromContext(ctx).Target.TargetID)}}
 }
 
 // run evaluates script in the page.

@@ -87,13 +87,16 @@ func (s *Service) Run(ctx context.Context) error {
 // observe captures, distills and renders a page; with a run id it also
 // records the observation as browser.observed.v1.
 func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*schema.ObserveReply, error) {
-	if req.Browser.WSURL == "" || req.Browser.TargetID == "" {
+	if req.Browser.Endpoint == "" || req.Browser.TargetID == "" {
 		return nil, schema.Errorf(schema.CodeInvalid, "observe: no browser page given")
 	}
 	if req.RunID != "" && req.Seq == 0 {
 		return nil, schema.Errorf(schema.CodeInvalid, "observe: a recorded observation needs a sequence number")
 	}
-	t := s.attach.get(req.Browser)
+	t, err := s.attach.get(req.Browser)
+	if err != nil {
+		return nil, err
+	}
 	t.Lock()
 	c, err := capturePage(t.ctx, t.frames, !req.NodesOnly)
 	t.Unlock()

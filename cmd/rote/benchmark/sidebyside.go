@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/rote-agent/rote/bench/report"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/actuator/replay"
@@ -58,12 +56,10 @@ func RunSideBySide(ctx context.Context, l *lab.Lab, cfg Config, chromiumPath str
 		playbooks[id] = entry
 		s.Tasks = append(s.Tasks, report.SideTask{Task: id, Playbook: fmt.Sprintf("%s@%d", entry.Name, entry.Stored.Version), Steps: len(p.Steps), Phases: map[string][]float64{}})
 	}
-	proc, err := chromium.Launch(ctx, chromiumPath)
+	alloc, cancel, err := handWrittenBrowser(ctx, chromiumPath)
 	if err != nil {
 		return nil, err
 	}
-	defer proc.Kill()
-	alloc, cancel := remote.NewAllocator(ctx, proc.WS())
 	defer cancel()
 	for rep := 0; rep <= cfg.Reps; rep++ {
 		for i, id := range sideTasks {
@@ -98,6 +94,23 @@ func RunSideBySide(ctx context.Context, l *lab.Lab, cfg Config, chromiumPath str
 
 // scriptArm runs t's hand-written program once in a fresh browser
 // context; rep 0 is the warm-up, run and checked but not kept.
+// handWrittenBrowser starts the browser the hand-written programs run in
+// as such a program would: chromedp's own launcher (over a pipe, as
+// Playwright's and Puppeteer's), with the flags this machine needs. Each
+// program opens a browser context of its own in it.
+func handWrittenBrowser(ctx context.Context, path string) (context.Context, context.CancelFunc, error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(cmp.Or(path, "/usr/bin/chromium")), chromedp.NoSandbox,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true), chromedp.WindowSize(1280, 900))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	cancel := func() { cancelBrowser(); cancelAlloc() }
+	if err := chromedp.Do(browser); err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("the hand-written programs' browser: %w", err)
+	}
+	return browser, cancel, nil
+}
+
 func (bn *bench) scriptArm(alloc context.Context, t *suite.Task, rep int, into *report.SideTask) error {
 	site := bn.lab.Site
 	if err := site.Reset(bn.ctx, t.Variant); err != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -56,8 +57,10 @@ type Config struct {
 	// Browsers is how many Chromium processes the actuator may run;
 	// default 1.
 	Browsers int
-	// Browser is the DevTools address of a running Chromium the actuator
-	// opens its sessions in instead of launching its own.
+	// Browser is the endpoint of a running browser the actuator opens its
+	// sessions in instead of launching its own: the ws:// DevTools address
+	// of one a user started, or the unix: relay of one another rote
+	// process shares.
 	Browser string
 	// ClaimTasks makes the planner claim task requests from rote.tasks.
 	ClaimTasks bool
@@ -100,14 +103,17 @@ type service interface {
 	Ready() <-chan struct{}
 }
 
-// CheckBrowser returns an error unless addr is empty (launch Chromium)
-// or a DevTools WebSocket address.
+// CheckBrowser returns an error unless addr is empty (launch Chromium),
+// a DevTools WebSocket address or a rote relay's unix: address.
 func CheckBrowser(addr string) error {
 	if addr == "" {
 		return nil
 	}
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok && filepath.IsAbs(path) {
+		return nil
+	}
 	if u, err := url.Parse(addr); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return fmt.Errorf("--browser %q: want the DevTools WebSocket address Chromium prints, ws://HOST:PORT/devtools/browser/ID", addr)
+		return fmt.Errorf("--browser %q: want the DevTools WebSocket address of a Chromium you started, ws://HOST:PORT/devtools/browser/ID, or the unix:/PATH another rote process shares its browser on", addr)
 	}
 	return nil
 }
@@ -202,7 +208,10 @@ func (n *Node) build(role string) ([]service, error) {
 	case Perception:
 		return one(perception.New(perception.Config{Log: log}, b.RPC(), b.Runs()))
 	case Actuator:
-		return one(actuator.New(actuator.Config{Browsers: n.cfg.Browsers, Browser: n.cfg.Browser, Log: log}, b.RPC(), b.Runs()))
+		// A perception of another process reaches the browsers this one
+		// launches only through their relays.
+		share := !slices.Contains(n.cfg.Roles, Perception)
+		return one(actuator.New(actuator.Config{Browsers: n.cfg.Browsers, Browser: n.cfg.Browser, Share: share, Log: log}, b.RPC(), b.Runs()))
 	case Distiller:
 		return one(distiller.New(distiller.Config{Log: log}, b.RPC(), b.Runs()))
 	case Matcher:
