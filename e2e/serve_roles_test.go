@@ -159,7 +159,9 @@ func TestServeRolesOverExternalNATS(t *testing.T) {
 	// Every other role joins as its own user, with its role's permissions.
 	as := func(role string) string { return busURL(t, matcher, dir, role) }
 	roles := []*roleProcess{matcher}
-	actuator := serveRole(t, "actuator", nil, "--nats", as("actuator"))
+	// The actuator launches its own browser, over a pipe, and shares it
+	// with the perception process only through its relay.
+	actuator := serveRole(t, "actuator", []string{"ROTE_BROWSER="}, "--nats", as("actuator"))
 	roles = append(roles, actuator, serveRole(t, "perception", nil, "--nats", as("perception")))
 	planners := []*roleProcess{serveRole(t, "planner", secret, "--nats", as("planner")), serveRole(t, "planner", secret, "--nats", as("planner"))}
 	roles = append(roles, planners...)

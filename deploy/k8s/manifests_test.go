@@ -207,6 +207,36 @@ func TestEveryRoleIsProbedAndSized(t *testing.T) {
 	}
 }
 
+// TestPerceptionReachesTheActuatorsBrowsers: the actuator shares its
+// browsers through a Unix socket under /tmp that admits only its own
+// user, so the perception beside it must run as that user and mount the
+// same /tmp.
+func TestPerceptionReachesTheActuatorsBrowsers(t *testing.T) {
+	for _, d := range load(t).deployments {
+		spec := d.Spec.Template.Spec
+		tmp := map[string]string{} // container -> the volume at /tmp
+		for _, c := range spec.Containers {
+			for _, v := range c.VolumeMounts {
+				if v.MountPath == "/tmp" {
+					tmp[c.Name] = v.Name
+				}
+			}
+			if sc := c.SecurityContext; sc != nil && sc.RunAsUser != nil {
+				t.Errorf("%s/%s: a user of its own (%d): the relay admits only the actuator's", d.Name, c.Name, *sc.RunAsUser)
+			}
+		}
+		if _, ok := tmp["actuator"]; !ok {
+			continue
+		}
+		if tmp["perception"] != tmp["actuator"] {
+			t.Errorf("%s: perception mounts %q at /tmp, the actuator %q", d.Name, tmp["perception"], tmp["actuator"])
+		}
+		if sc := spec.SecurityContext; sc == nil || sc.RunAsUser == nil {
+			t.Errorf("%s: no pod-wide user for the actuator and perception to share", d.Name)
+		}
+	}
+}
+
 // secretKey is the secret key env variable name of c is read from.
 func secretKey(c corev1.Container, name string) string {
 	for _, e := range c.Env {
