@@ -3,7 +3,6 @@ package bus
 import (
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -64,7 +63,7 @@ func ReadToken(dir, user string) (string, error) {
 	case user != roteUser && !IsRole(user):
 		return "", fmt.Errorf("bus: no user %q: want rote, client or a role (%s)", user, strings.Join(Roles(), ", "))
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, name))
+	raw, err := readPrivate(filepath.Join(dir, name))
 	if err != nil {
 		return "", fmt.Errorf("bus: %w", err)
 	}

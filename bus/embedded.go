@@ -36,8 +36,8 @@ type embedded struct {
 // another process runs there, as its heir.
 func openEmbedded(ctx context.Context, cfg Config, extra ...nats.Option) (*nats.Conn, *embedded, *heir, error) {
 	dir := cfg.DataDir
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, nil, nil, fmt.Errorf("bus: data directory: %w", err)
+	if err := PrivateDir(dir); err != nil {
+		return nil, nil, nil, err
 	}
 	lock, err := lockDir(dir)
 	if err != nil {

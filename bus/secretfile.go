@@ -14,9 +14,10 @@ import (
 // (mode 0600), creating 32 random bytes there on first use. The file is
 // written complete under a temporary name and linked into place, so two
 // processes creating it at once agree on one secret and no reader sees
-// half of it. A file that holds less than 16 bytes of hex is an error.
+// half of it. A file that holds less than 16 bytes of hex is an error,
+// and one another user owns or may read wraps ErrUnsafeDataDir.
 func SecretFile(path string) ([]byte, error) {
-	if raw, err := os.ReadFile(path); err == nil {
+	if raw, err := readPrivate(path); err == nil {
 		key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 		if err != nil || len(key) < 16 {
 			return nil, fmt.Errorf("%s is damaged: want at least 16 bytes as hex", path)

@@ -35,7 +35,18 @@ func TestRecordThenExport(t *testing.T) {
 		}
 		files := map[string][]byte{}
 		filepath.Walk(to, func(path string, info os.FileInfo, err error) error {
-			if err == nil && !info.IsDir() {
+			if err != nil {
+				return err
+			}
+			// Only its owner may read an export: it is the run's log.
+			want := os.FileMode(0o600)
+			if info.IsDir() {
+				want = 0o700
+			}
+			if info.Mode().Perm() != want {
+				t.Errorf("%s: mode %04o, want %04o", path, info.Mode().Perm(), want)
+			}
+			if !info.IsDir() {
 				rel, _ := filepath.Rel(to, path)
 				files[rel], _ = os.ReadFile(path)
 			}

@@ -22,7 +22,7 @@ func SecretKey(dataDir string) ([]byte, error) {
 	if key, err := EnvKey("ROTE_SECRET_KEY"); key != nil || err != nil {
 		return key, err
 	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+	if err := bus.PrivateDir(dataDir); err != nil {
 		return nil, err
 	}
 	return bus.SecretFile(filepath.Join(dataDir, secretKeyFile))

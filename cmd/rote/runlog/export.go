@@ -38,7 +38,7 @@ func Export(ctx context.Context, runs *bus.RunLog, runID, dir string) (Exported,
 	if err != nil {
 		return Exported{}, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return Exported{}, err
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "blobs")); err != nil || !fi.IsDir() {
@@ -72,13 +72,13 @@ func Export(ctx context.Context, runs *bus.RunLog, runID, dir string) (Exported,
 		if schema.Digest(data) != ref {
 			return Exported{}, fmt.Errorf("blob %s is corrupt: its content hashes to %s", ref, schema.Digest(data))
 		}
-		if err := safefile.Write(filepath.Join(dir, "blobs", strings.TrimPrefix(ref, "sha256:")), data, 0o644); err != nil {
+		if err := safefile.Write(filepath.Join(dir, "blobs", strings.TrimPrefix(ref, "sha256:")), data, 0o600); err != nil {
 			return Exported{}, err
 		}
 		counts.Blobs++
 	}
-	if err := safefile.Write(filepath.Join(dir, "trajectory.jsonl"), traj.Bytes(), 0o644); err != nil {
+	if err := safefile.Write(filepath.Join(dir, "trajectory.jsonl"), traj.Bytes(), 0o600); err != nil {
 		return Exported{}, err
 	}
-	return counts, safefile.Write(filepath.Join(dir, "manifest.json"), append(mj, '\n'), 0o644)
+	return counts, safefile.Write(filepath.Join(dir, "manifest.json"), append(mj, '\n'), 0o600)
 }

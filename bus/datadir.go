@@ -1,0 +1,102 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// A data directory holds the bus's passwords, the key that signs the
+// run log and the key of secret digests: whoever could write it could
+// plant their own, and whoever could read it could use them. So it is
+// made 0700, and one found that another user owns or may write is
+// refused rather than adopted; a key file another user may read is
+// refused too.
+
+// ErrUnsafeDataDir means a data directory, or a key file in it, is one
+// another local user made, may write, or (a key file) may read.
+var ErrUnsafeDataDir = errors.New("bus: unsafe data directory")
+
+// PrivateDir creates dir with mode 0700 (and its missing parents), or
+// checks the one there: it must be a directory this process's user owns
+// that neither group nor others may write. One they may only read or
+// enter is made 0700. Errors wrap ErrUnsafeDataDir and say how to fix
+// the directory.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("bus: data directory: %w", err)
+	}
+	fi, err := os.Stat(dir) // through a link: the directory it names must be private
+	if err != nil {
+		return fmt.Errorf("bus: data directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDataDir, dir)
+	}
+	if err := ownedByMe(dir, fi); err != nil {
+		return err
+	}
+	mode := fi.Mode().Perm()
+	if mode&0o022 != 0 {
+		return fmt.Errorf("%w: %s may be written by group or others (mode %04o), who could have planted its keys: use a new data directory (--data DIR), or, if you made it and trust what is in it, chmod 700 %s", ErrUnsafeDataDir, dir, mode, dir)
+	}
+	if mode&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("bus: data directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// ownedByMe is nil when fi, the file at path, belongs to this process's
+// user.
+func ownedByMe(path string, fi os.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, path)
+	}
+	if me := os.Geteuid(); int(st.Uid) != me {
+		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): another user made it and could have planted its keys; use a data directory of your own (--data DIR), or, if you trust what is in it, chown -R %d %s", ErrUnsafeDataDir, path, st.Uid, me, me, path)
+	}
+	return nil
+}
+
+// maxKeyFile bounds a key file: a key is a line of hex.
+const maxKeyFile = 4096
+
+// readPrivate reads a key file: a regular file (not a link) this
+// process's user owns that no group or other user may read. Errors wrap
+// ErrUnsafeDataDir, or the open's error (os.ErrNotExist for none).
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%w: %s is a symbolic link: a key file must be the file itself", ErrUnsafeDataDir, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrUnsafeDataDir, path)
+	}
+	if err := ownedByMe(path, fi); err != nil {
+		return nil, err
+	}
+	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s may be read by group or others (mode %04o), so its key may be known: if only you could ever read it, chmod 600 %s; else remove it to have a new key made (the run log's old signatures then no longer verify)", ErrUnsafeDataDir, path, mode, path)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxKeyFile {
+		return nil, fmt.Errorf("%s is damaged: over %d bytes", path, maxKeyFile)
+	}
+	return raw, nil
+}
