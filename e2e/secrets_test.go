@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"encoding/base64"
 	"fmt"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +26,9 @@ const secret = "tok-3x4mple&Z/9"
 
 // tokenSite is a page with a plain text field, Token, that shows what is
 // typed back, and a GET form that puts it in the next page's address and
-// echoes it in clear, URL-encoded, in base64 and in a link.
+// echoes it in clear, in a link, and in every form of
+// bustest.SecretEncodings (URL, base64 at any alignment, hex, HTML
+// entities, JSON escapes, case, and two of these in a row).
 func tokenSite(t *testing.T) *httptest.Server {
 	page := `<!doctype html><title>Token</title><main><h1>Token</h1>
 <form action="/show" method="get"><label>Token <input name="token" type="text"></label>
@@ -36,8 +38,12 @@ func tokenSite(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "text/html")
 		if r.URL.Path == "/show" {
 			tok := r.URL.Query().Get("token")
-			fmt.Fprintf(w, `<!doctype html><title>Shown %s</title><main><h1>Your token</h1><p>Your token is %s</p><p>Encoded %s</p><p>Base64 %s</p><a href="/use?t=%s">Use it</a></main>`,
-				tok, tok, url.QueryEscape(tok), base64.StdEncoding.EncodeToString([]byte(tok)), url.QueryEscape(tok))
+			fmt.Fprintf(w, `<!doctype html><title>Shown %s</title><main><h1>Your token</h1><p>Your token is %s</p><a href="/use?t=%s">Use it</a><ul>`,
+				html.EscapeString(tok), html.EscapeString(tok), url.QueryEscape(tok))
+			for _, e := range bustest.SecretEncodings(tok) {
+				fmt.Fprintf(w, `<li><a href="/use?as=%s">%s</a></li>`, url.QueryEscape(e.How), html.EscapeString(e.Text))
+			}
+			fmt.Fprint(w, "</ul></main>")
 			return
 		}
 		fmt.Fprint(w, page)
@@ -48,8 +54,8 @@ func tokenSite(t *testing.T) *httptest.Server {
 
 // TestTypedSecretsAreMasked replays a playbook that types a secret into a
 // plain text field of a page that shows it back, sends it in a GET form
-// (so it is in the next page's address) and echoes it URL-encoded and in
-// base64. The replay verifies; what it saw shows {{token}}; and no form
+// (so it is in the next page's address) and echoes it in every form
+// bustest.SecretEncodings names, each a link the render shows. The replay verifies; what it saw shows {{token}}; and no form
 // of the secret is anywhere in the run log or the blob store.
 func TestTypedSecretsAreMasked(t *testing.T) {
 	t.Parallel()

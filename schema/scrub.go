@@ -1,43 +1,30 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
-	"net/url"
+	"maps"
 	"slices"
-	"strings"
 )
 
 // Scrub replaces, in text that is about to be stored (a tool result, a
 // line the recorder could not parse), every declared secret value of at
-// least minSecretSubstring characters by its digest: in clear, as a JSON
-// string holds it, URL-encoded (query and path forms) and base64-encoded
-// (standard and URL alphabets, padded or not). It reports whether it
-// replaced anything; text is not modified. The digest is letters, digits
-// and a colon, so valid JSON stays valid.
-//
-// A secret inside a longer base64 run is found only where the run is
-// aligned on it; transformed otherwise (hashed, split, reversed) it is
-// not found at all.
+// least minSecretSubstring characters by its digest, in every form
+// secretForms names: in clear or in another case, URL-encoded, in base64
+// (at any alignment inside a longer run), hex, HTML entities, JSON
+// escapes, or two of these in a row. It reports whether it replaced
+// anything; text is not modified. The digest is letters, digits and a
+// colon, so valid JSON stays valid.
 func (r Redactor) Scrub(text []byte) ([]byte, bool) {
-	out, changed := text, false
-	for _, secret := range r.Values {
-		if len(secret) < minSecretSubstring {
-			continue
-		}
-		digest := []byte(r.Digest(secret))
-		for _, form := range secretForms(secret) {
-			if bytes.Contains(out, form) {
-				if !changed {
-					out = bytes.Clone(out)
-					changed = true
-				}
-				out = bytes.ReplaceAll(out, form, digest)
-			}
+	var values, digests []string
+	for _, v := range r.Values {
+		if len(v) >= minSecretSubstring {
+			values = append(values, v)
+			digests = append(digests, r.Digest(v))
 		}
 	}
-	return out, changed
+	if len(values) == 0 {
+		return text, false
+	}
+	return matcherFor(values).replace(text, func(i int) []byte { return []byte(digests[i]) })
 }
 
 // ScrubString is Scrub for a string.
@@ -46,57 +33,26 @@ func (r Redactor) ScrubString(s string) string {
 	return string(out)
 }
 
-// secretForms are the encodings a secret is found in, longest first so
-// that a form containing another is replaced whole: each of clear,
-// URL-encoded and base64, as is and as a JSON string holds it (with and
-// without HTML escaping).
-func secretForms(secret string) [][]byte {
-	raw := []byte(secret)
-	var forms [][]byte
-	for _, f := range []string{
-		secret, url.QueryEscape(secret), url.PathEscape(secret),
-		base64.StdEncoding.EncodeToString(raw), base64.RawStdEncoding.EncodeToString(raw),
-		base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
-	} {
-		forms = append(forms, []byte(f), jsonInner(f, true), jsonInner(f, false))
-	}
-	slices.SortFunc(forms, func(a, b []byte) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return bytes.Compare(a, b)
-	})
-	return slices.CompactFunc(forms, bytes.Equal)
-}
-
-// jsonInner is s as it stands between the quotes of a JSON string.
-func jsonInner(s string, escapeHTML bool) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(escapeHTML)
-	enc.Encode(s) // a string always encodes
-	out := bytes.TrimSpace(b.Bytes())
-	return out[1 : len(out)-1]
-}
-
 // MaskSecrets replaces in s every value of secrets (name to value), in
 // clear or in any form Scrub finds, by {{name}}: what the planner and the
 // run log see of a page where a secret was typed or shown. Values shorter
 // than minSecretSubstring are replaced only when they are all of s.
 func MaskSecrets(s string, secrets map[string]string) string {
-	for name, v := range secrets {
-		mask := "{{" + name + "}}"
+	var names, values []string
+	for _, name := range slices.Sorted(maps.Keys(secrets)) {
+		v := secrets[name]
 		if s == v && v != "" {
-			return mask
+			return "{{" + name + "}}"
 		}
-		if len(v) < minSecretSubstring {
-			continue
-		}
-		for _, form := range secretForms(v) {
-			s = strings.ReplaceAll(s, string(form), mask)
+		if len(v) >= minSecretSubstring {
+			names, values = append(names, name), append(values, v)
 		}
 	}
-	return s
+	if len(values) == 0 || s == "" {
+		return s
+	}
+	out, _ := matcherFor(values).replace([]byte(s), func(i int) []byte { return []byte("{{" + names[i] + "}}") })
+	return string(out)
 }
 
 // MaskSecrets masks secrets (MaskSecrets) in everything o shows: its

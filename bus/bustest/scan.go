@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,16 +83,85 @@ func ScanForSecret(t testing.TB, b *bus.Bus, secret string) Scanned {
 	return s
 }
 
-// SecretForms are the forms of secret ScanForSecret looks for: in clear,
-// URL-encoded (query and path), base64 (standard and URL alphabets,
-// padded or not), and each of those as a JSON string holds it.
+// Encoded is a secret as a page or a server shows it back.
+type Encoded struct {
+	How, Text string
+}
+
+// SecretEncodings are the forms a page or an MCP server commonly shows a
+// secret in, written here and not taken from the code under test: in
+// clear and in either case; URL-encoded (query, path, every byte in
+// either case); base64 (both alphabets, padded or not, and inside a
+// longer run at each byte offset); hex (both cases); HTML entities
+// (decimal, hex in either case); JSON \u escapes (either case) and as a
+// JSON string holds it; and each of those encoded once more by any of
+// them (a case change over base64 excepted: that is no longer the secret
+// in any form).
+func SecretEncodings(secret string) []Encoded {
+	b64 := func(enc *base64.Encoding) func(string) string {
+		return func(s string) string { return enc.EncodeToString([]byte(s)) }
+	}
+	run := func(enc *base64.Encoding, offset int) func(string) string {
+		return func(s string) string { return enc.EncodeToString([]byte(strings.Repeat("\x01", offset) + s + " and more")) }
+	}
+	each := func(format string) func(string) string {
+		return func(s string) string {
+			var b strings.Builder
+			for _, c := range []byte(s) {
+				fmt.Fprintf(&b, format, c)
+			}
+			return b.String()
+		}
+	}
+	jsonString := func(s string) string {
+		quoted, _ := json.Marshal(s)
+		return string(quoted[1 : len(quoted)-1])
+	}
+	type encoding struct {
+		how    string
+		enc    func(string) string
+		base64 bool
+		caseOf bool // only changes case
+		run    bool // holds more than what it encodes
+	}
+	encodings := []encoding{
+		{"lower case", strings.ToLower, false, true, false}, {"upper case", strings.ToUpper, false, true, false},
+		{"query", url.QueryEscape, false, false, false}, {"path", url.PathEscape, false, false, false},
+		{"every byte %XX", each("%%%02X"), false, false, false}, {"every byte %xx", each("%%%02x"), false, false, false},
+		{"base64", b64(base64.StdEncoding), true, false, false}, {"unpadded base64", b64(base64.RawStdEncoding), true, false, false},
+		{"base64url", b64(base64.URLEncoding), true, false, false}, {"unpadded base64url", b64(base64.RawURLEncoding), true, false, false},
+		{"hex", each("%02x"), false, false, false}, {"HEX", each("%02X"), false, false, false},
+		{"decimal entities", each("&#%d;"), false, false, false}, {"hex entities", each("&#x%x;"), false, false, false}, {"HEX entities", each("&#X%X;"), false, false, false},
+		{`\u escapes`, each(`\u%04x`), false, false, false}, {`\U escapes`, each(`\u%04X`), false, false, false}, {"JSON string", jsonString, false, false, false},
+	}
+	var runs []encoding
+	for offset := range 3 {
+		runs = append(runs, encoding{fmt.Sprintf("in a base64 run at offset %d", offset), run(base64.StdEncoding, offset), true, false, true},
+			encoding{fmt.Sprintf("in a base64url run at offset %d", offset), run(base64.URLEncoding, offset), true, false, true})
+	}
+	out := []Encoded{{"clear", secret}}
+	for _, inner := range append(encodings, runs...) {
+		once := inner.enc(secret)
+		out = append(out, Encoded{inner.how, once})
+		if inner.run {
+			continue // a run holds more than the secret
+		}
+		for _, outer := range append(encodings, runs...) {
+			if outer.caseOf && inner.base64 {
+				continue
+			}
+			out = append(out, Encoded{outer.how + " of " + inner.how, outer.enc(once)})
+		}
+	}
+	return out
+}
+
+// SecretForms are the forms of secret ScanForSecret looks for: every one
+// of SecretEncodings.
 func SecretForms(secret string) [][]byte {
-	raw := []byte(secret)
 	var forms [][]byte
-	for _, f := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
-		base64.RawStdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw)} {
-		quoted, _ := json.Marshal(f)
-		forms = append(forms, []byte(f), quoted[1:len(quoted)-1])
+	for _, e := range SecretEncodings(secret) {
+		forms = append(forms, []byte(e.Text))
 	}
 	return forms
 }

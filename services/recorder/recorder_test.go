@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -514,20 +512,25 @@ func TestRecoverMarksAbandonedRunsAborted(t *testing.T) {
 }
 
 // TestEchoedSecretsAreNeverStored: a server that echoes a declared secret
-// (in clear, JSON-escaped, URL-encoded, base64, in a result small enough
-// to keep inline and in one spilled to the blob store), and a torn line
+// (in every form bustest.SecretEncodings names: URL, base64 at any
+// alignment, hex, HTML entities, JSON escapes, case, two of these in a
+// row; in a result small enough to keep inline and in one spilled to the
+// blob store), and a torn line
 // that carries it, leave no form of it anywhere in ROTE_RUNS or
 // ROTE_BLOBS: every byte of both is scanned.
 func TestEchoedSecretsAreNeverStored(t *testing.T) {
 	b := bustest.Start(t)
 	secret := `s3cr"t&key/+=`
 	h := startRecorder(t, attach(b), fixture(t), func(c *Config) { c.Secrets = map[string]string{"password": secret} })
-	raw := []byte(secret)
-	forms := []string{secret, url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString(raw),
-		base64.RawURLEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw), base64.RawStdEncoding.EncodeToString(raw)}
+	// Every form a server commonly shows a secret in, twenty to a call.
 	var texts []string
-	for _, f := range forms {
-		texts = append(texts, "the server says "+f+" back")
+	forms := bustest.SecretEncodings(secret)
+	for i := 0; i < len(forms); i += 20 {
+		var text strings.Builder
+		for _, f := range forms[i:min(i+20, len(forms))] {
+			fmt.Fprintf(&text, "the server says %s back (%s)\n", f.Text, f.How)
+		}
+		texts = append(texts, text.String())
 	}
 	texts = append(texts, strings.Repeat("padding ", 40_000)+secret) // spilled: larger than an event keeps inline
 	frames := []string{
