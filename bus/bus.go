@@ -61,6 +61,16 @@ type Config struct {
 	// and exited (see heir), with the time it did: the runs that process
 	// left open and no live process holds (RunAlive) can never finish.
 	TookOver func(b *Bus, at time.Time)
+	// RunsMaxBytes bounds the run log on disk, BlobsMaxBytes the blob
+	// store (default: what they have, else a share of what the server
+	// may store, limits.go): once full, each refuses new messages with
+	// ErrStoreFull and drops nothing. A process of user rote sets them.
+	RunsMaxBytes, BlobsMaxBytes int64
+	// AcceptLogChanges records ROTE_RUNS as it is (its limits, the events
+	// it lost) as accepted, where Open would otherwise refuse it with
+	// ErrLogTampered (limits.go). An owner's decision: rote audit --store
+	// --accept.
+	AcceptLogChanges bool
 	// Log hears about the connection (lost, back, closed), retried
 	// publishes and requests whose handlers failed; default
 	// slog.Default().
@@ -168,7 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		case <-setup.Done():
 		}
 	}()
-	if err := b.ensureTopology(setup, cfg.Replicas, patience(cfg.PublishPatience), keys, IsRole(keys.user())); err != nil {
+	if err := b.ensureTopology(setup, cfg, patience(cfg.PublishPatience), keys, IsRole(keys.user())); err != nil {
 		if cause := context.Cause(setup); errors.Is(cause, nats.ErrPermissionViolation) {
 			err = fmt.Errorf("bus: this NATS user may not set up Rote's streams (%v): Rote's commands connect as the user rote (its password is bus.token in the data directory); the user client only hands in tasks and reads outcomes", cause)
 		}

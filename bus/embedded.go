@@ -192,3 +192,12 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// serverJetStream is the JetStream configuration of the server this
+// process runs, nil when it runs none.
+func (b *Bus) serverJetStream() *server.JetStreamConfig {
+	if b.embedded == nil || b.embedded.srv == nil {
+		return nil
+	}
+	return b.embedded.srv.JetStreamConfig()
+}

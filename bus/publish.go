@@ -79,6 +79,9 @@ func (p *publisher) publish(ctx context.Context, ev schema.Event, opts ...jetstr
 		}
 		return err
 	})
+	if storeFull(err) {
+		return nil, fmt.Errorf("%w: %s refused %s %s: %v (its owner raises the limit or archives old runs)", ErrStoreFull, streamOf(msg.Subject), ev.EventType(), ev.EventID(), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s %s: %w", ev.EventType(), ev.EventID(), err)
 	}
@@ -86,4 +89,12 @@ func (p *publisher) publish(ctx context.Context, ev schema.Event, opts ...jetstr
 		p.log.Info("publish acknowledged after a retry", "type", ev.EventType(), "id", ev.EventID(), "tries", tries, "duplicate", ack.Duplicate)
 	}
 	return ack, nil
+}
+
+// streamOf names the stream that keeps subject.
+func streamOf(subject string) string {
+	if subject == schema.SubjectTasks {
+		return StreamTasks
+	}
+	return StreamRuns
 }

@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -69,10 +70,18 @@ func (b *backoff) again(ctx context.Context, err error) error {
 // unavailable for now (503: the meta leader is being elected).
 func transient(err error) bool {
 	var api *jetstream.APIError
-	if errors.As(err, &api) && api.Code == 503 {
+	if errors.As(err, &api) && api.Code == 503 && !storeFull(err) {
 		return true
 	}
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrDisconnected)
+}
+
+// storeFull reports whether err is a stream's refusal of a message it has
+// no room for (discard new at its max_bytes or max_msgs): no retry makes
+// room.
+func storeFull(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && strings.HasPrefix(api.Description, "maximum ") && strings.HasSuffix(api.Description, " exceeded")
 }

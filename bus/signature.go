@@ -163,16 +163,17 @@ func (k *keyring) check(seq uint64, msg jetstream.Msg) error {
 // that does not keeps an existing mark, so that opening a store without
 // the key never makes earlier messages pass unsigned. An authority writes
 // its signers' public keys.
-func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[string]string, error) {
+func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[string]string, *jetstream.StreamInfo, error) {
 	meta := map[string]string{}
 	var next uint64 = 1
+	var info *jetstream.StreamInfo
 	stream, err := js.Stream(ctx, StreamRuns)
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 	case err != nil:
-		return nil, fmt.Errorf("bus: %s: %w", StreamRuns, err)
+		return nil, nil, fmt.Errorf("bus: %s: %w", StreamRuns, err)
 	default:
-		info := stream.CachedInfo()
+		info = stream.CachedInfo()
 		maps.Copy(meta, info.Config.Metadata)
 		next = info.State.LastSeq + 1
 	}
@@ -184,7 +185,7 @@ func runsMetadata(ctx context.Context, js jetstream.JetStream, k *keyring) (map[
 			meta[keyPrefix+name] = hex.EncodeToString(pub)
 		}
 	}
-	return meta, k.markFrom(meta)
+	return meta, info, k.markFrom(meta)
 }
 
 // markFrom takes the signed-from mark from a stream's metadata (0 for

@@ -26,8 +26,25 @@ const (
 )
 
 // streamConfigs returns the stream configurations Rote needs, replicated
-// replicas times; runsMeta is ROTE_RUNS's metadata (see runsMetadata).
-func streamConfigs(replicas int, runsMeta map[string]string) []jetstream.StreamConfig {
+// replicas times; runsMeta is ROTE_RUNS's metadata (see runsMetadata),
+// to which it adds the limits it sets (limits.go). Both refuse what they
+// have no room for (discard new): nothing stored is ever dropped.
+func streamConfigs(replicas int, runsMeta map[string]string, sizes storeSizes) []jetstream.StreamConfig {
+	runs := jetstream.StreamConfig{
+		Name:        StreamRuns,
+		Description: "Rote run log: every event of every run, append-only",
+		Subjects:    []string{schema.SubjectAllRun},
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Duplicates:  DedupWindow,
+		DenyDelete:  true,
+		DenyPurge:   true,
+		AllowDirect: true,
+		Replicas:    replicas,
+		MaxMsgs:     -1, MaxMsgsPerSubject: -1, MaxBytes: sizes.runs, MaxMsgSize: MaxEventBytes, Discard: jetstream.DiscardNew,
+		Metadata: runsMeta,
+	}
+	runsMeta[limitsKey] = limitsOf(runs)
 	return []jetstream.StreamConfig{
 		{
 			Name:        StreamTasks,
@@ -37,39 +54,31 @@ func streamConfigs(replicas int, runsMeta map[string]string) []jetstream.StreamC
 			Storage:     jetstream.FileStorage,
 			Duplicates:  DedupWindow,
 			Replicas:    replicas,
+			MaxMsgs:     -1, MaxBytes: sizes.tasks, MaxMsgSize: MaxTaskBytes, Discard: jetstream.DiscardNew,
 		},
-		{
-			Name:        StreamRuns,
-			Description: "Rote run log: every event of every run, append-only",
-			Subjects:    []string{schema.SubjectAllRun},
-			Retention:   jetstream.LimitsPolicy,
-			Storage:     jetstream.FileStorage,
-			Duplicates:  DedupWindow,
-			DenyDelete:  true,
-			DenyPurge:   true,
-			AllowDirect: true,
-			Replicas:    replicas,
-			Metadata:    runsMeta,
-		},
+		runs,
 	}
 }
 
-func playbooksConfig(replicas int) jetstream.KeyValueConfig {
+func playbooksConfig(replicas int, maxBytes int64) jetstream.KeyValueConfig {
 	return jetstream.KeyValueConfig{
-		Bucket:      BucketPlaybooks,
-		Description: "Rote playbooks by <fingerprint>.<name>; versions are the key's history",
-		History:     PlaybookVersions,
-		Storage:     jetstream.FileStorage,
-		Replicas:    replicas,
+		Bucket:       BucketPlaybooks,
+		Description:  "Rote playbooks by <fingerprint>.<name>; versions are the key's history",
+		History:      PlaybookVersions,
+		Storage:      jetstream.FileStorage,
+		Replicas:     replicas,
+		MaxBytes:     maxBytes,
+		MaxValueSize: MaxPlaybookBytes,
 	}
 }
 
-func blobsConfig(replicas int) jetstream.ObjectStoreConfig {
+func blobsConfig(replicas int, maxBytes int64) jetstream.ObjectStoreConfig {
 	return jetstream.ObjectStoreConfig{
 		Bucket:      BucketBlobs,
 		Description: "Rote payloads over 64 KiB, named by sha256 digest",
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
+		MaxBytes:    maxBytes,
 	}
 }
 
@@ -77,24 +86,29 @@ func blobsConfig(replicas int) jetstream.ObjectStoreConfig {
 // updates them to the current configuration, and the role clients over
 // them, which sign and check events with k. A role user, which may not
 // change a stream, binds to them as they are (bindTopology).
-func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *keyring, role bool) error {
+func (b *Bus) ensureTopology(ctx context.Context, cfg Config, p patience, k *keyring, role bool) error {
 	if role {
 		return b.bindTopology(ctx, p, k)
 	}
-	runsMeta, err := runsMetadata(ctx, b.js, k)
+	replicas := cfg.Replicas
+	runsMeta, runs, err := runsMetadata(ctx, b.js, k)
 	if err != nil {
 		return err
 	}
-	for _, cfg := range streamConfigs(replicas, runsMeta) {
+	if err := checkLog(runs, runsMeta, cfg.AcceptLogChanges); err != nil {
+		return err
+	}
+	sizes := b.storeSizes(ctx, cfg, runs)
+	for _, cfg := range streamConfigs(replicas, runsMeta, sizes) {
 		if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
 		}
 	}
-	kv, err := b.playbookBucket(ctx, replicas)
+	kv, err := b.playbookBucket(ctx, replicas, sizes.playbooks)
 	if err != nil {
 		return err
 	}
-	obj, err := b.js.CreateOrUpdateObjectStore(ctx, blobsConfig(replicas))
+	obj, err := b.js.CreateOrUpdateObjectStore(ctx, blobsConfig(replicas, sizes.blobs))
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
@@ -109,8 +123,8 @@ func (b *Bus) ensureTopology(ctx context.Context, replicas int, p patience, k *k
 // bucket is made allowing rollups, which only its purge needs, and Rote
 // does not purge playbooks; the one there is updated as a stream, so that
 // it never allows them again on the way.
-func (b *Bus) playbookBucket(ctx context.Context, replicas int) (jetstream.KeyValue, error) {
-	cfg := playbooksConfig(replicas)
+func (b *Bus) playbookBucket(ctx context.Context, replicas int, maxBytes int64) (jetstream.KeyValue, error) {
+	cfg := playbooksConfig(replicas, maxBytes)
 	name := "KV_" + cfg.Bucket
 	s, err := b.js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -125,6 +139,7 @@ func (b *Bus) playbookBucket(ctx context.Context, replicas int) (jetstream.KeyVa
 	have := s.CachedInfo().Config
 	want := have
 	want.Description, want.MaxMsgsPerSubject, want.Replicas, want.AllowRollup = cfg.Description, int64(cfg.History), cfg.Replicas, false
+	want.MaxBytes, want.MaxMsgSize, want.Discard = cfg.MaxBytes, cfg.MaxValueSize, jetstream.DiscardNew
 	if !reflect.DeepEqual(have, want) {
 		if _, err := b.js.UpdateStream(ctx, want); err != nil {
 			return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
@@ -135,6 +150,35 @@ func (b *Bus) playbookBucket(ctx context.Context, replicas int) (jetstream.KeyVa
 		return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
 	}
 	return kv, nil
+}
+
+// storeSizes are the max_bytes Rote gives its streams (limits.go): the
+// configured ones, those the streams have, or a share of what the server
+// may store.
+func (b *Bus) storeSizes(ctx context.Context, cfg Config, runs *jetstream.StreamInfo) storeSizes {
+	budget := int64(fallbackBudget)
+	if c := b.serverJetStream(); c != nil && c.MaxStore > 0 {
+		budget = c.MaxStore
+	} else if info, err := b.js.AccountInfo(ctx); err == nil && info.Limits.MaxStore > 0 {
+		budget = info.Limits.MaxStore
+	}
+	def := defaultSizes(budget)
+	existing := func(name string) int64 {
+		if s, err := b.js.Stream(ctx, name); err == nil {
+			return s.CachedInfo().Config.MaxBytes
+		}
+		return 0
+	}
+	var runsHave int64
+	if runs != nil {
+		runsHave = runs.Config.MaxBytes
+	}
+	return storeSizes{
+		runs:      sized(cfg.RunsMaxBytes, runsHave, def.runs),
+		blobs:     sized(cfg.BlobsMaxBytes, existing("OBJ_"+BucketBlobs), def.blobs),
+		tasks:     sized(0, existing(StreamTasks), def.tasks),
+		playbooks: sized(0, existing("KV_"+BucketPlaybooks), def.playbooks),
+	}
 }
 
 // bindTopology opens the streams, bucket and object store that a process

@@ -102,7 +102,9 @@ func SecretEncodings(secret string) []Encoded {
 		return func(s string) string { return enc.EncodeToString([]byte(s)) }
 	}
 	run := func(enc *base64.Encoding, offset int) func(string) string {
-		return func(s string) string { return enc.EncodeToString([]byte(strings.Repeat("\x01", offset) + s + " and more")) }
+		return func(s string) string {
+			return enc.EncodeToString([]byte(strings.Repeat("\x01", offset) + s + " and more"))
+		}
 	}
 	each := func(format string) func(string) string {
 		return func(s string) string {

@@ -10,9 +10,9 @@ import (
 )
 
 func newAuditCommand(app *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, store, accept bool
 	cmd := &cobra.Command{
-		Use:   "audit RUN",
+		Use:   "audit RUN | audit --store [--accept]",
 		Short: "Re-derive a run's outcome and token totals from its events and compare them with its manifest",
 		Long: `audit re-reads every event of RUN from ROTE_RUNS and derives, without
 trusting the run's own summary: its outcome (success only with a verify that
@@ -23,9 +23,26 @@ whose signature does not hold (forged, or copied from another run) are
 mismatches; on a bus without a signing key it says signatures were not
 checked. It exits
 0 when everything agrees, and 1 when anything does not (each mismatch is
-printed) or the run is not in the stream.`,
-		Args: args(cobra.ExactArgs(1)),
+printed) or the run is not in the stream.
+
+With --store it checks the run log itself: that its limits are those Rote
+set and that it lost no event since Rote last looked (every start of a
+process of user rote checks the same, and refuses a log that fails). With
+--accept, an owner takes the log as it is: what it lost is printed and
+recorded as accepted, and Rote's limits are set again.`,
+		Args: func(cmd *cobra.Command, a []string) error {
+			if store {
+				return args(cobra.NoArgs)(cmd, a)
+			}
+			if accept {
+				return usageError("--accept goes with --store")
+			}
+			return args(cobra.ExactArgs(1))(cmd, a)
+		},
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if store {
+				return auditStore(cmd, app, accept, asJSON)
+			}
 			b, err := app.Bus(cmd.Context())
 			if err != nil {
 				return err
@@ -48,7 +65,39 @@ printed) or the run is not in the stream.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the audit as JSON")
+	cmd.Flags().BoolVar(&store, "store", false, "check the run log's limits and that it lost no event")
+	cmd.Flags().BoolVar(&accept, "accept", false, "with --store: take the log as it is and set Rote's limits again (the owner's decision)")
 	return cmd
+}
+
+// auditStore opens the bus, which checks the run log (refusing one that
+// was changed outside Rote unless accept), and prints its state.
+func auditStore(cmd *cobra.Command, app *App, accept, asJSON bool) error {
+	cfg, err := app.busConfig("rote-audit")
+	if err != nil {
+		return err
+	}
+	cfg.AcceptLogChanges = accept
+	b, err := app.openBus(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	st, err := b.LogState(cmd.Context())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(app, st)
+	}
+	w := app.Stdout
+	fmt.Fprintf(w, "ROTE_RUNS: %d events (sequences %d to %d), %d of %d bytes\n", st.Events, st.FirstSeq, st.LastSeq, st.Bytes, st.MaxBytes)
+	fmt.Fprintf(w, "  limits  %s\n", st.Limits)
+	if accept {
+		fmt.Fprintln(w, "  accepted as it is; Rote's limits set again")
+	} else {
+		fmt.Fprintln(w, "  as Rote set them, and no event lost since Rote last looked")
+	}
+	return nil
 }
 
 func printAudit(app *App, a *schema.Audit) {
