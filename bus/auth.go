@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/rote-agent/rote/schema"
 )
 
 // The embedded server admits only clients that hold a password from the
@@ -84,15 +85,19 @@ func users(rote, client string) []*server.User {
 			}},
 			Subscribe: &server.SubjectPermission{Allow: []string{">"}},
 		}},
-		{Username: clientUser, Password: client, Permissions: &server.Permissions{
-			Publish: &server.SubjectPermission{Allow: []string{
-				"rote.tasks",
-				// Reading the run log with a consumer of its own, to hear
-				// the outcome: nothing that writes or deletes.
-				"$JS.API.INFO", "$JS.API.STREAM.INFO.ROTE_RUNS", "$JS.API.CONSUMER.CREATE.ROTE_RUNS", "$JS.API.CONSUMER.CREATE.ROTE_RUNS.>",
-				"$JS.API.CONSUMER.INFO.ROTE_RUNS.>", "$JS.API.CONSUMER.DELETE.ROTE_RUNS.>", "$JS.API.CONSUMER.MSG.NEXT.ROTE_RUNS.>", "$JS.ACK.ROTE_RUNS.>",
-			}},
-			Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
-		}},
+		{Username: clientUser, Password: client, Permissions: ClientPermissions()},
 	}, roleUsers(rote)...)
+}
+
+// ClientPermissions are the NATS permissions of user client (programs
+// that hand Rote tasks): the embedded server gives them, and
+// deploy/k8s's configuration must give the same. It may publish on
+// rote.tasks and read the run log through the gate (gate.go) with
+// consumers of its own, to hear the outcome: nothing that writes or
+// deletes, no $JS.API call of its own.
+func ClientPermissions() *server.Permissions {
+	return &server.Permissions{
+		Publish:   &server.SubjectPermission{Allow: []string{schema.SubjectTasks, APIPrefix(clientUser) + ">"}},
+		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+	}
 }

@@ -56,7 +56,7 @@ func TestEmbeddedServerAdmitsOnlyItsUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	js, err := jetstream.New(conn)
+	js, err := jetstream.NewWithAPIPrefix(conn, bus.APIPrefix("client"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -105,6 +106,9 @@ type Bus struct {
 	live     *liveness  // the locks of the runs this process runs
 	tookOver func(*Bus, time.Time)
 	log      *slog.Logger
+	user     string    // the NATS user this client connects as
+	gateOnce sync.Once // ServeGate
+	gateErr  error
 
 	runs      *RunLog
 	playbooks *PlaybookStore
@@ -140,7 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Role != "" && IsRole(user) && user != cfg.Role {
 		return nil, fmt.Errorf("bus: role %s connects as NATS user %s: a role joins as its own user (or as rote)", cfg.Role, user)
 	}
-	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1), tookOver: cfg.TookOver, live: &liveness{}}
+	b := &Bus{log: cmp.Or(cfg.Log, slog.Default()).With("component", "bus"), denied: make(chan error, 1), tookOver: cfg.TookOver, live: &liveness{}, user: user}
 	opts := b.connectionEvents()
 	if user == roteUser || IsRole(user) {
 		opts = append(opts, nats.CustomInboxPrefix(inboxPrefix(user)))
@@ -158,9 +162,22 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.URL == "" {
 		b.live.dir = filepath.Join(cfg.DataDir, liveDir)
 	}
-	if b.js, err = jetstream.New(b.conn); err != nil {
+	// A role calls JetStream through the gate of Rote's own processes
+	// (gate.go), which serve it.
+	if IsRole(user) {
+		b.js, err = jetstream.NewWithAPIPrefix(b.conn, APIPrefix(user))
+	} else {
+		b.js, err = jetstream.New(b.conn)
+	}
+	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
+	}
+	if user == roteUser {
+		if err := b.ServeGate(); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
 	keys, err := b.keyring(cfg)
 	if err != nil {

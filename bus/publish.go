@@ -27,6 +27,7 @@ type publisher struct {
 	patience patience
 	log      *slog.Logger
 	signer   *signer // signs every event (HeaderSignature); nil signs none
+	via      string  // a role's events go through the gate: APIPrefix(role)
 }
 
 // message validates and encodes ev as a NATS message on its subject.
@@ -38,11 +39,11 @@ func (p *publisher) message(ev schema.Event) (*nats.Msg, error) {
 	if max := p.conn.MaxPayload(); int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: %s %s is %d bytes, limit %d", ErrTooLarge, ev.EventType(), ev.EventID(), len(data), max)
 	}
-	msg := nats.NewMsg(ev.Subject())
+	msg := nats.NewMsg(p.via + ev.Subject())
 	msg.Data = data
 	msg.Header.Set(HeaderEventType, ev.EventType())
 	if p.signer != nil {
-		msg.Header.Set(HeaderSignature, p.signer.sign(msg.Subject, ev.EventType(), data))
+		msg.Header.Set(HeaderSignature, p.signer.sign(ev.Subject(), ev.EventType(), data))
 	}
 	return msg, nil
 }
@@ -93,7 +94,7 @@ func (p *publisher) publish(ctx context.Context, ev schema.Event, opts ...jetstr
 
 // streamOf names the stream that keeps subject.
 func streamOf(subject string) string {
-	if subject == schema.SubjectTasks {
+	if strings.HasSuffix(subject, schema.SubjectTasks) {
 		return StreamTasks
 	}
 	return StreamRuns

@@ -88,11 +88,13 @@ func inboxPrefix(user string) string { return "_ROTE_INBOX." + user }
 // RolePermissions are the NATS permissions of role user role (nil for
 // an unknown role): the embedded server gives them, and deploy/k8s's
 // configuration must give the same. A role may call every service and
-// answer its own service's requests, read its own replies, read the run
-// log and the stores with consumers of its own, and write what its
-// grant says; the planner alone claims tasks. Nothing else: no stream
-// or other consumer created, changed or deleted, no other service's
-// requests read or answered.
+// answer its own service's requests, read its own replies, and reach
+// JetStream only through the gate (gate.go), which lets it read the log
+// and the stores with consumers of its own and write what its grant
+// says; the planner alone claims (and acknowledges) tasks, and writes
+// the blobs' chunks itself. Nothing else: no $JS.API call of its own, no
+// stream or other consumer created, changed or deleted, no other
+// service's requests read or answered.
 func RolePermissions(role string) *server.Permissions {
 	g, ok := roleGrants[role]
 	if !ok {
@@ -100,28 +102,10 @@ func RolePermissions(role string) *server.Permissions {
 	}
 	allow := []string{
 		"rote.perception.>", "rote.actuator.>", "rote.planner.>", "rote.matcher.>", "rote.distiller.>",
-		inboxPrefix("*") + ".>", "$JS.API.INFO", "$JS.FC.>",
+		inboxPrefix("*") + ".>", APIPrefix(role) + ">", "$JS.FC.>",
 	}
-	read := []string{StreamRuns, "KV_" + BucketPlaybooks, "OBJ_" + BucketBlobs}
 	if g.tasks {
-		read = append(read, StreamTasks)
-		allow = append(allow, "$JS.API.CONSUMER.DURABLE.CREATE."+StreamTasks+".>")
-	}
-	for _, s := range read {
-		allow = append(allow, "$JS.API.STREAM.INFO."+s, "$JS.API.STREAM.MSG.GET."+s, "$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>",
-			"$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>", "$JS.API.CONSUMER.INFO."+s+".>",
-			"$JS.API.CONSUMER.MSG.NEXT."+s+".>", "$JS.ACK."+s+".>")
-		if s != StreamTasks {
-			// Its own ordered consumers, which it deletes and makes anew;
-			// the planners' task consumer is not its to delete.
-			allow = append(allow, "$JS.API.CONSUMER.DELETE."+s+".>")
-		}
-	}
-	for _, k := range g.kinds {
-		allow = append(allow, schema.RunKindFilter(k))
-	}
-	if g.playbooks {
-		allow = append(allow, "$KV."+BucketPlaybooks+".>")
+		allow = append(allow, "$JS.ACK."+StreamTasks+".>")
 	}
 	if g.blobs {
 		allow = append(allow, "$O."+BucketBlobs+".>")

@@ -199,9 +199,24 @@ func TestAnEventFromTheWrongRoleIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := perception.Runs().Publish(c, started("W")); err != nil {
+	// The gate refuses perception's run.started; a server that let it
+	// publish the signed event itself, beside the gate, gets it stored,
+	// and readers skip it.
+	sent := make(chan *nats.Msg, 1)
+	tap, err := authority.Conn().Subscribe(bus.APIPrefix("perception")+">", func(m *nats.Msg) { sent <- m })
+	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := perception.Runs().Publish(c, started("W")); err == nil || !strings.Contains(err.Error(), "perception may not write") {
+		t.Fatalf("the gate let perception write a run.started: %v", err)
+	}
+	tap.Unsubscribe()
+	m := <-sent
+	m.Subject, m.Reply = strings.TrimPrefix(m.Subject, bus.APIPrefix("perception")), ""
+	if err := perception.Conn().PublishMsg(m); err != nil {
+		t.Fatal(err)
+	}
+	perception.Conn().Flush()
 	if _, err := impostor.Runs().Publish(c, started("X")); err != nil {
 		t.Fatal(err)
 	}

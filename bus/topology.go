@@ -212,6 +212,9 @@ func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
 // clients hands out the role clients over the assets.
 func (b *Bus) clients(p patience, k *keyring, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
+	if IsRole(b.user) {
+		pub.via = APIPrefix(b.user)
+	}
 	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p, log: b.log}

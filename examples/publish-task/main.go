@@ -117,7 +117,10 @@ func run(url string, opts []nats.Option, msg taskRequested, wait time.Duration) 
 		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
+	// The client user calls JetStream through Rote's gate, which lets it
+	// read the run log with consumers delivering to its own inbox: its
+	// API is at rote.js.client.API, not $JS.API.
+	js, err := jetstream.NewWithAPIPrefix(nc, "rote.js.client.API")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,128 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rote-agent/rote/bus"
+)
+
+// TestNoUserButRoteCopiesTheLog: the client and every role, each as its
+// own NATS user, try what copied the run log into the task queue: a push
+// consumer delivering to rote.tasks (and to another user's inbox, and the
+// playbook store), and a JetStream call whose reply is aimed at a stream
+// (rote.tasks, a playbook's key). Called directly, $JS.API refuses them
+// all (permissions); through the gate, each is refused with an error
+// that says why. Nothing lands in the task queue or the playbook store,
+// and each may still read the log with a consumer of its own.
+func TestNoUserButRoteCopiesTheLog(t *testing.T) {
+	dir := t.TempDir()
+	c := ctx(t)
+	owner := openOwner(t, c, dir)
+	if _, err := owner.Runs().Publish(c, started("COPY")); err != nil {
+		t.Fatal(err)
+	}
+	count := func(stream string) uint64 {
+		t.Helper()
+		s, err := owner.JetStream().Stream(c, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().State.Msgs
+	}
+	tasks, playbooks := count(bus.StreamTasks), count("KV_"+bus.BucketPlaybooks)
+	for _, user := range append([]string{"client"}, bus.Roles()...) {
+		password, err := bus.ReadToken(dir, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := nats.Connect(owner.ClientURL(), nats.UserInfo(user, password), nats.CustomInboxPrefix(inbox(user)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		short := func() context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			t.Cleanup(cancel)
+			return ctx
+		}
+		// A call the server's permissions refuse is only answered by a
+		// timeout.
+		refused := func() context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			t.Cleanup(cancel)
+			return ctx
+		}
+		gated, err := jetstream.NewWithAPIPrefix(conn, bus.APIPrefix(user))
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := jetstream.New(conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, deliver := range []string{"rote.tasks", "$KV.ROTE_PLAYBOOKS.fp.copied", "_ROTE_INBOX.planner.stolen", "_INBOX.x"} {
+			if strings.HasPrefix(deliver, inbox(user)+".") {
+				continue // its own inbox
+			}
+			cfg := jetstream.ConsumerConfig{Name: "copier", DeliverSubject: deliver, AckPolicy: jetstream.AckNonePolicy}
+			_, err := gated.CreateConsumer(short(), bus.StreamRuns, cfg)
+			var api *jetstream.APIError
+			if !errors.As(err, &api) || !strings.Contains(api.Description, "delivers only to its caller's own inbox") {
+				t.Errorf("%s: a push consumer delivering to %s through the gate: %v", user, deliver, err)
+			}
+			if _, err := direct.CreateConsumer(refused(), bus.StreamRuns, cfg); err == nil {
+				t.Errorf("%s: a push consumer delivering to %s, called directly", user, deliver)
+			}
+		}
+		// Replies aimed at a stream.
+		for _, reply := range []string{"rote.tasks", "$KV.ROTE_PLAYBOOKS.fp.name"} {
+			if err := conn.PublishRequest(bus.APIPrefix(user)+"INFO", reply, nil); err != nil {
+				t.Fatal(err)
+			}
+			conn.PublishRequest("$JS.API.INFO", reply, nil) // refused by the server's permissions
+			conn.PublishRequest(bus.APIPrefix(user)+"STREAM.INFO.ROTE_RUNS", reply, nil)
+		}
+		// A durable consumer on the log, or one on the task queue, is no
+		// caller's (the planner's own on the task queue aside).
+		if _, err := gated.CreateOrUpdateConsumer(short(), bus.StreamRuns, jetstream.ConsumerConfig{Durable: "kept"}); err == nil {
+			t.Errorf("%s: a durable consumer on the run log", user)
+		}
+		// Its own reading goes on.
+		cons, err := gated.OrderedConsumer(short(), bus.StreamRuns, jetstream.OrderedConsumerConfig{FilterSubjects: []string{"rote.runs.COPY.>"}})
+		if err != nil {
+			t.Fatalf("%s: its own consumer: %v", user, err)
+		}
+		if m, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second)); err != nil || !strings.HasSuffix(m.Subject(), ".started") {
+			t.Fatalf("%s cannot read the run log: %v", user, err)
+		}
+		conn.Flush()
+	}
+	time.Sleep(300 * time.Millisecond) // for anything aimed at a stream to land
+	if got := count(bus.StreamTasks); got != tasks {
+		t.Errorf("the task queue went from %d to %d messages", tasks, got)
+	}
+	if got := count("KV_" + bus.BucketPlaybooks); got != playbooks {
+		t.Errorf("the playbook store went from %d to %d messages", playbooks, got)
+	}
+	if s, err := owner.JetStream().Stream(c, bus.StreamRuns); err == nil {
+		for name := range s.ListConsumers(c).Info() {
+			if name.Config.DeliverSubject != "" && !strings.HasPrefix(name.Config.DeliverSubject, "_") {
+				t.Errorf("a consumer on the run log delivers to %s", name.Config.DeliverSubject)
+			}
+		}
+	}
+}
+
+// inbox is where user's replies come: roles' in their own inbox.
+func inbox(user string) string {
+	if user == "client" {
+		return "_INBOX"
+	}
+	return "_ROTE_INBOX." + user
+}
