@@ -162,6 +162,9 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.URL == "" {
 		b.live.dir = filepath.Join(cfg.DataDir, liveDir)
 	}
+	if b.embedded != nil {
+		user, b.user = roteUser, roteUser // the process that serves the directory connects as rote
+	}
 	// A role calls JetStream through the gate of Rote's own processes
 	// (gate.go), which serve it.
 	if IsRole(user) {
