@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -39,7 +40,8 @@ type mux struct {
 	next     int64
 	calls    map[int64]call // sent and not answered, by the id the browser knows
 	sessions map[target.SessionID]session
-	driven   map[target.ID]int // targets with a client session, and how many
+	driven   map[target.ID]int  // targets with a client session, and how many
+	refused  map[target.ID]bool // popups being refused, until they detach
 	clients  map[*client]bool
 
 	done chan struct{} // closed when the connection ends
@@ -66,7 +68,7 @@ type session struct {
 // driven pages open (see popups.go).
 func newMux(tr chromedp.Transport, popups bool) (*mux, error) {
 	m := &mux{tr: tr, popups: popups, calls: map[int64]call{}, sessions: map[target.SessionID]session{},
-		driven: map[target.ID]int{}, clients: map[*client]bool{}, done: make(chan struct{})}
+		driven: map[target.ID]int{}, refused: map[target.ID]bool{}, clients: map[*client]bool{}, done: make(chan struct{})}
 	go m.run()
 	if popups {
 		if err := m.refusePopups(); err != nil {
@@ -142,9 +144,9 @@ func (m *mux) send(session target.SessionID, method cdproto.MethodType, params a
 }
 
 // call sends the mux's own command and waits for its answer.
-func (m *mux) call(ctx context.Context, method cdproto.MethodType, params any) error {
+func (m *mux) call(ctx context.Context, session target.SessionID, method cdproto.MethodType, params any) error {
 	answer := make(chan *cdproto.Message, 1)
-	if err := m.write(ctx, "", method, params, answer); err != nil {
+	if err := m.write(ctx, session, method, params, answer); err != nil {
 		return err
 	}
 	select {
@@ -280,10 +282,17 @@ func (m *mux) event(msg *cdproto.Message) {
 		s, ok := m.sessions[ev.SessionID]
 		if ok {
 			m.unown(ev.SessionID, s)
+			if s.c == nil {
+				delete(m.refused, s.target)
+			}
 		}
 		m.mu.Unlock()
 		if ok && s.c != nil {
 			s.c.deliver(msg)
+		}
+	case cdproto.EventFetchRequestPaused:
+		if m.popups {
+			m.documentPaused(msg) // only the mux intercepts at the browser's level
 		}
 	default:
 		m.mu.Lock()
@@ -453,6 +462,11 @@ func (m *mux) refuse(c *client, msg *cdproto.Message) string {
 	case target.CommandSetAutoAttach, target.CommandAutoAttachRelated:
 		if m.popups {
 			return "the browser's auto-attach belongs to Rote: attach to a page's session instead"
+		}
+	case fetch.CommandEnable, fetch.CommandDisable, fetch.CommandContinueRequest, fetch.CommandFailRequest,
+		fetch.CommandFulfillRequest, fetch.CommandContinueWithAuth, fetch.CommandContinueResponse:
+		if m.popups {
+			return "the browser's own request interception belongs to Rote: intercept in a page's session instead"
 		}
 	case target.CommandDetachFromTarget:
 		var p struct {

@@ -21,6 +21,13 @@ import (
 // The opener hears of it as Page.windowOpen, with the address, in its
 // own session. A page nobody here drives (a user's own tab in a browser
 // they started) is let go at once.
+//
+// A popup's own Fetch session comes too late for its first document: a
+// window.open popup's navigation may set out before interception set up
+// on the new session takes hold (now and then, in tests here). So the
+// mux also holds every document request in the browser, on its own
+// browser-level Fetch, and fails those of a refused popup's frames;
+// every other one goes on at once.
 
 // refusePopups turns the browser's auto-attach on for new pages.
 func (m *mux) refusePopups() error {
@@ -30,7 +37,11 @@ func (m *mux) refusePopups() error {
 		Type    string `json:"type,omitempty"`
 		Exclude bool   `json:"exclude,omitempty"`
 	}
-	return m.call(ctx, target.CommandSetAutoAttach, struct {
+	documents := fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}}}
+	if err := m.call(ctx, "", fetch.CommandEnable, documents); err != nil {
+		return err
+	}
+	return m.call(ctx, "", target.CommandSetAutoAttach, struct {
 		AutoAttach             bool     `json:"autoAttach"`
 		WaitForDebuggerOnStart bool     `json:"waitForDebuggerOnStart"`
 		Flatten                bool     `json:"flatten"`
@@ -47,6 +58,7 @@ func (m *mux) autoAttached(ev *target.EventAttachedToTarget) {
 	popup := info.Type == "page" && info.OpenerID != "" && m.driven[info.OpenerID] > 0
 	if popup {
 		m.own(ev.SessionID, session{target: info.TargetID})
+		m.refused[info.TargetID] = true
 	}
 	m.mu.Unlock()
 	if !popup {
@@ -54,11 +66,20 @@ func (m *mux) autoAttached(ev *target.EventAttachedToTarget) {
 		m.send("", target.CommandDetachFromTarget, target.DetachFromTargetParams{SessionID: ev.SessionID})
 		return
 	}
-	// Every request the popup makes is held before it runs a thing, so
-	// none leaves as it starts and before it is closed.
-	m.send(ev.SessionID, fetch.CommandEnable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
-	m.send(ev.SessionID, runtime.CommandRunIfWaitingForDebugger, nil)
-	m.send("", target.CommandCloseTarget, target.CloseTargetParams{TargetID: info.TargetID})
+	go m.refusePopup(ev.SessionID, info.TargetID)
+}
+
+// refusePopup holds every request a popup makes before it runs a thing,
+// so none leaves as it starts and before it is closed: the popup runs on
+// only once its Fetch.enable has answered (or failed: its documents are
+// held at the browser's level all the same, and a popup left waiting
+// would hold up its opener, which shares its renderer).
+func (m *mux) refusePopup(session target.SessionID, id target.ID) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.call(ctx, session, fetch.CommandEnable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+	m.send(session, runtime.CommandRunIfWaitingForDebugger, nil)
+	m.send("", target.CommandCloseTarget, target.CloseTargetParams{TargetID: id})
 }
 
 // popupEvent fails a request a refused popup makes.
@@ -72,4 +93,24 @@ func (m *mux) popupEvent(msg *cdproto.Message) {
 	if unmarshal(msg.Params, &ev) == nil {
 		m.send(msg.SessionID, fetch.CommandFailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 	}
+}
+
+// documentPaused decides on a document request the browser holds for
+// the mux: one of a refused popup's frame fails, any other goes on.
+func (m *mux) documentPaused(msg *cdproto.Message) {
+	var ev struct {
+		RequestID fetch.RequestID `json:"requestId"`
+		FrameID   target.ID       `json:"frameId"`
+	}
+	if unmarshal(msg.Params, &ev) != nil {
+		return
+	}
+	m.mu.Lock()
+	refused := m.refused[ev.FrameID]
+	m.mu.Unlock()
+	if refused {
+		m.send("", fetch.CommandFailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		return
+	}
+	m.send("", fetch.CommandContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 }

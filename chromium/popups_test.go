@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -20,7 +23,7 @@ import (
 // window, form.submit() on a form aimed at _blank, window.open) opens no
 // tab: the browser holds the new page before it runs, fails what it asks
 // for and closes it. The other origin hears nothing, and the opener hears
-// Page.windowOpen with the address.
+// Page.windowOpen with the address. No client may turn those guards off.
 func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 	var heard atomic.Int64
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -92,6 +95,14 @@ func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 	}
 	if _, err := chromedp.Run(tab, chromedp.Title()); err != nil {
 		t.Fatalf("the opener after its popups were refused: %v", err)
+	}
+	// No client may turn the browser's own guards off.
+	browser := chromedp.FromContext(tab).Browser
+	if _, err := cdp.Call(ctx, browser, fetch.Disable, cdp.Empty{}); err == nil {
+		t.Error("a client turned the browser's request interception off")
+	}
+	if _, err := cdp.Call(ctx, browser, target.SetAutoAttach, target.SetAutoAttachParams{}); err == nil {
+		t.Error("a client turned the browser's auto-attach off")
 	}
 }
 
