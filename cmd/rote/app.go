@@ -118,6 +118,9 @@ func (a *App) busConfig(name string) (bus.Config, error) {
 		return bus.Config{}, usageError("%v", err)
 	}
 	cfg.SigningKey = key
+	if err := storeLimits(&cfg.RunsMaxBytes, &cfg.BlobsMaxBytes); err != nil {
+		return bus.Config{}, err
+	}
 	return cfg, nil
 }
 
