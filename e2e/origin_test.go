@@ -23,6 +23,7 @@ func otherOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var heard atomic.Int64
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		heard.Add(1)
+		t.Logf("the other origin heard %s %s", r.Method, r.URL)
 		io.WriteString(w, "<main><h1>Thanks</h1></main>")
 	}))
 	t.Cleanup(evil.Close)
