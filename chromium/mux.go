@@ -40,8 +40,7 @@ type mux struct {
 	next     int64
 	calls    map[int64]call // sent and not answered, by the id the browser knows
 	sessions map[target.SessionID]session
-	driven   map[target.ID]int  // targets with a client session, and how many
-	refused  map[target.ID]bool // popups being refused, until they detach
+	driven   map[target.ID]int // targets with a client session, and how many
 	clients  map[*client]bool
 
 	done chan struct{} // closed when the connection ends
@@ -68,7 +67,7 @@ type session struct {
 // driven pages open (see popups.go).
 func newMux(tr chromedp.Transport, popups bool) (*mux, error) {
 	m := &mux{tr: tr, popups: popups, calls: map[int64]call{}, sessions: map[target.SessionID]session{},
-		driven: map[target.ID]int{}, refused: map[target.ID]bool{}, clients: map[*client]bool{}, done: make(chan struct{})}
+		driven: map[target.ID]int{}, clients: map[*client]bool{}, done: make(chan struct{})}
 	go m.run()
 	if popups {
 		if err := m.refusePopups(); err != nil {
@@ -282,9 +281,6 @@ func (m *mux) event(msg *cdproto.Message) {
 		s, ok := m.sessions[ev.SessionID]
 		if ok {
 			m.unown(ev.SessionID, s)
-			if s.c == nil {
-				delete(m.refused, s.target)
-			}
 		}
 		m.mu.Unlock()
 		if ok && s.c != nil {

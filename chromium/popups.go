@@ -58,7 +58,6 @@ func (m *mux) autoAttached(ev *target.EventAttachedToTarget) {
 	popup := info.Type == "page" && info.OpenerID != "" && m.driven[info.OpenerID] > 0
 	if popup {
 		m.own(ev.SessionID, session{target: info.TargetID})
-		m.refused[info.TargetID] = true
 	}
 	m.mu.Unlock()
 	if !popup {
@@ -105,12 +104,22 @@ func (m *mux) documentPaused(msg *cdproto.Message) {
 	if unmarshal(msg.Params, &ev) != nil {
 		return
 	}
-	m.mu.Lock()
-	refused := m.refused[ev.FrameID]
-	m.mu.Unlock()
-	if refused {
+	if m.refusing(ev.FrameID) {
 		m.send("", fetch.CommandFailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
 	}
 	m.send("", fetch.CommandContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+}
+
+// refusing says whether t is a popup being refused: a page the mux
+// holds a session on for itself, until it detaches.
+func (m *mux) refusing(t target.ID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.sessions {
+		if s.c == nil && s.target == t {
+			return true
+		}
+	}
+	return false
 }

@@ -17,8 +17,7 @@ func envBytes(name string) (int64, error) {
 	upper := strings.ToUpper(raw)
 	digits := strings.TrimRight(upper, "KMGTIB")
 	unit := upper[len(digits):]
-	s, ok := shift[strings.TrimSuffix(strings.TrimSuffix(unit, "IB"), "B")]
-	ok = ok && unit != "IB"
+	s, ok := units[unit]
 	n, err := strconv.ParseInt(strings.TrimSpace(digits), 10, 64)
 	if err != nil || !ok || n <= 0 || n > (1<<62)>>s {
 		return 0, usageError("%s=%q: want a positive size in bytes, such as 8G or 500M", name, raw)
@@ -26,8 +25,10 @@ func envBytes(name string) (int64, error) {
 	return n << s, nil
 }
 
-// shift is the power of two a unit of envBytes stands for.
-var shift = map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+// units is the power of two each unit envBytes takes stands for.
+var units = map[string]uint{"": 0, "B": 0,
+	"K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20,
+	"G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}
 
 // storeLimits sets a bus configuration's store bounds from
 // $ROTE_RUNS_MAX_BYTES and $ROTE_BLOBS_MAX_BYTES.
