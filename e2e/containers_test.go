@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
@@ -69,8 +70,10 @@ func newDeployment(t *testing.T) *deployment {
 }
 
 // start runs a container under alias, with port exposed (if any): on the
-// deployment's network, or, with beside, in beside's network namespace
-// (as containers of one Kubernetes pod share theirs).
+// deployment's network, or, with beside, in beside's network namespace and
+// with beside's /tmp volume (as containers of one Kubernetes pod share
+// theirs: the actuator pod's tmp emptyDir holds the browser's relay
+// socket).
 func (d *deployment) start(alias, image string, env map[string]string, cmd []string, port string, ready wait.Strategy, beside testcontainers.Container) testcontainers.Container {
 	d.t.Helper()
 	req := testcontainers.ContainerRequest{Image: image, Cmd: cmd, Env: env, WaitingFor: ready}
@@ -81,12 +84,16 @@ func (d *deployment) start(alias, image string, env map[string]string, cmd []str
 	case beside != nil:
 		req.HostConfigModifier = func(hc *container.HostConfig) {
 			hc.NetworkMode = container.NetworkMode("container:" + beside.GetContainerID())
+			hc.VolumesFrom = []string{beside.GetContainerID()}
 		}
 	default:
 		req.Networks = []string{d.net.Name}
 		req.NetworkAliases = map[string][]string{d.net.Name: {alias}}
 		if image == "rote-chromium:dev" {
-			req.HostConfigModifier = func(hc *container.HostConfig) { hc.ShmSize = 512 << 20 } // Chromium's shared memory
+			req.HostConfigModifier = func(hc *container.HostConfig) {
+				hc.ShmSize = 512 << 20                                              // Chromium's shared memory
+				hc.Mounts = []mount.Mount{{Type: mount.TypeVolume, Target: "/tmp"}} // shared with its perception
+			}
 		}
 	}
 	c, err := testcontainers.GenericContainer(d.ctx, testcontainers.GenericContainerRequest{ContainerRequest: req, Started: true})
@@ -130,8 +137,8 @@ func (d *deployment) role(alias, image, role string, env map[string]string, besi
 }
 
 // actuator starts an actuator container and a perception container in its
-// network namespace (as in the Kubernetes pod): perception reaches the
-// browser's DevTools endpoint on their shared loopback.
+// network namespace and /tmp volume (as in the Kubernetes pod): perception
+// reaches the browser through the relay socket the actuator serves there.
 func (d *deployment) actuator(alias string) testcontainers.Container {
 	d.t.Helper()
 	a := d.role(alias, "rote-chromium:dev", "actuator", nil, nil)
@@ -198,7 +205,7 @@ func finished(t *testing.T, b *bus.Bus, id string, within time.Duration) *schema
 
 // TestContainersDoATask: images built here, NATS in a container, one
 // container per role (the actuator on the Chromium image, perception in
-// its network namespace). A task published from the host on rote.tasks is
+// its network namespace and /tmp). A task published from the host on rote.tasks is
 // claimed, done and verified: the outcome is read back from the stream,
 // the portal counts the download, and rote audit agrees with the run.
 // Then the actuator container is killed in the middle of a second task's
