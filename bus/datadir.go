@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -38,6 +39,9 @@ func PrivateDir(dir string) error {
 	if err := ownedByMe(dir, fi); err != nil {
 		return err
 	}
+	if err := safeAncestors(dir); err != nil {
+		return err
+	}
 	mode := fi.Mode().Perm()
 	if mode&0o022 != 0 {
 		return fmt.Errorf("%w: %s may be written by group or others (mode %04o), who could have planted its keys: use a new data directory (--data DIR), or, if you made it and trust what is in it, chmod 700 %s", ErrUnsafeDataDir, dir, mode, dir)
@@ -63,6 +67,40 @@ func ownedByMe(path string, fi os.FileInfo) error {
 	return nil
 }
 
+// safeAncestors checks the directories that hold dir, on the path with
+// its links resolved: each must belong to this user or to root, and one
+// that group or others may write must be sticky (as /tmp is), else
+// whoever may write it could move dir aside and put one of their own in
+// its place. Errors wrap ErrUnsafeDataDir.
+func safeAncestors(dir string) error {
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		resolved, err = filepath.Abs(resolved)
+	}
+	if err != nil {
+		return fmt.Errorf("bus: data directory: %w", err)
+	}
+	for p := filepath.Dir(resolved); ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return fmt.Errorf("bus: data directory: %w", err)
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, p)
+		}
+		if me := os.Geteuid(); int(st.Uid) != me && st.Uid != 0 {
+			return fmt.Errorf("%w: %s, which holds the data directory %s, belongs to user %d, who could put a directory of their own in its place: keep the data directory under a directory of yours (--data DIR)", ErrUnsafeDataDir, p, dir, st.Uid)
+		}
+		if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0 {
+			return fmt.Errorf("%w: %s, which holds the data directory %s, may be written by group or others (mode %04o), who could put a directory of their own in its place: keep the data directory under a directory only you may write (--data DIR), or chmod go-w %s", ErrUnsafeDataDir, p, dir, fi.Mode().Perm(), p)
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
 // maxKeyFile bounds a key file: a key is a line of hex.
 const maxKeyFile = 4096
 
@@ -70,7 +108,8 @@ const maxKeyFile = 4096
 // process's user owns that no group or other user may read. Errors wrap
 // ErrUnsafeDataDir, or the open's error (os.ErrNotExist for none).
 func readPrivate(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// Not following a link, nor waiting on a FIFO for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%w: %s is a symbolic link: a key file must be the file itself", ErrUnsafeDataDir, path)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rote-agent/rote/bus"
@@ -80,6 +81,25 @@ func TestUnsafeDataDirsAreRefused(t *testing.T) {
 	os.Rename(token, token+".real")
 	os.Symlink(token+".real", token)
 	refused("a key file that is a link", readable, "symbolic link")
+	os.Remove(token)
+	if err := syscall.Mkfifo(token, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused("a key file that is a FIFO (opening it must not wait for a writer)", readable, "not a regular file")
+
+	openParent := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(openParent, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(openParent, 0o777)
+	refused("a directory under one anyone may write", filepath.Join(openParent, "data"), "chmod go-w "+openParent)
+	linked := filepath.Join(t.TempDir(), "link")
+	os.Symlink(filepath.Join(openParent, "data"), linked)
+	refused("a link to a directory under one anyone may write", linked, "chmod go-w "+openParent)
+	os.Chmod(openParent, 0o777|os.ModeSticky)
+	if err := open(filepath.Join(openParent, "data")); err != nil {
+		t.Fatalf("a directory under a sticky one anyone may write, as /tmp: %v", err)
+	}
 
 	if os.Getuid() != 0 {
 		t.Log("not root: the directory of another user is not tried")
@@ -93,4 +113,12 @@ func TestUnsafeDataDirsAreRefused(t *testing.T) {
 		}
 	}
 	refused("a directory another user made", foreign, "belongs to user 65534")
+	foreignParent := filepath.Join(t.TempDir(), "theirs")
+	if err := os.Mkdir(foreignParent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(foreignParent, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	refused("a directory under another user's", filepath.Join(foreignParent, "data"), "belongs to user 65534, who could put")
 }

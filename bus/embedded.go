@@ -153,7 +153,7 @@ func startServer(dir, listen string, users []*server.User) (*server.Server, erro
 func attach(ctx context.Context, dir, name, user string, extra ...nats.Option) (*nats.Conn, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		raw, err := os.ReadFile(filepath.Join(dir, urlFile))
+		raw, err := readPrivate(filepath.Join(dir, urlFile))
 		if err == nil {
 			url := strings.TrimSpace(string(raw))
 			password, err := ReadToken(dir, user)
@@ -165,6 +165,9 @@ func attach(ctx context.Context, dir, name, user string, extra ...nats.Option) (
 				return conn, nil
 			}
 			return nil, fmt.Errorf("%w: %s is locked and its server at %s does not answer (%v)", ErrDataDirBusy, dir, url, err)
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s is locked and its server address is unreadable: %w", ErrDataDirBusy, dir, err)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %s is locked but publishes no server address", ErrDataDirBusy, dir)

@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -54,7 +55,7 @@ func (h *heir) Dial(network, _ string) (net.Conn, error) {
 	if h.own != nil {
 		return dialURL(network, h.own.srv.ClientURL())
 	}
-	raw, err := os.ReadFile(filepath.Join(h.dir, urlFile))
+	raw, err := readPrivate(filepath.Join(h.dir, urlFile))
 	if err == nil {
 		conn, derr := dialURL(network, strings.TrimSpace(string(raw)))
 		if derr == nil {
@@ -77,13 +78,39 @@ func (h *heir) Dial(network, _ string) (net.Conn, error) {
 	return dialURL(network, e.srv.ClientURL())
 }
 
-// dialURL connects to the host and port of a nats:// URL.
+// dialURL connects to the host and port of a nats:// URL that a data
+// directory names, and makes sure the socket listening there is this
+// user's before a byte is exchanged: after the owner's server has gone,
+// another local user may listen on its port to collect the password the
+// next connect would send, or to hand out forged tasks.
 func dialURL(network, raw string) (net.Conn, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("bus: server address %q: %w", raw, err)
 	}
-	return net.Dial(network, u.Host)
+	conn, err := net.Dial(network, u.Host)
+	if err != nil {
+		return nil, err
+	}
+	addr, ok := conn.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("%w: the server address %s is not TCP", ErrUnsafeDataDir, raw)
+	}
+	owners, err := listenerOwners(addr)
+	if err == nil && len(owners) == 0 {
+		err = errors.New("no listening socket for it is in the kernel's table")
+	}
+	for _, uid := range owners {
+		if uid != os.Geteuid() && err == nil {
+			err = fmt.Errorf("user %d listens there, not you (%d)", uid, os.Geteuid())
+		}
+	}
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: the server at %s is not this user's, so nothing was sent to it: %v", ErrUnsafeDataDir, addr, err)
+	}
+	return conn, nil
 }
 
 // close stops the server this process took over, if it did.
