@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -35,7 +36,10 @@ func oneBeforeDash(cmd *cobra.Command, a []string, usage string) ([]string, []st
 	return a, server, nil
 }
 
-// keyValues parses name=value flags; a name may not repeat.
+// keyValues parses name=value flags; a name may not repeat. A name
+// alone takes its value from $ROTE_SECRET_NAME (schema.SecretEnv): a
+// value on the command line is seen by every local user (ps,
+// /proc/PID/cmdline), one in the environment only by its owner.
 func keyValues(flag string, kvs []string) (map[string]string, error) {
 	if len(kvs) == 0 {
 		return nil, nil
@@ -43,8 +47,13 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 	out := make(map[string]string, len(kvs))
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		if k == "" {
 			return nil, usageError("%s %q: want name=value", flag, kv)
+		}
+		if !ok {
+			if v, ok = os.LookupEnv(schema.SecretEnv(k)); !ok || v == "" {
+				return nil, usageError("%s %s: $%s is not set (give %s=value, or set it)", flag, k, schema.SecretEnv(k), k)
+			}
 		}
 		if _, dup := out[k]; dup {
 			return nil, usageError("%s %s given twice", flag, k)

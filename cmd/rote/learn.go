@@ -34,7 +34,7 @@ func (l *learnFlags) register(cmd *cobra.Command, requireName bool) {
 	f.StringVar(&l.name, "name", "", "the playbook's name (default the task's)")
 	f.StringVar(&l.text, "text", "", "the task in words, with the parameters' values in it (default the recorded text)")
 	f.StringArrayVar(&l.params, "param", nil, "a parameter of the task, name=value as the session used it (repeatable; replaces the recorded ones)")
-	f.StringArrayVar(&l.secrets, "secret", nil, "a secret parameter, name=value as the session typed it (repeatable); stored only as a digest")
+	f.StringArrayVar(&l.secrets, "secret", nil, "a secret parameter, name=value as the session typed it, or name alone for $ROTE_SECRET_NAME (out of ps's sight); stored only as a digest (repeatable)")
 	f.StringArrayVar(&l.verify, "verify", nil, "an assertion on the result of the last call kept, e.g. 'text_visible: Saved' (repeatable)")
 	f.Uint64Var(&l.from, "from", 0, "keep only the tool calls from this sequence number (rote runs show lists them)")
 	f.Uint64Var(&l.to, "to", 0, "keep only the tool calls up to this sequence number")

@@ -217,6 +217,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"serve", "--role", "bogus"}, 2, "unknown role \"bogus\""},
 		{[]string{"serve", "--role", "recorder"}, 2, "rote record -- COMMAND"},
 		{[]string{"--nats", "nats://perception:pw@127.0.0.1:1", "serve"}, 2, "connects as user rote, not as the role user perception"},
+		{[]string{"--nats", "nats://rote:pw@127.0.0.1:1", "runs", "list"}, 1, "the password in --nats is seen by every local user"},
 		{[]string{"demo", "extra"}, 2, "unknown command"},
 		{[]string{"nonsense"}, 2, `unknown command "nonsense"`},
 		{[]string{"serve", "--log-level", "loud"}, 2, `--log-level "loud"`},

@@ -123,7 +123,7 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 	cmd.Flags().StringVar(&task, "task", "", "name of the task class this session performs")
 	cmd.Flags().StringVar(&text, "text", "", "the task in words")
 	cmd.Flags().StringArrayVar(&params, "param", nil, "a task parameter, name=value (repeatable)")
-	cmd.Flags().StringArrayVar(&secrets, "secret", nil, "a secret task parameter, name=value, never stored in clear (repeatable)")
+	cmd.Flags().StringArrayVar(&secrets, "secret", nil, "a secret task parameter, name=value, or name alone for $ROTE_SECRET_NAME (out of ps's sight); never stored in clear (repeatable)")
 	cmd.Flags().StringVar(&target, "target", "", "the environment's name (e.g. staging); part of the fingerprint")
 	cmd.Flags().BoolVar(&offer, "offer", true, "offer the playbooks promoted for this server as tools")
 	cmd.Flags().StringArrayVar(&verify, "verify", nil, "an assertion on the last result when the session ends, e.g. 'text_visible: Saved' (repeatable)")

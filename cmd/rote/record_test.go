@@ -91,12 +91,16 @@ func TestRecordThenExport(t *testing.T) {
 
 func TestRecordUsageErrors(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("ROTE_SECRET_A", "from-the-environment")
 	for _, c := range []struct {
 		args []string
 		says string
 	}{
 		{[]string{"record"}, "requires at least 1 arg"},
-		{[]string{"record", "--param", "novalue", "--", "cat"}, `--param "novalue": want name=value`},
+		{[]string{"record", "--param", "novalue", "--", "cat"}, `--param novalue: $ROTE_SECRET_NOVALUE is not set`},
+		{[]string{"record", "--secret", "=x", "--", "cat"}, `--secret "=x": want name=value`},
+		// A name alone is read from the environment, out of ps's sight.
+		{[]string{"record", "--param", "a=1", "--secret", "a", "--", "cat"}, "a is given both as --param and --secret"},
 		{[]string{"record", "--param", "a=1", "--param", "a=2", "--", "cat"}, "--param a given twice"},
 		{[]string{"record", "--param", "a=1", "--secret", "a=2", "--", "cat"}, "a is given both as --param and --secret"},
 	} {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 
@@ -22,6 +24,14 @@ final state.`,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(flagErrors)
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		// A flag is on the command line, which every local user reads.
+		if u, err := url.Parse(app.NATSURL); err == nil && cmd.Flags().Changed("nats") {
+			if _, ok := u.User.Password(); ok {
+				fmt.Fprintln(app.Stderr, "rote: warning: the password in --nats is seen by every local user (ps, /proc/PID/cmdline); give the URL in $ROTE_NATS_URL instead")
+			}
+		}
+	}
 	dataDefault := os.Getenv("ROTE_DATA")
 	if dataDefault == "" {
 		dataDefault = ".rote"

@@ -54,7 +54,7 @@ exits 0 only on a verified success.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "url", "", "the site, e.g. http://127.0.0.1:8080")
 	fl.StringArrayVar(&f.params, "param", nil, "a task parameter, name=value (repeatable)")
-	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret parameter, name=value: the model sees only {{name}} (repeatable)")
+	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret parameter, name=value, or name alone for $ROTE_SECRET_NAME (out of ps's sight): the model sees only {{name}} (repeatable)")
 	fl.StringArrayVar(&f.verifyText, "verify-text", nil, "text the page must show when the task is done (repeatable)")
 	fl.IntVar(&f.maxSteps, "max-steps", 40, "the most steps the agent may take")
 	fl.StringVar(&f.playbook, "playbook", "", "replay this playbook, a stored NAME or a FILE, before falling back to the agent")
