@@ -181,7 +181,7 @@ func attach(ctx context.Context, endpoint string, enforce bool) (*Process, error
 		// useful is refused now rather than at the first session.
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		if err := m.call(ctx, "", "Browser.getVersion", nil); err != nil {
+		if err := m.call(ctx, "", "Browser.getVersion", nil, nil); err != nil {
 			m.close(err)
 			return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, endpoint, err)
 		}

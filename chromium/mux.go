@@ -40,7 +40,10 @@ type mux struct {
 	next     int64
 	calls    map[int64]call // sent and not answered, by the id the browser knows
 	sessions map[target.SessionID]session
-	driven   map[target.ID]int // targets with a client session, and how many
+	driven   map[target.ID]int       // targets with a client session, and how many
+	held     map[target.ID]*judging  // new pages being judged (requests.go)
+	free     map[target.ID]bool      // pages judged no popups
+	frames   map[target.ID]target.ID // frames inside driven pages, and their page
 	clients  map[*client]bool
 
 	done chan struct{} // closed when the connection ends
@@ -60,14 +63,15 @@ type call struct {
 type session struct {
 	c      *client // nil: the mux's own (a popup being refused)
 	target target.ID
-	child  bool // attached under another session of c's, not by c itself
+	child  bool      // attached under another session of c's, not by c itself
+	tell   target.ID // a refused page's: the driven page yet to hear it opened it
 }
 
 // newMux starts routing tr's messages; with popups it refuses the pages
 // driven pages open (see popups.go).
 func newMux(tr chromedp.Transport, popups bool) (*mux, error) {
 	m := &mux{tr: tr, popups: popups, calls: map[int64]call{}, sessions: map[target.SessionID]session{},
-		driven: map[target.ID]int{}, clients: map[*client]bool{}, done: make(chan struct{})}
+		driven: map[target.ID]int{}, held: map[target.ID]*judging{}, free: map[target.ID]bool{}, frames: map[target.ID]target.ID{}, clients: map[*client]bool{}, done: make(chan struct{})}
 	go m.run()
 	if popups {
 		if err := m.refusePopups(); err != nil {
@@ -143,7 +147,8 @@ func (m *mux) send(session target.SessionID, method cdproto.MethodType, params a
 }
 
 // call sends the mux's own command and waits for its answer.
-func (m *mux) call(ctx context.Context, session target.SessionID, method cdproto.MethodType, params any) error {
+// With result, the answer is decoded into it.
+func (m *mux) call(ctx context.Context, session target.SessionID, method cdproto.MethodType, params, result any) error {
 	answer := make(chan *cdproto.Message, 1)
 	if err := m.write(ctx, session, method, params, answer); err != nil {
 		return err
@@ -152,6 +157,11 @@ func (m *mux) call(ctx context.Context, session target.SessionID, method cdproto
 	case msg := <-answer:
 		if msg.Error != nil {
 			return fmt.Errorf("chromium: %s: %w", method, msg.Error)
+		}
+		if result != nil {
+			if err := unmarshal(msg.Result, result); err != nil {
+				return fmt.Errorf("chromium: %s: %w", method, err)
+			}
 		}
 		return nil
 	case <-m.done:
@@ -244,6 +254,7 @@ func (m *mux) unown(id target.SessionID, s session) {
 	if s.c != nil {
 		if m.driven[s.target]--; m.driven[s.target] <= 0 {
 			delete(m.driven, s.target)
+			m.forgetFrames(s.target)
 		}
 	}
 }
@@ -288,7 +299,7 @@ func (m *mux) event(msg *cdproto.Message) {
 		}
 	case cdproto.EventFetchRequestPaused:
 		if m.popups {
-			m.documentPaused(msg) // only the mux intercepts at the browser's level
+			m.requestPaused(msg) // only the mux intercepts at the browser's level
 		}
 	default:
 		m.mu.Lock()
@@ -339,6 +350,10 @@ func (m *mux) sessionEvent(msg *cdproto.Message) {
 			if child, ok := m.sessions[ev.SessionID]; ok {
 				m.unown(ev.SessionID, child)
 			}
+		}
+	default:
+		if s.c != nil {
+			m.noteFrame(s, msg)
 		}
 	}
 	m.mu.Unlock()

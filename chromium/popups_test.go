@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -21,9 +22,11 @@ import (
 // TestPopupsAreRefusedByTheBrowser: a page that undoes any blocker in its
 // own world (a capture-phase handler that stops every click on the
 // window, form.submit() on a form aimed at _blank, window.open) opens no
-// tab: the browser holds the new page before it runs, fails what it asks
-// for and closes it. The other origin hears nothing, and the opener hears
-// Page.windowOpen with the address. No client may turn those guards off.
+// tab, nor does a click with Shift, Ctrl or the middle button (a page
+// with no opener): the browser holds the new page before it runs, fails
+// what it asks for and closes it. The other origin hears nothing, and the
+// opener hears Page.windowOpen with the address. No client may turn those
+// guards off.
 func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 	var heard atomic.Int64
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +40,8 @@ func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 <a id=link href="%[1]s/link" target=_blank rel=noopener>Partner</a>
 <form id=form method=post action="%[1]s/post" target=_blank><input name=pw value=hunter2></form>
 <button id=submit onmousedown="document.getElementById('form').submit()">Send</button>
-<button id=open onmousedown="window.open('%[1]s/open')">Open</button>`, evil.URL)
+<button id=open onmousedown="window.open('%[1]s/open')">Open</button>
+<a id=plain href="%[1]s/plain">Plain</a>`, evil.URL)
 	}))
 	defer home.Close()
 
@@ -67,16 +71,32 @@ func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 			t.Fatalf("click %s: %v", id, err)
 		}
 	}
+	// A click with Shift, Ctrl or the middle button opens a page with no
+	// opener, in the session's browser context.
+	at, err := chromedp.Run(tab, chromedp.Evaluate[[]float64](`(() => { const r = document.getElementById("plain").getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2] })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		modifiers int64
+		button    input.MouseButton
+	}{{8, input.MouseButtonLeft}, {2, input.MouseButtonLeft}, {0, input.MouseButtonMiddle}} {
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			if _, err := chromedp.Call(tab, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: at[0], Y: at[1], Button: c.button, ClickCount: 1, Modifiers: c.modifiers}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		mu.Lock()
 		n := len(opened)
 		mu.Unlock()
-		if n == 3 {
+		if n == 6 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the opener heard of %d popups, want 3: %v", n, opened)
+			t.Fatalf("the opener heard of %d popups, want 6: %v", n, opened)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -84,7 +104,7 @@ func TestPopupsAreRefusedByTheBrowser(t *testing.T) {
 	if n := heard.Load(); n != 0 {
 		t.Fatalf("the other origin heard %d requests", n)
 	}
-	want := map[string]bool{evil.URL + "/link": true, evil.URL + "/post": true, evil.URL + "/open": true}
+	want := map[string]bool{evil.URL + "/link": true, evil.URL + "/post": true, evil.URL + "/open": true, evil.URL + "/plain": true}
 	for _, u := range opened {
 		if !want[u] {
 			t.Errorf("the opener heard of a popup at %s", u)

