@@ -7,6 +7,7 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/vmihailenco/msgpack/v5 v5.4.1
+	golang.org/x/text v0.43.0
 )
 
 require (

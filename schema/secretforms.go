@@ -7,16 +7,20 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // A page or a server that shows a secret back rarely shows it as it was
 // typed: it URL-encodes it, puts it in base64 (often inside a longer
 // base64 run, off the secret's alignment), in hex, in HTML entities, in
-// JSON \u escapes, changes its case, or does two of these in a row. Each
-// secret is looked for in all those forms at once (multimatch.go).
+// JSON \u escapes, changes its case or its Unicode normal form, or does
+// two of these in a row. Each secret is looked for in all those forms at
+// once (multimatch.go).
 // Adversarial transforms (reversed, split, hashed, encrypted) are not
 // found: nothing that could be told from other text is.
 
@@ -79,7 +83,7 @@ func secretForms(secret string) []secretForm {
 		whole bool // all of the secret encoded, not a piece of a base64 run
 	}
 	var first []step
-	for _, v := range []string{secret, strings.ToLower(secret), strings.ToUpper(secret)} {
+	for _, v := range variants(secret) {
 		first = append(first, step{v, true, true})
 		for _, c := range charwise {
 			first = append(first, step{c.enc(v), true, true})
@@ -103,6 +107,27 @@ func secretForms(secret string) []secretForm {
 		}
 	}
 	return forms
+}
+
+// variants are secret as it was typed, in lower and upper case, and in
+// Unicode's composed and decomposed forms (NFC, NFD, and the
+// compatibility NFKC and NFKD) where those differ: a page or a server
+// may normalize "é" to "e" and a combining accent, or the other way.
+func variants(secret string) []string {
+	out := []string{secret}
+	for _, f := range []norm.Form{norm.NFC, norm.NFD, norm.NFKC, norm.NFKD} {
+		if v := f.String(secret); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range slices.Clone(out) {
+		for _, c := range []string{strings.ToLower(v), strings.ToUpper(v)} {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // base64Pieces are what s looks like in base64, in both alphabets, four

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/bus"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Scanned is what ScanForSecret read.
@@ -90,10 +92,11 @@ type Encoded struct {
 
 // SecretEncodings are the forms a page or an MCP server commonly shows a
 // secret in, written here and not taken from the code under test: in
-// clear and in either case; URL-encoded (query, path, every byte in
-// either case); base64 (both alphabets, padded or not, and inside a
+// clear, in either case and in Unicode normal forms (NFD, NFC, NFKD);
+// URL-encoded (query, path, every byte in either case); base64 (both alphabets, padded or not, and inside a
 // longer run at each byte offset); hex (both cases); HTML entities
-// (decimal, hex in either case); JSON \u escapes (either case) and as a
+// (decimal, hex in either case) and JSON \u escapes (either case) of
+// each character; as a
 // JSON string holds it; and each of those encoded once more by any of
 // them (a case change over base64 excepted: that is no longer the secret
 // in any form).
@@ -115,6 +118,16 @@ func SecretEncodings(secret string) []Encoded {
 			return b.String()
 		}
 	}
+	// Entities and \u escapes write characters (UTF-16 units), not bytes.
+	eachUnit := func(format string) func(string) string {
+		return func(s string) string {
+			var b strings.Builder
+			for _, u := range utf16.Encode([]rune(s)) {
+				fmt.Fprintf(&b, format, u)
+			}
+			return b.String()
+		}
+	}
 	jsonString := func(s string) string {
 		quoted, _ := json.Marshal(s)
 		return string(quoted[1 : len(quoted)-1])
@@ -128,13 +141,15 @@ func SecretEncodings(secret string) []Encoded {
 	}
 	encodings := []encoding{
 		{"lower case", strings.ToLower, false, true, false}, {"upper case", strings.ToUpper, false, true, false},
+		{"decomposed (NFD)", norm.NFD.String, false, false, false}, {"composed (NFC)", norm.NFC.String, false, false, false},
+		{"compatibility-decomposed (NFKD)", norm.NFKD.String, false, false, false},
 		{"query", url.QueryEscape, false, false, false}, {"path", url.PathEscape, false, false, false},
 		{"every byte %XX", each("%%%02X"), false, false, false}, {"every byte %xx", each("%%%02x"), false, false, false},
 		{"base64", b64(base64.StdEncoding), true, false, false}, {"unpadded base64", b64(base64.RawStdEncoding), true, false, false},
 		{"base64url", b64(base64.URLEncoding), true, false, false}, {"unpadded base64url", b64(base64.RawURLEncoding), true, false, false},
 		{"hex", each("%02x"), false, false, false}, {"HEX", each("%02X"), false, false, false},
-		{"decimal entities", each("&#%d;"), false, false, false}, {"hex entities", each("&#x%x;"), false, false, false}, {"HEX entities", each("&#X%X;"), false, false, false},
-		{`\u escapes`, each(`\u%04x`), false, false, false}, {`\U escapes`, each(`\u%04X`), false, false, false}, {"JSON string", jsonString, false, false, false},
+		{"decimal entities", eachUnit("&#%d;"), false, false, false}, {"hex entities", eachUnit("&#x%x;"), false, false, false}, {"HEX entities", eachUnit("&#X%X;"), false, false, false},
+		{`\u escapes`, eachUnit(`\u%04x`), false, false, false}, {`\U escapes`, eachUnit(`\u%04X`), false, false, false}, {"JSON string", jsonString, false, false, false},
 	}
 	var runs []encoding
 	for offset := range 3 {
