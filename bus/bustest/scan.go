@@ -93,13 +93,13 @@ type Encoded struct {
 // SecretEncodings are the forms a page or an MCP server commonly shows a
 // secret in, written here and not taken from the code under test: in
 // clear, in either case and in Unicode normal forms (NFD, NFC, NFKD);
-// URL-encoded (query, path, every byte in either case); base64 (both alphabets, padded or not, and inside a
-// longer run at each byte offset); hex (both cases); HTML entities
-// (decimal, hex in either case) and JSON \u escapes (either case) of
-// each character; as a
-// JSON string holds it; and each of those encoded once more by any of
-// them (a case change over base64 excepted: that is no longer the secret
-// in any form).
+// URL-encoded (query, path, every byte in either case); base64 (both
+// alphabets, padded or not, and inside a longer run at each byte
+// offset); hex (both cases); HTML entities (decimal, hex in either case)
+// and JSON \u escapes (either case) of each character; as a JSON string
+// holds it; and each of those encoded once more by any of them (a case
+// change over base64 excepted: that is no longer the secret in any
+// form).
 func SecretEncodings(secret string) []Encoded {
 	b64 := func(enc *base64.Encoding) func(string) string {
 		return func(s string) string { return enc.EncodeToString([]byte(s)) }
