@@ -52,7 +52,10 @@ func (b *Bus) ServeGate() error {
 // with a JetStream error (at the caller's own inbox only).
 func (b *Bus) forward(m *nats.Msg) {
 	user, rest, _ := strings.Cut(strings.TrimPrefix(m.Subject, "rote.js."), ".API.")
-	to, why := judge(user, rest, m.Reply, m.Data)
+	to, body, why := judge(user, rest, m.Reply, m.Data)
+	if why == "" {
+		why = b.judgeConsumers(user, rest)
+	}
 	if why != "" {
 		b.log.Warn("the JetStream gate refused a request", "user", user, "request", rest, "reason", why)
 		if m.Reply != "" && strings.HasPrefix(m.Reply, replyPrefix(user)) {
@@ -61,7 +64,7 @@ func (b *Bus) forward(m *nats.Msg) {
 		}
 		return
 	}
-	if err := b.conn.PublishMsg(&nats.Msg{Subject: to, Reply: m.Reply, Header: m.Header, Data: m.Data}); err != nil {
+	if err := b.conn.PublishMsg(&nats.Msg{Subject: to, Reply: m.Reply, Header: m.Header, Data: body}); err != nil {
 		b.log.Warn("the JetStream gate could not forward a request", "user", user, "request", rest, "err", err)
 	}
 }
@@ -75,58 +78,83 @@ func replyPrefix(user string) string {
 }
 
 // judge decides on a request user sent to the gate: the subject to
-// forward it to, or why it is refused.
-func judge(user, rest, reply string, body []byte) (to, why string) {
+// forward it to and the body to send, or why it is refused.
+func judge(user, rest, reply string, body []byte) (to string, out []byte, why string) {
 	g, role := roleGrants[user]
 	if !role && user != clientUser {
-		return "", fmt.Sprintf("no user %q", user)
+		return "", nil, fmt.Sprintf("no user %q", user)
 	}
 	if reply != "" && (!strings.HasPrefix(reply, replyPrefix(user)) || strings.ContainsAny(reply, "*> \t")) {
-		return "", fmt.Sprintf("a reply to %q: replies go to the caller's own inbox, %s", reply, replyPrefix(user))
+		return "", nil, fmt.Sprintf("a reply to %q: replies go to the caller's own inbox, %s", reply, replyPrefix(user))
 	}
 	// A write: an event, or a playbook.
 	if run, ok := strings.CutPrefix(rest, "rote.runs."); ok {
 		_, kind, _ := strings.Cut(run, ".")
 		if !role || !slices.Contains(g.kinds, kind) || strings.ContainsAny(rest, "*>") {
-			return "", fmt.Sprintf("%s may not write %s", user, rest)
+			return "", nil, fmt.Sprintf("%s may not write %s", user, rest)
 		}
-		return rest, ""
+		return rest, body, ""
 	}
 	if strings.HasPrefix(rest, "$KV."+BucketPlaybooks+".") {
 		if !g.playbooks || strings.ContainsAny(rest, "*>") {
-			return "", fmt.Sprintf("%s may not write the playbook store", user)
+			return "", nil, fmt.Sprintf("%s may not write the playbook store", user)
 		}
-		return rest, ""
+		return rest, body, ""
 	}
-	if why := judgeAPI(user, g, rest, body); why != "" {
-		return "", why
+	out, why = judgeAPI(user, g, rest, body)
+	if why != "" {
+		return "", nil, why
 	}
-	return jsAPI + rest, ""
+	return jsAPI + rest, out, ""
 }
 
 // judgeAPI decides on a JetStream API call (rest is what follows
 // $JS.API.): reads of the streams user's role reads, and consumers of
-// its own on them.
-func judgeAPI(user string, g roleGrant, rest string, body []byte) string {
+// its own on them. It returns the body to send.
+func judgeAPI(user string, g roleGrant, rest string, body []byte) ([]byte, string) {
 	if rest == "INFO" {
-		return ""
+		return body, ""
 	}
 	op, stream := apiParts(rest)
 	if op == "" || !readable(user, g, stream) {
-		return fmt.Sprintf("%s may not call %s", user, rest)
+		return nil, fmt.Sprintf("%s may not call %s", user, rest)
 	}
 	switch op {
 	case "STREAM.INFO", "STREAM.MSG.GET", "DIRECT.GET", "CONSUMER.INFO", "CONSUMER.MSG.NEXT":
-		return ""
+		return body, ""
 	case "CONSUMER.DELETE":
 		if stream == StreamTasks {
-			return "the planners' task consumer is not a caller's to delete"
+			return nil, "the planners' task consumer is not a caller's to delete"
 		}
-		return ""
+		return body, ""
 	case "CONSUMER.CREATE", "CONSUMER.DURABLE.CREATE":
-		return judgeConsumer(user, stream, op == "CONSUMER.DURABLE.CREATE", body)
+		if why := judgeConsumer(user, stream, op == "CONSUMER.DURABLE.CREATE", body); why != "" {
+			return nil, why
+		}
+		if stream == StreamTasks {
+			return body, ""
+		}
+		return stampConsumer(user, body)
 	}
-	return fmt.Sprintf("%s may not call %s", user, rest)
+	return nil, fmt.Sprintf("%s may not call %s", user, rest)
+}
+
+// judgeConsumers decides what judge cannot alone, asking the server: a
+// new consumer must fit user's budget, and one deleted must be user's
+// (consumers.go). The task queue is apart.
+func (b *Bus) judgeConsumers(user, rest string) string {
+	op, stream := apiParts(rest)
+	if stream == StreamTasks {
+		return ""
+	}
+	switch op {
+	case "CONSUMER.CREATE":
+		return b.consumerBudget(user, stream)
+	case "CONSUMER.DELETE":
+		name, _, _ := strings.Cut(strings.TrimPrefix(rest, op+"."+stream+"."), ".")
+		return b.consumerOwner(user, stream, name)
+	}
+	return ""
 }
 
 // apiParts splits an API call's subject into its operation and stream
@@ -169,7 +197,7 @@ type consumerRequest struct {
 
 // judgeConsumer decides on a consumer user creates on stream: it may
 // deliver only to the caller's own inbox, and be durable (or be updated)
-// only as the planners' task consumer.
+// only as the planners' task consumer, the only one on the task queue.
 func judgeConsumer(user, stream string, durable bool, body []byte) string {
 	var req consumerRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -182,8 +210,11 @@ func judgeConsumer(user, stream string, durable bool, body []byte) string {
 	if c.DeliverGroup != "" {
 		return "a consumer with a deliver group"
 	}
-	if stream == StreamTasks {
-		return "" // the planners' own consumer (readable: the planner alone)
+	if stream == StreamTasks { // readable by the planner alone
+		if c.Durable != TaskConsumer || c.DeliverSubject != "" {
+			return fmt.Sprintf("a consumer %q on the task queue: only the planners' own, %s, pulls from it", c.Durable, TaskConsumer)
+		}
+		return ""
 	}
 	if durable || c.Durable != "" || req.Action == "update" {
 		return fmt.Sprintf("a durable or updated consumer on %s: callers read with consumers of their own that go with them", stream)

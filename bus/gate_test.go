@@ -3,6 +3,7 @@ package bus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,79 @@ func inbox(user string) string {
 		return "_INBOX"
 	}
 	return "_ROTE_INBOX." + user
+}
+
+// TestCallersCannotCrowdOutTheOwner: a stream holds at most 1000
+// consumers, and a trial had the client make them all, idle for an hour,
+// so that the owner's own reads failed until a restart. Through the gate
+// a consumer goes idle-deleted within five minutes; once the stream is
+// crowded a caller holds at most 100; only its maker deletes one; and
+// the task queue has the planners' consumer alone. The owner reads on.
+func TestCallersCannotCrowdOutTheOwner(t *testing.T) {
+	dir := t.TempDir()
+	c := ctx(t)
+	owner := openOwner(t, c, dir)
+	if _, err := owner.Runs().Publish(c, started("CROWD")); err != nil {
+		t.Fatal(err)
+	}
+	gated := func(user string) jetstream.JetStream {
+		t.Helper()
+		password, err := bus.ReadToken(dir, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := nats.Connect(owner.ClientURL(), nats.UserInfo(user, password), nats.CustomInboxPrefix(inbox(user)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(conn.Close)
+		js, err := jetstream.NewWithAPIPrefix(conn, bus.APIPrefix(user))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
+	}
+	client, planner := gated("client"), gated("planner")
+	refusedSaying := func(err error, says string) bool {
+		var api *jetstream.APIError
+		return errors.As(err, &api) && strings.Contains(api.Description, says)
+	}
+
+	if _, err := client.CreateConsumer(c, bus.StreamRuns, jetstream.ConsumerConfig{Name: "kept", InactiveThreshold: time.Hour}); !refusedSaying(err, "at most 5m0s") {
+		t.Errorf("a consumer idle for an hour: %v", err)
+	}
+	made := 0
+	for ; made < 400; made++ {
+		_, err := client.CreateConsumer(c, bus.StreamRuns, jetstream.ConsumerConfig{Name: fmt.Sprintf("flood-%d", made), InactiveThreshold: 5 * time.Minute})
+		if err != nil {
+			if !refusedSaying(err, "the most one user may while it is crowded") {
+				t.Fatalf("consumer %d: %v", made, err)
+			}
+			break
+		}
+	}
+	if made != 200 { // uncounted until the stream is crowded (200), and by then past 100
+		t.Errorf("the client made %d consumers before it was refused, want 200", made)
+	}
+	// Another caller still gets one, and the owner reads.
+	if _, err := planner.CreateConsumer(c, bus.StreamRuns, jetstream.ConsumerConfig{Name: "planner-own", InactiveThreshold: time.Minute}); err != nil {
+		t.Fatalf("the planner on a crowded stream: %v", err)
+	}
+	if envs, err := owner.Runs().Read(c, "rote.runs.CROWD.>"); err != nil || len(envs) != 1 {
+		t.Fatalf("the owner's read: %d events, %v", len(envs), err)
+	}
+	// Only a consumer's maker deletes it.
+	if err := planner.DeleteConsumer(c, bus.StreamRuns, "flood-0"); !refusedSaying(err, "is not planner's to delete") {
+		t.Errorf("the planner deleted the client's consumer: %v", err)
+	}
+	if err := client.DeleteConsumer(c, bus.StreamRuns, "flood-0"); err != nil {
+		t.Errorf("the client deleting its own consumer: %v", err)
+	}
+	// The task queue: the planners' consumer, and no other.
+	if _, err := planner.CreateOrUpdateConsumer(c, bus.StreamTasks, jetstream.ConsumerConfig{Durable: "second", AckPolicy: jetstream.AckExplicitPolicy}); !refusedSaying(err, "only the planners' own") {
+		t.Errorf("a second consumer on the task queue: %v", err)
+	}
+	if _, err := planner.CreateOrUpdateConsumer(c, bus.StreamTasks, jetstream.ConsumerConfig{Durable: bus.TaskConsumer, AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Errorf("the planners' own consumer: %v", err)
+	}
 }

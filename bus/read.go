@@ -71,6 +71,10 @@ func (l *RunLog) Read(ctx context.Context, filters ...string) ([]Envelope, error
 	return envs, err
 }
 
+// readIdle is how long a read's consumer outlives a reader that died
+// mid-read.
+const readIdle = time.Minute
+
 // ReadChecked is Read, returning the messages that did not decode
 // instead of logging them.
 func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope, []Undecodable, error) {
@@ -79,8 +83,9 @@ func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope
 	err := l.patience.retry(ctx, func(ctx context.Context) error {
 		var err error
 		cons, err = l.js.OrderedConsumer(ctx, StreamRuns, jetstream.OrderedConsumerConfig{
-			FilterSubjects: filters,
-			DeliverPolicy:  jetstream.DeliverAllPolicy,
+			FilterSubjects:    filters,
+			DeliverPolicy:     jetstream.DeliverAllPolicy,
+			InactiveThreshold: readIdle,
 		})
 		if err == nil {
 			info, err = cons.Info(ctx)
@@ -90,6 +95,13 @@ func (l *RunLog) ReadChecked(ctx context.Context, filters ...string) ([]Envelope
 	if err != nil {
 		return nil, nil, fmt.Errorf("bus: read %v: open a consumer: %w", filters, err)
 	}
+	// A read's consumer goes with it: a stream holds only so many
+	// (consumers.go), and one left idle would count until it expired.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), consumerCallLimit)
+		defer cancel()
+		_ = l.js.DeleteConsumer(ctx, StreamRuns, cons.CachedInfo().Name)
+	}()
 	remaining := info.NumPending
 	out := make([]Envelope, 0, remaining)
 	var bad []Undecodable

@@ -15,6 +15,11 @@ type TaskQueue struct {
 	*publisher
 }
 
+// TaskConsumer is the durable consumer on ROTE_TASKS that every planner
+// shares: the stream is a work queue, so each task goes to exactly one.
+// It is the only consumer the gate lets a caller make there.
+const TaskConsumer = "rote-planner"
+
 // Publish writes a task request and waits for the server's
 // acknowledgement, as RunLog.Publish does.
 func (q *TaskQueue) Publish(ctx context.Context, t *schema.TaskRequested) (*jetstream.PubAck, error) {

@@ -17,8 +17,8 @@ import (
 )
 
 // TaskConsumer is the durable consumer on ROTE_TASKS that every planner
-// shares: the stream is a work queue, so each task goes to exactly one.
-const TaskConsumer = "rote-planner"
+// shares (bus.TaskConsumer).
+const TaskConsumer = bus.TaskConsumer
 
 // TaskAckWait is how long a claimed task may go without a sign of life
 // before the server hands it to another planner; a worker doing a task
