@@ -16,22 +16,24 @@ import (
 // refused rather than adopted; a key file another user may read is
 // refused too.
 
-// ErrUnsafeDataDir means a data directory, or a key file in it, is one
+// ErrUnsafeDataDir means a data directory (or another directory Rote
+// writes private files in: a run's export), or a key file in it, is one
 // another local user made, may write, or (a key file) may read.
-var ErrUnsafeDataDir = errors.New("bus: unsafe data directory")
+var ErrUnsafeDataDir = errors.New("bus: unsafe directory")
 
 // PrivateDir creates dir with mode 0700 (and its missing parents), or
 // checks the one there: it must be a directory this process's user owns
 // that neither group nor others may write. One they may only read or
-// enter is made 0700. Errors wrap ErrUnsafeDataDir and say how to fix
-// the directory.
+// enter is made 0700. The directories above it are checked too
+// (safeAncestors). Errors wrap ErrUnsafeDataDir and say how to fix the
+// directory.
 func PrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("bus: data directory: %w", err)
+		return fmt.Errorf("bus: directory: %w", err)
 	}
 	fi, err := os.Stat(dir) // through a link: the directory it names must be private
 	if err != nil {
-		return fmt.Errorf("bus: data directory: %w", err)
+		return fmt.Errorf("bus: directory: %w", err)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDataDir, dir)
@@ -44,11 +46,11 @@ func PrivateDir(dir string) error {
 	}
 	mode := fi.Mode().Perm()
 	if mode&0o022 != 0 {
-		return fmt.Errorf("%w: %s may be written by group or others (mode %04o), who could have planted its keys: use a new data directory (--data DIR), or, if you made it and trust what is in it, chmod 700 %s", ErrUnsafeDataDir, dir, mode, dir)
+		return fmt.Errorf("%w: %s may be written by group or others (mode %04o), who could have put files in it (keys, in a data directory): use another directory, or, if you made it and trust what is in it, chmod 700 %s", ErrUnsafeDataDir, dir, mode, dir)
 	}
 	if mode&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("bus: data directory: %w", err)
+			return fmt.Errorf("bus: directory: %w", err)
 		}
 	}
 	return nil
@@ -62,7 +64,7 @@ func ownedByMe(path string, fi os.FileInfo) error {
 		return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, path)
 	}
 	if me := os.Geteuid(); int(st.Uid) != me {
-		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): another user made it and could have planted its keys; use a data directory of your own (--data DIR), or, if you trust what is in it, chown -R %d %s", ErrUnsafeDataDir, path, st.Uid, me, me, path)
+		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): another user made it and could have put files in it (keys, in a data directory); use a directory of your own, or, if you trust what is in it, chown -R %d %s", ErrUnsafeDataDir, path, st.Uid, me, me, path)
 	}
 	return nil
 }
@@ -78,22 +80,22 @@ func safeAncestors(dir string) error {
 		resolved, err = filepath.Abs(resolved)
 	}
 	if err != nil {
-		return fmt.Errorf("bus: data directory: %w", err)
+		return fmt.Errorf("bus: directory: %w", err)
 	}
 	for p := filepath.Dir(resolved); ; p = filepath.Dir(p) {
 		fi, err := os.Lstat(p)
 		if err != nil {
-			return fmt.Errorf("bus: data directory: %w", err)
+			return fmt.Errorf("bus: directory: %w", err)
 		}
 		st, ok := fi.Sys().(*syscall.Stat_t)
 		if !ok {
 			return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, p)
 		}
 		if me := os.Geteuid(); int(st.Uid) != me && st.Uid != 0 {
-			return fmt.Errorf("%w: %s, which holds the data directory %s, belongs to user %d, who could put a directory of their own in its place: keep the data directory under a directory of yours (--data DIR)", ErrUnsafeDataDir, p, dir, st.Uid)
+			return fmt.Errorf("%w: %s, which holds %s, belongs to user %d, who could put a directory of their own in its place: keep it under a directory of yours", ErrUnsafeDataDir, p, dir, st.Uid)
 		}
 		if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0 {
-			return fmt.Errorf("%w: %s, which holds the data directory %s, may be written by group or others (mode %04o), who could put a directory of their own in its place: keep the data directory under a directory only you may write (--data DIR), or chmod go-w %s", ErrUnsafeDataDir, p, dir, fi.Mode().Perm(), p)
+			return fmt.Errorf("%w: %s, which holds %s, may be written by group or others (mode %04o), who could put a directory of their own in its place: keep it under a directory only you may write, or chmod go-w %s", ErrUnsafeDataDir, p, dir, fi.Mode().Perm(), p)
 		}
 		if p == filepath.Dir(p) {
 			return nil

@@ -63,6 +63,15 @@ func TestRecordThenExport(t *testing.T) {
 			t.Fatalf("%s differs between two exports", name)
 		}
 	}
+	// Never into a directory others may write, or one under such.
+	open := filepath.Join(t.TempDir(), "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	for _, to := range []string{open, filepath.Join(open, "inside")} {
+		if code, _, errOut := run(t, "--data", dir, "runs", "export", runID, "--dir", to); code == 0 || !strings.Contains(errOut, "may be written by group or others") {
+			t.Errorf("export into %s: exit %d: %s", to, code, errOut)
+		}
+	}
 	traj := string(first["trajectory.jsonl"])
 	if strings.Contains(traj, "s3cret!") || strings.Contains(string(first["manifest.json"]), "s3cret!") {
 		t.Fatal("the secret is in the export in clear")

@@ -38,6 +38,11 @@ func Export(ctx context.Context, runs *bus.RunLog, runID, dir string) (Exported,
 	if err != nil {
 		return Exported{}, err
 	}
+	// The export is the run's log: into a directory of this user's that
+	// nobody else may write (made 0700), never one another user made.
+	if err := bus.PrivateDir(dir); err != nil {
+		return Exported{}, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return Exported{}, err
 	}
