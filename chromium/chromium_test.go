@@ -152,7 +152,7 @@ func processRuns(pid int) bool {
 
 // TestProfilesOfDeadLaunchersAreSwept: a profile directory whose owner
 // process is gone is removed by the next launch's sweep; one whose owner
-// runs, or without an owner, stays.
+// runs, or without an owner, or another user's, stays.
 func TestProfilesOfDeadLaunchersAreSwept(t *testing.T) {
 	tmp := t.TempDir()
 	dead := exec.Command("true")
@@ -172,8 +172,17 @@ func TestProfilesOfDeadLaunchersAreSwept(t *testing.T) {
 	gone := mk("gone", strconv.Itoa(dead.Process.Pid))
 	alive := mk("alive", strconv.Itoa(os.Getppid()))
 	unowned := mk("unowned", "")
+	want := map[string]bool{gone: false, alive: true, unowned: true}
+	if os.Geteuid() == 0 {
+		// Another user's, its launcher gone too: theirs to sweep.
+		theirs := mk("theirs", strconv.Itoa(dead.Process.Pid))
+		if err := os.Chown(theirs, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		want[theirs] = true
+	}
 	sweepProfiles(tmp)
-	for dir, want := range map[string]bool{gone: false, alive: true, unowned: true} {
+	for dir, want := range want {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", dir, err == nil, want)
 		}

@@ -36,10 +36,14 @@ func newProfile() (string, error) {
 
 // sweepProfiles removes the profile directories under tmp whose owner
 // process no longer runs. A directory without an owner file, or whose
-// owner cannot be read, is left alone.
+// owner cannot be read, is left alone, and so is one another user owns
+// (or a link): a shared temporary directory holds other users' too.
 func sweepProfiles(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+"*"))
 	for _, dir := range dirs {
+		if !mine(dir) {
+			continue
+		}
 		raw, err := os.ReadFile(filepath.Join(dir, ownerFile))
 		if err != nil {
 			continue
@@ -66,9 +70,20 @@ const singletonPrefix = "org.chromium.Chromium."
 func removeProfile(dir string) {
 	if target, err := os.Readlink(filepath.Join(dir, "SingletonSocket")); err == nil {
 		sock := filepath.Dir(target)
-		if filepath.Dir(sock) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(sock), singletonPrefix) {
+		if filepath.Dir(sock) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(sock), singletonPrefix) && mine(sock) {
 			os.RemoveAll(sock)
 		}
 	}
 	os.RemoveAll(dir)
+}
+
+// mine says whether path is a directory (not a link) this process's user
+// owns.
+func mine(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rote-agent/rote/bus"
 )
 
 // envBytes is the byte count in environment variable name ("" is 0): a
@@ -30,15 +32,23 @@ var units = map[string]uint{"": 0, "B": 0,
 	"K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20,
 	"G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}
 
+// minStoreBytes is the least a store may be given: room for sixteen of
+// the largest events (bus.MaxEventBytes). A smaller one would refuse the
+// first run that kept a large result.
+const minStoreBytes = 16 * bus.MaxEventBytes
+
 // storeLimits sets a bus configuration's store bounds from
 // $ROTE_RUNS_MAX_BYTES and $ROTE_BLOBS_MAX_BYTES.
 func storeLimits(runs, blobs *int64) error {
-	var err error
-	if *runs, err = envBytes("ROTE_RUNS_MAX_BYTES"); err != nil {
-		return err
-	}
-	if *blobs, err = envBytes("ROTE_BLOBS_MAX_BYTES"); err != nil {
-		return err
+	for name, to := range map[string]*int64{"ROTE_RUNS_MAX_BYTES": runs, "ROTE_BLOBS_MAX_BYTES": blobs} {
+		n, err := envBytes(name)
+		if err != nil {
+			return err
+		}
+		if n != 0 && n < minStoreBytes {
+			return usageError("%s=%s: want at least %dM, room for sixteen of the largest events", name, os.Getenv(name), minStoreBytes>>20)
+		}
+		*to = n
 	}
 	return nil
 }

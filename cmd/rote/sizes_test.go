@@ -16,3 +16,14 @@ func TestEnvBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestStoreLimits(t *testing.T) {
+	t.Setenv("ROTE_BLOBS_MAX_BYTES", "")
+	for raw, ok := range map[string]bool{"1": false, "15M": false, "16M": true, "64G": true, "": true} {
+		t.Setenv("ROTE_RUNS_MAX_BYTES", raw)
+		var runs, blobs int64
+		if err := storeLimits(&runs, &blobs); (err == nil) != ok {
+			t.Errorf("ROTE_RUNS_MAX_BYTES=%q: %v", raw, err)
+		}
+	}
+}
