@@ -112,6 +112,9 @@ func judge(user, rest, reply string, body []byte) (to string, out []byte, why st
 // $JS.API.): reads of the streams user's role reads, and consumers of
 // its own on them. It returns the body to send.
 func judgeAPI(user string, g roleGrant, rest string, body []byte) ([]byte, string) {
+	if why := checkAPIBody(body); why != "" {
+		return nil, why
+	}
 	if rest == "INFO" {
 		return body, ""
 	}

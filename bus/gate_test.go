@@ -81,6 +81,22 @@ func TestNoUserButRoteCopiesTheLog(t *testing.T) {
 				t.Errorf("%s: a push consumer delivering to %s, called directly", user, deliver)
 			}
 		}
+		// Bodies the gate would read one way and the server another: the
+		// server matches keys whatever their case, and the last of two
+		// wins.
+		for _, body := range []string{
+			`{"stream_name":"ROTE_RUNS","config":{"name":"x1","deliver_subject":"rote.tasks","ack_policy":"none"},"Config":{"name":"x1"}}`,
+			`{"stream_name":"ROTE_RUNS","Config":{"name":"x1"},"config":{"name":"x1","deliver_subject":"rote.tasks","ack_policy":"none"}}`,
+			`{"stream_name":"ROTE_RUNS","config":{"name":"x1"},"config":{"name":"x1","deliver_subject":"rote.tasks","ack_policy":"none"}}`,
+			`{"stream_name":"ROTE_RUNS","config":{"name":"x1","ack_policy":"none","Inactive_Threshold":31536000000000000}}`,
+			`{"stream_name":"ROTE_RUNS","config":{"name":"x1","ack_policy":"none","inactive_threſhold":31536000000000000}}`,
+			`{"stream_name":"ROTE_RUNS","config":{"name":"x1","durable_name":"x1"},"Action":"update"}`,
+		} {
+			m, err := conn.Request(bus.APIPrefix(user)+"CONSUMER.CREATE.ROTE_RUNS.x1", []byte(body), 2*time.Second)
+			if err != nil || !strings.Contains(string(m.Data), "does not forward") {
+				t.Errorf("%s: %s through the gate: %v %s", user, body, err, m.Data)
+			}
+		}
 		// Replies aimed at a stream.
 		for _, reply := range []string{"rote.tasks", "$KV.ROTE_PLAYBOOKS.fp.name"} {
 			if err := conn.PublishRequest(bus.APIPrefix(user)+"INFO", reply, nil); err != nil {
@@ -115,6 +131,9 @@ func TestNoUserButRoteCopiesTheLog(t *testing.T) {
 		for name := range s.ListConsumers(c).Info() {
 			if name.Config.DeliverSubject != "" && !strings.HasPrefix(name.Config.DeliverSubject, "_") {
 				t.Errorf("a consumer on the run log delivers to %s", name.Config.DeliverSubject)
+			}
+			if name.Config.InactiveThreshold > 5*time.Minute {
+				t.Errorf("a consumer on the run log kept %s idle", name.Config.InactiveThreshold)
 			}
 		}
 	}
