@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -28,6 +29,11 @@ var ErrUnsafeDataDir = errors.New("bus: unsafe directory")
 // (safeAncestors). Errors wrap ErrUnsafeDataDir and say how to fix the
 // directory.
 func PrivateDir(dir string) error {
+	// Checked before anything is made: a link on the way would have the
+	// directories made where its maker points it.
+	if err := safeAncestors(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("bus: directory: %w", err)
 	}
@@ -39,9 +45,6 @@ func PrivateDir(dir string) error {
 		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDataDir, dir)
 	}
 	if err := ownedByMe(dir, fi); err != nil {
-		return err
-	}
-	if err := safeAncestors(dir); err != nil {
 		return err
 	}
 	mode := fi.Mode().Perm()
@@ -69,38 +72,96 @@ func ownedByMe(path string, fi os.FileInfo) error {
 	return nil
 }
 
-// safeAncestors checks the directories that hold dir, on the path with
-// its links resolved: each must belong to this user or to root, and one
-// that group or others may write must be sticky (as /tmp is), else
-// whoever may write it could move dir aside and put one of their own in
-// its place. Errors wrap ErrUnsafeDataDir.
+// safeAncestors checks the path to dir, component by component, links
+// followed as the kernel follows them: every directory that holds the
+// next step must belong to this user or to root, and one that group or
+// others may write must be sticky (as /tmp is), else whoever may write it
+// could move what follows aside and put their own in its place; and every
+// link on the way (dir itself too) must be this user's or root's, else
+// its maker could point it elsewhere at any time. Errors wrap
+// ErrUnsafeDataDir.
 func safeAncestors(dir string) error {
-	resolved, err := filepath.EvalSymlinks(dir)
-	if err == nil {
-		resolved, err = filepath.Abs(resolved)
-	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("bus: directory: %w", err)
 	}
-	for p := filepath.Dir(resolved); ; p = filepath.Dir(p) {
-		fi, err := os.Lstat(p)
+	at := "/"
+	if err := holdsSafely(at, dir); err != nil {
+		return err
+	}
+	rest := strings.Split(strings.Trim(abs, "/"), "/")
+	for hops := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			at = filepath.Dir(at)
+			continue
+		}
+		next := filepath.Join(at, name)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // what is missing is made by this user, in a directory that holds it safely
+		}
 		if err != nil {
 			return fmt.Errorf("bus: directory: %w", err)
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, p)
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if err := ownerIsMeOrRoot(next, dir, fi, "a link"); err != nil {
+				return err
+			}
+			if hops++; hops > 40 {
+				return fmt.Errorf("bus: directory: %s: too many links", dir)
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return fmt.Errorf("bus: directory: %w", err)
+			}
+			if filepath.IsAbs(target) {
+				at = "/"
+			}
+			rest = append(strings.Split(strings.Trim(target, "/"), "/"), rest...)
+			continue
 		}
-		if me := os.Geteuid(); int(st.Uid) != me && st.Uid != 0 {
-			return fmt.Errorf("%w: %s, which holds %s, belongs to user %d, who could put a directory of their own in its place: keep it under a directory of yours", ErrUnsafeDataDir, p, dir, st.Uid)
-		}
-		if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0 {
-			return fmt.Errorf("%w: %s, which holds %s, may be written by group or others (mode %04o), who could put a directory of their own in its place: keep it under a directory only you may write, or chmod go-w %s", ErrUnsafeDataDir, p, dir, fi.Mode().Perm(), p)
-		}
-		if p == filepath.Dir(p) {
-			return nil
+		at = next
+		if len(rest) > 0 {
+			if err := holdsSafely(at, dir); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// holdsSafely checks p, a directory on the way to dir: it must belong to
+// this user or root and not be writable by group or others unless sticky.
+func holdsSafely(p, dir string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return fmt.Errorf("bus: directory: %w", err)
+	}
+	if err := ownerIsMeOrRoot(p, dir, fi, "a directory"); err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0 {
+		return fmt.Errorf("%w: %s, which holds %s, may be written by group or others (mode %04o), who could put a directory of their own in its place: keep it under a directory only you may write, or chmod go-w %s", ErrUnsafeDataDir, p, dir, fi.Mode().Perm(), p)
+	}
+	return nil
+}
+
+// ownerIsMeOrRoot is nil when fi, the file at p on the way to dir (what
+// says what it is), belongs to this user or to root.
+func ownerIsMeOrRoot(p, dir string, fi os.FileInfo, what string) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, p)
+	}
+	if me := os.Geteuid(); int(st.Uid) != me && st.Uid != 0 {
+		return fmt.Errorf("%w: %s, %s on the way to %s, belongs to user %d, who could put one of their own in its place or point it elsewhere: keep it under directories of yours", ErrUnsafeDataDir, p, what, dir, st.Uid)
+	}
+	return nil
 }
 
 // maxKeyFile bounds a key file: a key is a line of hex.

@@ -121,4 +121,32 @@ func TestUnsafeDataDirsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("a directory under another user's", filepath.Join(foreignParent, "data"), "belongs to user 65534, who could put")
+
+	// A link another user made, in a sticky directory anyone may write
+	// (as /tmp), to a directory of root's: its maker could point it
+	// elsewhere at any time, so nothing is made or changed through it.
+	sticky := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(sticky, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	mine := filepath.Join(t.TempDir(), "etc")
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ link, dir string }{
+		{filepath.Join(sticky, "their-data"), filepath.Join(sticky, "their-data")},
+		{filepath.Join(sticky, "their-parent"), filepath.Join(sticky, "their-parent", "data")},
+	} {
+		if err := os.Symlink(mine, l.link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(l.link, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		refused("a data directory through another user's link", l.dir, l.link+", a link on the way")
+	}
+	if entries, _ := os.ReadDir(mine); len(entries) != 0 || mode(mine) != 0o755 {
+		t.Errorf("the directory another user's link points at was changed: mode %04o, %d entries", mode(mine), len(entries))
+	}
 }
