@@ -12,6 +12,8 @@ import (
 	"sync"
 	"unicode/utf16"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -92,7 +94,18 @@ func secretForms(secret string) []secretForm {
 			}
 		}
 		for i, piece := range base64Pieces(v) {
-			first = append(first, step{piece, false, i%4 == 0})
+			// The whole secret's base64 is found in any case too: a page
+			// may show it in capitals.
+			first = append(first, step{piece, i%4 == 0, i%4 == 0})
+		}
+		// Shown with something between its characters: invisible ones
+		// (a zero-width space, a soft hyphen), spaces, or its hex bytes
+		// joined as a MAC address is.
+		for _, sep := range separators {
+			add(strings.Join(strings.Split(v, ""), sep), true)
+		}
+		for _, sep := range []string{":", " ", "-"} {
+			add(strings.Join(strings.Split(eachByte("%02x ")(v), " ")[:len(v)], sep), true)
 		}
 	}
 	for _, f := range first {
@@ -109,7 +122,8 @@ func secretForms(secret string) []secretForm {
 	return forms
 }
 
-// variants are secret as it was typed, in lower and upper case, and in
+// variants are secret as it was typed, in lower and upper case (ASCII's
+// and Unicode's full mapping, where ß is SS), in fullwidth, and in
 // Unicode's composed and decomposed forms (NFC, NFD, and the
 // compatibility NFKC and NFKD) where those differ: a page or a server
 // may normalize "é" to "e" and a combining accent, or the other way.
@@ -120,14 +134,31 @@ func variants(secret string) []string {
 			out = append(out, v)
 		}
 	}
+	upper, lower := cases.Upper(language.Und), cases.Lower(language.Und)
 	for _, v := range slices.Clone(out) {
-		for _, c := range []string{strings.ToLower(v), strings.ToUpper(v)} {
+		for _, c := range []string{strings.ToLower(v), strings.ToUpper(v), lower.String(v), upper.String(v), fullwidth(v)} {
 			if !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// separators are what a page may put between a secret's characters:
+// invisible ones (zero-width space, non-joiner and joiner, word joiner,
+// soft hyphen, byte order mark) and a space.
+var separators = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\ufeff", " "}
+
+// fullwidth is s with its ASCII characters in their fullwidth forms
+// (U+FF01-FF5E), as CJK text and CSS's full-width transform show them.
+func fullwidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > ' ' && r <= '~' {
+			return r - '!' + '\uff01'
+		}
+		return r
+	}, s)
 }
 
 // base64Pieces are what s looks like in base64, in both alphabets, four
