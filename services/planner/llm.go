@@ -34,6 +34,10 @@ type LLMConfig struct {
 	Backoff time.Duration
 	// Log hears about retried calls; default slog.Default().
 	Log *slog.Logger
+	// Transport carries the requests; default http.DefaultTransport. An
+	// in-process model is called through one, with no socket to listen
+	// on.
+	Transport http.RoundTripper
 }
 
 // LLMConfigFromEnv reads ROTE_LLM_BASE_URL, ROTE_LLM_API_KEY and
@@ -69,7 +73,7 @@ func NewLLM(cfg LLMConfig, runs *bus.RunLog) *LLM {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	log := cmp.Or(cfg.Log, slog.Default()).With("component", "llm", "model", cfg.Model)
-	oc.HTTPClient = wire{next: http.DefaultClient, log: log}
+	oc.HTTPClient = wire{next: &http.Client{Transport: cfg.Transport}, log: log}
 	return &LLM{cfg: cfg, api: openai.NewClientWithConfig(oc), runs: runs, log: log}
 }
 

@@ -1,12 +1,10 @@
 package node
 
 import (
-	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
-	"time"
+	"net/http/httptest"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/planner"
@@ -19,7 +17,6 @@ type Model struct {
 	// Label names the model for people: the model at its endpoint, or
 	// the offline scripted model's label.
 	Label string
-	stop  func()
 }
 
 // OfflineModel returns the offline test model, used only when
@@ -41,12 +38,12 @@ type Offline struct {
 var ErrNoModel = errors.New("no model: set ROTE_LLM_BASE_URL (and ROTE_LLM_API_KEY, ROTE_MODEL); this build has no offline scripted model")
 
 // openModel returns the model ROTE_LLM_* names, else the offline model
-// served on loopback in this process. Every call is recorded in runs.
+// called in this process. Every call is recorded in runs.
 func openModel(offline OfflineModel, runs *bus.RunLog, log *slog.Logger) (*Model, error) {
 	if cfg, ok := planner.LLMConfigFromEnv(); ok {
 		cfg.Log = log
 		llm := planner.NewLLM(cfg, runs)
-		return &Model{LLM: llm, Label: llm.Model() + " at " + cfg.BaseURL, stop: func() {}}, nil
+		return &Model{LLM: llm, Label: llm.Model() + " at " + cfg.BaseURL}, nil
 	}
 	if offline == nil {
 		return nil, ErrNoModel
@@ -55,26 +52,27 @@ func openModel(offline OfflineModel, runs *bus.RunLog, log *slog.Logger) (*Model
 	if err != nil {
 		return nil, err
 	}
-	base, stop, err := serveLoopback(o.Handler)
-	if err != nil {
-		return nil, err
-	}
-	llm := planner.NewLLM(planner.LLMConfig{BaseURL: base + "/v1", APIKey: "offline", Model: o.Model, Log: log}, runs)
-	return &Model{LLM: llm, Label: o.Label + ", ROTE_LLM_BASE_URL unset", stop: stop}, nil
+	// Called in this process: no port that any local user could reach.
+	llm := planner.NewLLM(planner.LLMConfig{BaseURL: offlineBase + "/v1", APIKey: "offline", Model: o.Model, Log: log, Transport: inProcess{o.Handler}}, runs)
+	return &Model{LLM: llm, Label: o.Label + ", ROTE_LLM_BASE_URL unset"}, nil
 }
 
-// serveLoopback serves h on a free loopback port until stop is called,
-// and returns its base URL.
-func serveLoopback(h http.Handler) (base string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
+// offlineBase is the offline model's address: no host serves it, its
+// requests never leave the process.
+const offlineBase = "http://offline-model.invalid"
+
+// inProcess is a RoundTripper that serves each request with h, in this
+// process.
+type inProcess struct{ h http.Handler }
+
+func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
+	w := httptest.NewRecorder()
+	t.h.ServeHTTP(w, req)
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	return w.Result(), nil
 }

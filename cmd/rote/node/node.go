@@ -242,11 +242,7 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
-	err := n.Wait()
-	if n.model != nil {
-		n.model.stop()
-	}
-	return err
+	return n.Wait()
 }
 
 // Bus is the bus the node runs on.
