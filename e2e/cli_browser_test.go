@@ -352,3 +352,46 @@ func TestSpeedBenchSmoke(t *testing.T) {
 		t.Fatalf("report.md: %v", err)
 	}
 }
+
+// TestReplayBesideServe: a `rote replay` joins the data directory a
+// `rote serve` runs (each launching its browser over a pipe), so either
+// process's actuator may open a session and either's perception observe
+// it. Each replay verifies: a browser is shared with the other process
+// through its relay, where a trial saw every replay beside a serve fall
+// back ("a browser another process launched and does not share").
+func TestReplayBesideServe(t *testing.T) {
+	t.Parallel()
+	web := newSite(t, map[string]string{
+		"/":     `<!doctype html><title>Start</title><main><h1>Start</h1><a href="/next">Next</a></main>`,
+		"/next": `<!doctype html><title>Next</title><main><h1>Finished</h1></main>`,
+	})
+	dir := t.TempDir()
+	playbook := filepath.Join(dir, "next.yaml")
+	os.WriteFile(playbook, []byte(`name: next
+intent: go to the next page
+steps:
+  - {id: open, kind: deterministic, tool: navigate, args: {url: /}}
+  - {id: next, kind: deterministic, needs: [open], tool: click, target: {role: link, name: Next}, expect: [{url_contains: /next}]}
+verify: [{text_visible: Finished}]
+`), 0o600)
+	data := filepath.Join(dir, "data")
+	serve := exec.Command(roteBinary, "serve", "--data", data)
+	serve.Env = append(os.Environ(), "ROTE_BROWSER=")
+	said := &lockedBuffer{}
+	serve.Stderr = said
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Signal(os.Interrupt); serve.Wait() })
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(said.String(), "rote serve: running"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", said)
+		}
+	}
+	for i := range 4 {
+		code, out := roteEnv(t, dir, []string{"ROTE_BROWSER="}, "--data", data, "replay", playbook, "--url", web.URL)
+		if code != 0 || !strings.Contains(out, "success: verified") {
+			t.Fatalf("replay %d beside serve: exit %d\n%s\nserve said:\n%s", i, code, out, said)
+		}
+	}
+}

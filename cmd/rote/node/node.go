@@ -209,9 +209,11 @@ func (n *Node) build(role string) ([]service, error) {
 		return one(perception.New(perception.Config{Log: log}, b.RPC(), b.Runs()))
 	case Actuator:
 		// A perception of another process reaches the browsers this one
-		// launches only through their relays.
-		share := !slices.Contains(n.cfg.Roles, Perception)
-		return one(actuator.New(actuator.Config{Browsers: n.cfg.Browsers, Browser: n.cfg.Browser, Share: share, Log: log}, b.RPC(), b.Runs()))
+		// launches only through their relays, and any process that joins
+		// the bus may be asked to observe a session of this one's (a
+		// `rote replay` beside a `rote serve`): every one is shared. This
+		// process's own perception reaches them directly.
+		return one(actuator.New(actuator.Config{Browsers: n.cfg.Browsers, Browser: n.cfg.Browser, Share: true, Log: log}, b.RPC(), b.Runs()))
 	case Distiller:
 		return one(distiller.New(distiller.Config{Log: log}, b.RPC(), b.Runs()))
 	case Matcher:
