@@ -105,7 +105,7 @@ func secretForms(secret string) []secretForm {
 			add(strings.Join(strings.Split(v, ""), sep), true)
 		}
 		for _, sep := range []string{":", " ", "-"} {
-			add(strings.Join(strings.Split(eachByte("%02x ")(v), " ")[:len(v)], sep), true)
+			add(strings.TrimSuffix(eachByte("%02x"+sep)(v), sep), true)
 		}
 	}
 	for _, f := range first {

@@ -102,9 +102,9 @@ type Encoded struct {
 // offset); hex (both cases, and its bytes joined by : or a space); HTML
 // entities (decimal, hex in either case)
 // and JSON \u escapes (either case) of each character; as a JSON string
-// holds it; and each of those encoded once more by any of them (a case
-// change over a base64 run excepted: off its alignment it is no longer
-// the secret in any form).
+// holds it; and each of those but the runs encoded once more by any of
+// them (the separated, fullwidth and joined-hex forms apart: shown as
+// they are).
 func SecretEncodings(secret string) []Encoded {
 	b64 := func(enc *base64.Encoding) func(string) string {
 		return func(s string) string { return enc.EncodeToString([]byte(s)) }
@@ -141,16 +141,14 @@ func SecretEncodings(secret string) []Encoded {
 		return string(quoted[1 : len(quoted)-1])
 	}
 	type encoding struct {
-		how    string
-		enc    func(string) string
-		base64 bool
-		caseOf bool // only changes case
-		run    bool // holds more than what it encodes
-		alone  bool // shown as it is, not encoded once more nor over another
+		how   string
+		enc   func(string) string
+		run   bool // holds more than what it encodes
+		alone bool // shown as it is, not encoded once more nor over another
 	}
 	encodings := []encoding{
-		{"lower case", strings.ToLower, false, true, false, false}, {"upper case", strings.ToUpper, false, true, false, false},
-		{"Unicode upper case", cases.Upper(language.Und).String, false, true, false, false},
+		{"lower case", strings.ToLower, false, false}, {"upper case", strings.ToUpper, false, false},
+		{"Unicode upper case", cases.Upper(language.Und).String, false, false},
 		{"fullwidth", func(s string) string {
 			var b strings.Builder
 			for _, r := range s {
@@ -160,38 +158,37 @@ func SecretEncodings(secret string) []Encoded {
 				b.WriteRune(r)
 			}
 			return b.String()
-		}, false, false, false, true},
-		{"zero-width spaces between characters", between("\u200b"), false, false, false, true}, {"soft hyphens between characters", between("\u00ad"), false, false, false, true},
-		{"spaces between characters", between(" "), false, false, false, true},
-		{"hex bytes joined by :", func(s string) string { return strings.TrimSuffix(each("%02x:")(s), ":") }, false, false, false, true},
-		{"HEX bytes joined by spaces", func(s string) string { return strings.TrimSuffix(each("%02X ")(s), " ") }, false, false, false, true},
-		{"decomposed (NFD)", norm.NFD.String, false, false, false, false}, {"composed (NFC)", norm.NFC.String, false, false, false, false},
-		{"compatibility-decomposed (NFKD)", norm.NFKD.String, false, false, false, false},
-		{"query", url.QueryEscape, false, false, false, false}, {"path", url.PathEscape, false, false, false, false},
-		{"every byte %XX", each("%%%02X"), false, false, false, false}, {"every byte %xx", each("%%%02x"), false, false, false, false},
-		{"base64", b64(base64.StdEncoding), true, false, false, false}, {"unpadded base64", b64(base64.RawStdEncoding), true, false, false, false},
-		{"base64url", b64(base64.URLEncoding), true, false, false, false}, {"unpadded base64url", b64(base64.RawURLEncoding), true, false, false, false},
-		{"hex", each("%02x"), false, false, false, false}, {"HEX", each("%02X"), false, false, false, false},
-		{"decimal entities", eachUnit("&#%d;"), false, false, false, false}, {"hex entities", eachUnit("&#x%x;"), false, false, false, false}, {"HEX entities", eachUnit("&#X%X;"), false, false, false, false},
-		{`\u escapes`, eachUnit(`\u%04x`), false, false, false, false}, {`\U escapes`, eachUnit(`\u%04X`), false, false, false, false}, {"JSON string", jsonString, false, false, false, false},
+		}, false, true},
+		{"zero-width spaces between characters", between("\u200b"), false, true}, {"soft hyphens between characters", between("\u00ad"), false, true},
+		{"spaces between characters", between(" "), false, true},
+		{"hex bytes joined by :", func(s string) string { return strings.TrimSuffix(each("%02x:")(s), ":") }, false, true},
+		{"HEX bytes joined by spaces", func(s string) string { return strings.TrimSuffix(each("%02X ")(s), " ") }, false, true},
+		{"decomposed (NFD)", norm.NFD.String, false, false}, {"composed (NFC)", norm.NFC.String, false, false},
+		{"compatibility-decomposed (NFKD)", norm.NFKD.String, false, false},
+		{"query", url.QueryEscape, false, false}, {"path", url.PathEscape, false, false},
+		{"every byte %XX", each("%%%02X"), false, false}, {"every byte %xx", each("%%%02x"), false, false},
+		{"base64", b64(base64.StdEncoding), false, false}, {"unpadded base64", b64(base64.RawStdEncoding), false, false},
+		{"base64url", b64(base64.URLEncoding), false, false}, {"unpadded base64url", b64(base64.RawURLEncoding), false, false},
+		{"hex", each("%02x"), false, false}, {"HEX", each("%02X"), false, false},
+		{"decimal entities", eachUnit("&#%d;"), false, false}, {"hex entities", eachUnit("&#x%x;"), false, false}, {"HEX entities", eachUnit("&#X%X;"), false, false},
+		{`\u escapes`, eachUnit(`\u%04x`), false, false}, {`\U escapes`, eachUnit(`\u%04X`), false, false}, {"JSON string", jsonString, false, false},
 	}
 	var runs []encoding
 	for offset := range 3 {
-		runs = append(runs, encoding{fmt.Sprintf("in a base64 run at offset %d", offset), run(base64.StdEncoding, offset), true, false, true, false},
-			encoding{fmt.Sprintf("in a base64url run at offset %d", offset), run(base64.URLEncoding, offset), true, false, true, false})
+		runs = append(runs, encoding{fmt.Sprintf("in a base64 run at offset %d", offset), run(base64.StdEncoding, offset), true, false},
+			encoding{fmt.Sprintf("in a base64url run at offset %d", offset), run(base64.URLEncoding, offset), true, false})
 	}
 	out := []Encoded{{"clear", secret}}
 	for _, inner := range append(encodings, runs...) {
 		once := inner.enc(secret)
 		out = append(out, Encoded{inner.how, once})
 		if inner.run || inner.alone {
-			continue // a run holds more than the secret
+			continue // a run holds more than the secret; alone is shown as it is
 		}
 		for _, outer := range append(encodings, runs...) {
 			if outer.alone {
 				continue
 			}
-
 			out = append(out, Encoded{outer.how + " of " + inner.how, outer.enc(once)})
 		}
 	}
