@@ -62,14 +62,23 @@ func PrivateDir(dir string) error {
 // ownedByMe is nil when fi, the file at path, belongs to this process's
 // user.
 func ownedByMe(path string, fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, path)
+	uid, err := ownerOf(path, fi)
+	if err != nil {
+		return err
 	}
-	if me := os.Geteuid(); int(st.Uid) != me {
-		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): another user made it and could have put files in it (keys, in a data directory); use a directory of your own, or, if you trust what is in it, chown -R %d %s", ErrUnsafeDataDir, path, st.Uid, me, me, path)
+	if me := os.Geteuid(); uid != me {
+		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): another user made it and could have put files in it (keys, in a data directory); use a directory of your own, or, if you trust what is in it, chown -R %d %s", ErrUnsafeDataDir, path, uid, me, me, path)
 	}
 	return nil
+}
+
+// ownerOf is the user that owns fi, the file at path.
+func ownerOf(path string, fi os.FileInfo) (int, error) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, path)
+	}
+	return int(st.Uid), nil
 }
 
 // safeAncestors checks the path to dir, component by component, links
@@ -154,12 +163,12 @@ func holdsSafely(p, dir string) error {
 // ownerIsMeOrRoot is nil when fi, the file at p on the way to dir (what
 // says what it is), belongs to this user or to root.
 func ownerIsMeOrRoot(p, dir string, fi os.FileInfo, what string) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("%w: the owner of %s cannot be read", ErrUnsafeDataDir, p)
+	uid, err := ownerOf(p, fi)
+	if err != nil {
+		return err
 	}
-	if me := os.Geteuid(); int(st.Uid) != me && st.Uid != 0 {
-		return fmt.Errorf("%w: %s, %s on the way to %s, belongs to user %d, who could put one of their own in its place or point it elsewhere: keep it under directories of yours", ErrUnsafeDataDir, p, what, dir, st.Uid)
+	if uid != os.Geteuid() && uid != 0 {
+		return fmt.Errorf("%w: %s, %s on the way to %s, belongs to user %d, who could put one of their own in its place or point it elsewhere: keep it under directories of yours", ErrUnsafeDataDir, p, what, dir, uid)
 	}
 	return nil
 }
