@@ -375,19 +375,7 @@ steps:
 verify: [{text_visible: Finished}]
 `), 0o600)
 	data := filepath.Join(dir, "data")
-	serve := exec.Command(roteBinary, "serve", "--data", data)
-	serve.Env = append(os.Environ(), "ROTE_BROWSER=")
-	said := &lockedBuffer{}
-	serve.Stderr = said
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Signal(os.Interrupt); serve.Wait() })
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(said.String(), "rote serve: running"); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", said)
-		}
-	}
+	said := startServe(t, roteBinary, []string{"ROTE_BROWSER="}, "--data", data)
 	for i := range 4 {
 		code, out := roteEnv(t, dir, []string{"ROTE_BROWSER="}, "--data", data, "replay", playbook, "--url", web.URL)
 		if code != 0 || !strings.Contains(out, "success: verified") {

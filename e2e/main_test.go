@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
@@ -87,4 +89,25 @@ func long(t *testing.T, what string) {
 	if testing.Short() {
 		t.Skipf("-short: %s runs only in the full suite", what)
 	}
+}
+
+// startServe starts bin serve with args and env beside this process's
+// environment, stops it when t ends, and returns what it says once it
+// says it is running.
+func startServe(t *testing.T, bin string, env []string, args ...string) *lockedBuffer {
+	t.Helper()
+	serve := exec.Command(bin, append([]string{"serve"}, args...)...)
+	serve.Env = append(os.Environ(), env...)
+	said := &lockedBuffer{}
+	serve.Stderr = said
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Signal(os.Interrupt); serve.Wait() })
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(said.String(), "rote serve: running"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", said)
+		}
+	}
+	return said
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -55,19 +54,7 @@ func TestServeWithoutSuites(t *testing.T) {
 
 	natsAddr := freeAddr(t)
 	dataDir := t.TempDir()
-	serve := exec.Command(bin, "serve", "--listen", natsAddr, "--data", dataDir)
-	serve.Env = append(os.Environ(), "ROTE_LLM_BASE_URL="+modelURL, "ROTE_MODEL=rote-scripted", "ROTE_SECRET_PASSWORD="+portal.Password)
-	said := &lockedBuffer{}
-	serve.Stderr = said
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Signal(os.Interrupt); serve.Wait() })
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(said.String(), "rote serve: running"); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", said)
-		}
-	}
+	said := startServe(t, bin, []string{"ROTE_LLM_BASE_URL=" + modelURL, "ROTE_MODEL=rote-scripted", "ROTE_SECRET_PASSWORD=" + portal.Password}, "--listen", natsAddr, "--data", dataDir)
 	if !strings.Contains(said.String(), "free-text tasks only: this rote is built without the benchmark suites") {
 		t.Fatalf("serve does not say what it serves:\n%s", said)
 	}
