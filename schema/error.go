@@ -15,6 +15,7 @@ const (
 	CodeUnknownParam      Code = "unknown_param"      // a binding names no declared parameter
 	CodeMissingParam      Code = "missing_param"      // a required parameter has no binding
 	CodeParamType         Code = "param_type"         // a binding does not parse as its declared type
+	CodeInvalidParam      Code = "invalid_param"      // a value would reach outside the path segment it fills
 	CodeUnbound           Code = "unbound"            // a template references a value with no binding
 	CodeOutOfSet          Code = "out_of_set"         // an answer outside a closed option set
 	CodeNotApplicable     Code = "not_applicable"     // an expect primitive the world state cannot answer
@@ -73,6 +74,7 @@ var (
 	ErrUnknownParam      = &Error{Code: CodeUnknownParam}
 	ErrMissingParam      = &Error{Code: CodeMissingParam}
 	ErrParamType         = &Error{Code: CodeParamType}
+	ErrInvalidParam      = &Error{Code: CodeInvalidParam}
 	ErrUnbound           = &Error{Code: CodeUnbound}
 	ErrOutOfSet          = &Error{Code: CodeOutOfSet}
 	ErrNotApplicable     = &Error{Code: CodeNotApplicable}

@@ -36,6 +36,13 @@ type Output struct {
 	// what the recording did: a line found in another state is
 	// CodeStateChanged.
 	State string `yaml:"state,omitempty" json:"state,omitempty"`
+	// Pick chooses the value among the items of a listing in the result
+	// (see ItemPick): with JSON, the list the path reaches; with Line,
+	// the lines that begin with it; with neither, the result's lines.
+	Pick *ItemPick `yaml:"pick,omitempty" json:"pick,omitempty"`
+	// Text takes the result's whole text content: a file's text that a
+	// read returned, for a later call to write.
+	Text bool `yaml:"text,omitempty" json:"text,omitempty"`
 }
 
 // togglingRoles are the roles whose control a click toggles.
@@ -78,6 +85,26 @@ var tokenPattern = regexp.MustCompile(`^\[[A-Za-z0-9_.:/+=-]+\]$`)
 // validate reports what is wrong with o.
 func (o Output) validate() error {
 	switch {
+	case o.Text && (o.JSON != "" || o.Line != "" || o.Token != "" || o.State != "" || o.Pick != nil):
+		return Errorf(CodeInvalid, "an output that takes the result's whole text has no other locator")
+	case o.Text:
+		return nil
+	case o.Pick != nil && (o.Token != "" || o.State != ""):
+		return Errorf(CodeInvalid, "a pick's items are whole lines or JSON list items: no token or state")
+	case o.Pick != nil:
+		if err := o.Pick.validate(o); err != nil {
+			return err
+		}
+		if o.JSON != "" && o.Line != "" {
+			return Errorf(CodeInvalid, "an output is located by json or by line, not both")
+		}
+		if o.JSON != "" {
+			if _, err := ParseJSONPath(o.JSON); err != nil {
+				return err
+			}
+		}
+		_, err := ParseRefs(o.Line)
+		return err
 	case o.JSON != "" && o.Line != "":
 		return Errorf(CodeInvalid, "an output is located by json or by line, not both")
 	case o.JSON != "":
@@ -111,6 +138,12 @@ func (o Output) validate() error {
 
 // String describes the locator for people.
 func (o Output) String() string {
+	switch {
+	case o.Text:
+		return "the whole text"
+	case o.Pick != nil:
+		return o.Pick.String() + " in " + o.where()
+	}
 	if o.JSON != "" {
 		return "json " + o.JSON
 	}
@@ -124,6 +157,15 @@ func (o Output) String() string {
 // the call's result, its Text the result's text content). b renders
 // parameter references in a line locator.
 func (o Output) Locate(w World, b Bindings) (any, error) {
+	switch {
+	case o.Text:
+		if w.Text == "" {
+			return nil, Errorf(CodeBindingNotFound, "the result has no text")
+		}
+		return w.Text, nil
+	case o.Pick != nil:
+		return o.locateItem(w, b)
+	}
 	if o.JSON != "" {
 		return o.locateJSON(w)
 	}
@@ -178,6 +220,19 @@ var stateMarks = regexp.MustCompile(` \[(checked|disabled|expanded|pressed|selec
 var runsOn = regexp.MustCompile(`^([A-Za-z0-9_-]|[./:][A-Za-z0-9_-])`)
 
 func (o Output) locateJSON(w World) (any, error) {
+	v, err := o.nodeAt(w)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case string, float64, bool:
+		return v, nil
+	}
+	return nil, Errorf(CodeBindingNotFound, "%s is not a string, number or bool", o.JSON)
+}
+
+// nodeAt returns the node of w's JSON document at o's path.
+func (o Output) nodeAt(w World) (any, error) {
 	doc, ok := ResultDocument(w.Output)
 	if !ok {
 		return nil, Errorf(CodeBindingNotFound, "the result has no structured content or JSON text to find %s in", o.JSON)
@@ -207,11 +262,7 @@ func (o Output) locateJSON(w World) (any, error) {
 			return nil, Errorf(CodeBindingNotFound, "the result has nothing at %s", p.prefix(i+1))
 		}
 	}
-	switch v.(type) {
-	case string, float64, bool:
-		return v, nil
-	}
-	return nil, Errorf(CodeBindingNotFound, "%s is not a string, number or bool", o.JSON)
+	return v, nil
 }
 
 // ResultDocument is the JSON document of an MCP tool result that outputs

@@ -44,6 +44,7 @@ const (
 	OrderIs      PickOrder = "is"      // the one record whose field is Value, case and spacing aside
 	OrderFirst   PickOrder = "first"   // the first in the page's order
 	OrderLast    PickOrder = "last"    // the last in the page's order
+	OrderOnly    PickOrder = "only"    // the one record there is; several are ambiguous
 	OrderNewest  PickOrder = "newest"  // the latest date
 	OrderOldest  PickOrder = "oldest"  // the earliest date
 	OrderHighest PickOrder = "highest" // the largest number
@@ -65,25 +66,33 @@ func (p *Pick) Validate() error {
 		return Errorf(CodeTooLarge, "pick: %d rules, at most %d", len(p.Rules), maxPickRules)
 	}
 	for _, r := range p.Rules {
-		switch r.Order {
-		case OrderIs:
-			if strings.TrimSpace(r.Value) == "" {
-				return Errorf(CodeInvalid, "pick: is needs a value")
-			}
-		case OrderFirst, OrderLast:
-			if r.Value != "" || r.By != "" {
-				return Errorf(CodeInvalid, "pick: %s is a place in the page's order: it takes no value and reads no column (by)", r.Order)
-			}
-		case OrderNewest, OrderOldest, OrderHighest, OrderLowest:
-			if r.Value != "" {
-				return Errorf(CodeInvalid, "pick: %s takes no value (only is looks for one)", r.Order)
-			}
-		default:
-			return Errorf(CodeOutOfSet, "pick: order %q: want is, first, last, newest, oldest, highest or lowest", r.Order)
+		if err := r.validate(); err != nil {
+			return err
 		}
-		if len(r.Value) > maxPickText || len(r.By) > maxPickText {
-			return Errorf(CodeTooLarge, "pick: a rule's value or by is over %d bytes", maxPickText)
+	}
+	return nil
+}
+
+// validate checks that r is an order the pick knows, with what it takes.
+func (r PickRule) validate() error {
+	switch r.Order {
+	case OrderIs:
+		if strings.TrimSpace(r.Value) == "" {
+			return Errorf(CodeInvalid, "pick: is needs a value")
 		}
+	case OrderFirst, OrderLast, OrderOnly:
+		if r.Value != "" || r.By != "" {
+			return Errorf(CodeInvalid, "pick: %s is a place in the result's order: it takes no value and reads no column (by)", r.Order)
+		}
+	case OrderNewest, OrderOldest, OrderHighest, OrderLowest:
+		if r.Value != "" {
+			return Errorf(CodeInvalid, "pick: %s takes no value (only is looks for one)", r.Order)
+		}
+	default:
+		return Errorf(CodeOutOfSet, "pick: order %q: want is, only, first, last, newest, oldest, highest or lowest", r.Order)
+	}
+	if len(r.Value) > maxPickText || len(r.By) > maxPickText {
+		return Errorf(CodeTooLarge, "pick: a rule's value or by is over %d bytes", maxPickText)
 	}
 	return nil
 }
@@ -195,11 +204,17 @@ func checkCount(count string) error {
 
 // values lists the values p's rules look for, for their references.
 func (p *Pick) values() []any {
+	if p == nil {
+		return nil
+	}
+	return ruleValues(p.Rules)
+}
+
+// ruleValues lists the values of rules, for their references.
+func ruleValues(rules []PickRule) []any {
 	var out []any
-	if p != nil {
-		for _, r := range p.Rules {
-			out = append(out, r.Value)
-		}
+	for _, r := range rules {
+		out = append(out, r.Value)
 	}
 	return out
 }
@@ -312,6 +327,11 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 		return 0, nil
 	case OrderLast:
 		return len(set.Records) - 1, nil
+	case OrderOnly:
+		if n := len(set.Records); n != 1 {
+			return 0, Errorf(CodeAmbiguous, "%d records where the run had one (%s): refusing to guess which is meant", n, ClipList(set.keys(), 5))
+		}
+		return 0, nil
 	}
 	fields, err := set.Field(r.By)
 	if err != nil {

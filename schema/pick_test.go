@@ -248,7 +248,7 @@ func TestActionsUsePicksAsTheyMean(t *testing.T) {
 		"with id":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Pick: pick}}, "no id, name or near"},
 		"no role":        {schema.Action{Kind: schema.ActHover, Target: &schema.Target{Pick: pick}}, "needs the role"},
 		"no rule":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true}}}, "no rule"},
-		"bad order":      {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want is, first"},
+		"bad order":      {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: "best"}}}}}, "want is, only, first"},
 		"value on first": {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderFirst, Value: "Memo 99"}}}}}, "it takes no value"},
 		"by on last":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderLast, By: "Date"}}}}}, "reads no column"},
 		"huge value":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Pick: &schema.Pick{Name: "Trash", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderIs, Value: strings.Repeat("x", 5000)}}}}}, "over 1000 bytes"},

@@ -266,7 +266,8 @@ func (s *Step) ChoosesRecords() bool {
 // Bind parses raw parameter values against the declarations. It returns
 // an *Error: CodeUnknownParam for an undeclared name, CodeMissingParam for
 // a required parameter with no value, CodeParamType for a value of the
-// wrong type. Names are checked in sorted order, so the error is stable.
+// wrong type, CodeInvalidParam for one that would reach outside a path
+// segment it fills (segment.go). Names are checked in sorted order, so the error is stable.
 func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 	for _, name := range sortedKeys(raw) {
 		if _, ok := p.Params[name]; !ok {
@@ -293,6 +294,9 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 			return Bindings{}, within("parameter "+name, err)
 		}
 		b.Params[name] = parsed
+	}
+	if err := p.checkSegments(b); err != nil {
+		return Bindings{}, err
 	}
 	return b, nil
 }

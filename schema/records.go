@@ -208,6 +208,15 @@ func ListsOf(nodes []ObservedNode) []RecordSet {
 // Node returns the index in the page's nodes of record k's control.
 func (s RecordSet) Node(k int) int { return s.nodes[k] }
 
+// keys lists the records' keys, in order.
+func (s RecordSet) keys() []string {
+	out := make([]string, len(s.Records))
+	for i, r := range s.Records {
+		out[i] = r.Key
+	}
+	return out
+}
+
 // recordPattern is name with key, where it stands in it, as keyMark.
 func recordPattern(name, key string) string {
 	if key == "" || name == key {

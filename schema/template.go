@@ -121,19 +121,29 @@ func RenderString(s string, b Bindings) (string, error) {
 	if _, err := ParseRefs(s); err != nil {
 		return "", err
 	}
+	var out strings.Builder
 	var firstErr error
-	out := refPattern.ReplaceAllStringFunc(s, func(m string) string {
+	last := 0
+	for _, loc := range refPattern.FindAllStringIndex(s, -1) {
+		out.WriteString(s[last:loc[0]])
+		last = loc[1]
+		m := s[loc[0]:loc[1]]
 		refs, _ := ParseRefs(m)
 		v, err := b.lookup(refs[0])
+		if err == nil && inSegment(s, loc[0]) {
+			err = checkSegment(refs[0], scalarText(v))
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
-			return m
+			out.WriteString(m)
+			continue
 		}
-		return scalarText(v)
-	})
-	return out, firstErr
+		out.WriteString(scalarText(v))
+	}
+	out.WriteString(s[last:])
+	return out.String(), firstErr
 }
 
 // RenderValue renders every string inside v. A string that is exactly one

@@ -1,9 +1,11 @@
 package distiller
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -343,7 +345,7 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 func (d *distillation) declare(what string, p producer, o schema.Output, v string) string {
 	s := &d.c.Playbook.Steps[p.index]
 	for name, have := range s.Outputs {
-		if have == o {
+		if reflect.DeepEqual(have, o) {
 			ref := "steps." + s.ID + "." + name
 			d.note("%s passes %q from %s's result: bound to {{%s}}", what, v, p.what, ref)
 			return ref
@@ -381,7 +383,9 @@ func lastKey(path string) string {
 // JSON path, the quoted name on a snapshot line, else "value".
 func outputName(o schema.Output) string {
 	var name string
-	if o.JSON != "" {
+	if o.Pick != nil {
+		name = cmp.Or(o.Pick.Field, "item")
+	} else if o.JSON != "" {
 		name = lastKey(o.JSON)
 	} else if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
 		name = m[len(m)-1][1]

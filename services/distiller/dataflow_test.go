@@ -243,16 +243,16 @@ func TestDistillChecksABoxARoteBrowserClickToggled(t *testing.T) {
 	}
 }
 
-// TestDistillRefusesAnItemOfSeveral: a handle that sits in a JSON list of
-// several items has no path that finds it alone, and the text before it
-// would find whichever item stands there at replay: refused.
+// TestDistillRefusesAnItemOfSeveral: a handle that is one item of a JSON
+// list of several, chosen by no parameter and no order the task states
+// ("the second"), could only be frozen or guessed at replay: refused.
 func TestDistillRefusesAnItemOfSeveral(t *testing.T) {
 	r := mcpRun(map[string]string{}, "Close the second ticket",
 		[3]string{"list_tickets", `{}`, textResult(`{"tickets":[{"number":"t-1"},{"number":"t-2"}]}`)},
 		[3]string{"close_ticket", `{"number":"t-2"}`, textResult("labelled")},
 	)
-	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrAmbiguous) || !strings.Contains(err.Error(), "t-2") {
-		t.Fatalf("an item of several: %v, want ambiguous", err)
+	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "t-2") {
+		t.Fatalf("an item of several: %v, want unbound", err)
 	}
 }
 

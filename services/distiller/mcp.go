@@ -59,13 +59,19 @@ func (d *distillation) mcp() error {
 		}
 		// A page shows the task's values all the time (a hint's example, a
 		// list, the field just typed into), and what is typed into it is
-		// the task's: only other servers' results issue values that way.
+		// the task's: only other servers' results issue values and list
+		// items that way.
+		picked := lc.args
 		if !roteBrowser && !d.browserServer() {
-			if err := d.notBoth(what, lc.args, producers); err != nil {
+			var err error
+			if picked, err = d.pickArgs(what, lc.args, producers); err != nil {
+				return err
+			}
+			if err := d.notBoth(what, picked, producers); err != nil {
 				return err
 			}
 		}
-		args, err := d.templateArgs(what, lc.args)
+		args, err := d.templateArgs(what, picked)
 		if err != nil {
 			return err
 		}
@@ -119,12 +125,20 @@ func usedLater(c *schema.ToolCall, later []map[string]any) bool {
 	result := string(c.Result)
 	for _, args := range later {
 		for _, s := range stringValues(args) {
-			if len(s) >= 2 && strings.Contains(result, s) {
-				return true
+			for _, run := range segmentRuns(s) {
+				if strings.Contains(result, run) && (run == s || listed(c, run)) {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// listed reports whether v is an item of a listing in c's result.
+func listed(c *schema.ToolCall, v string) bool {
+	_, _, ok := listingOf(schema.ToolResultWorld(c.Result), v)
+	return ok
 }
 
 // stringValues lists the string values inside v.
@@ -168,7 +182,7 @@ func (d *distillation) browserServer() bool {
 // neither does a rote mcp browser click on button "Submit" for a task
 // that says "click Submit".
 func (d *distillation) templateArgs(what string, v any) (any, error) {
-	return d.templateArg(what, "", v)
+	return mapStrings(v, "", func(key, x string) (any, error) { return d.templateArg(what, key, x) })
 }
 
 // describesControl reports whether the argument key of this server's
@@ -184,39 +198,15 @@ func (d *distillation) describesControl(key string) bool {
 	return false
 }
 
-func (d *distillation) templateArg(what, key string, v any) (any, error) {
-	switch x := v.(type) {
-	case string:
-		if t, ok := d.b.whole(x); ok {
-			return t, nil
-		}
-		if t := d.b.within(x); t != x {
-			return t, nil
-		}
-		if d.b.fromTask(x) && !d.describesControl(key) {
-			return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
-		}
-		return x, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			t, err := d.templateArg(what, k, e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = t
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			t, err := d.templateArg(what, key, e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = t
-		}
-		return out, nil
+func (d *distillation) templateArg(what, key, x string) (any, error) {
+	if t, ok := d.b.whole(x); ok {
+		return t, nil
 	}
-	return v, nil
+	if t := d.b.within(x); t != x {
+		return t, nil
+	}
+	if d.b.fromTask(x) && !d.describesControl(key) {
+		return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
+	}
+	return x, nil
 }

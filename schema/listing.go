@@ -1,0 +1,250 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ItemPick chooses an output's value among the items of a listing in a
+// step's result, by rules, as a person would at replay: the newest
+// report in a directory listing, the branch a parameter names, the one
+// hit of a search. The items are, for an output with a JSON path, the
+// list the path reaches (each item's value its Field); for one with a
+// Line, the result's lines that begin with it (each value the rest of
+// its line); for one with neither, every non-empty line of the result.
+// Only the items Like the recorded one are chosen among. Every rule must
+// choose the same item, or the step stops: no item is
+// CodeBindingNotFound, and several a rule cannot tell apart, or rules
+// that disagree, are CodeAmbiguous.
+type ItemPick struct {
+	// Field is the key of each item of a JSON list that holds its value;
+	// "" for a list of strings or numbers.
+	Field string `yaml:"field,omitempty" json:"field,omitempty" msgpack:"field,omitempty"`
+	// Like is the shape of the items to choose among: the recorded
+	// item's value with each run of digits written # (report-#-#.md);
+	// "" for every item.
+	Like string `yaml:"like,omitempty" json:"like,omitempty" msgpack:"like,omitempty"`
+	// Rules read an item's value (by "") or, in a JSON list, another of
+	// its fields (by the key). OrderOnly takes the one item there is.
+	Rules []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
+}
+
+// MaxListItems is the most items a listing may hold for a pick to read
+// it: more is a result no rule should be trusted to choose from.
+const MaxListItems = 10000
+
+// ListItem is one item of a listing: its value, and its other fields
+// (a JSON item's strings and numbers, by key).
+type ListItem struct {
+	Value  any
+	Fields map[string]string
+}
+
+// Text is the item's value as text.
+func (it ListItem) Text() string { return scalarText(it.Value) }
+
+// digitRun is a run of digits, which ShapeOf writes as #.
+var digitRun = regexp.MustCompile(`[0-9]+`)
+
+// ShapeOf is s with each run of digits written #: the shape a listing's
+// items share with the one a run chose (report-2026-01.md is
+// report-#-#.md).
+func ShapeOf(s string) string { return digitRun.ReplaceAllString(s, "#") }
+
+// validate reports what is wrong with an item pick of an output.
+func (p *ItemPick) validate(o Output) error {
+	switch {
+	case len(p.Rules) == 0:
+		return Errorf(CodeInvalid, "pick: no rule")
+	case len(p.Rules) > maxPickRules:
+		return Errorf(CodeTooLarge, "pick: %d rules, at most %d", len(p.Rules), maxPickRules)
+	case o.JSON == "" && p.Field != "":
+		return Errorf(CodeInvalid, "pick: field names a key of a JSON list's items: it needs a json path")
+	case p.Field != "" && !FieldName.MatchString(p.Field):
+		return Errorf(CodeInvalid, "pick: field %q: want a letter or _ then letters, digits or _", p.Field)
+	case len(p.Like) > maxPickText || len(p.Field) > maxPickText:
+		return Errorf(CodeTooLarge, "pick: like or field over %d bytes", maxPickText)
+	}
+	for _, r := range p.Rules {
+		if err := r.validate(); err != nil {
+			return err
+		}
+		if r.By != "" && (o.JSON == "" || !FieldName.MatchString(r.By)) {
+			return Errorf(CodeInvalid, "pick: by %q: a rule reads another field only of a JSON list's items, by its key", r.By)
+		}
+	}
+	return nil
+}
+
+// FieldName is a key a pick names: a letter or _, then letters, digits
+// or _.
+var FieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// String says the pick in words: "newest among items like report-#-#.md".
+func (p *ItemPick) String() string {
+	var rules []string
+	for _, r := range p.Rules {
+		rules = append(rules, r.describe())
+	}
+	s := strings.Join(rules, ", ")
+	if p.Field != "" {
+		s += " of the items' " + p.Field
+	}
+	if p.Like != "" {
+		s += fmt.Sprintf(" among items like %q", p.Like)
+	}
+	return s
+}
+
+// Items reads the items of the listing o's locator reaches in w, in the
+// result's order, all of them, whatever o's Like.
+func (o Output) Items(w World, b Bindings) ([]ListItem, error) {
+	if o.JSON != "" {
+		return o.jsonItems(w)
+	}
+	line, err := RenderString(o.Line, b)
+	if err != nil {
+		return nil, err
+	}
+	var items []ListItem
+	for _, l := range strings.Split(w.Text, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimLeft(l, " \t"), line)
+		if rest = strings.TrimSpace(rest); ok && rest != "" {
+			items = append(items, ListItem{Value: rest})
+		}
+	}
+	return items, nil
+}
+
+// jsonItems reads the items of the JSON list at o's path.
+func (o Output) jsonItems(w World) ([]ListItem, error) {
+	node, err := o.nodeAt(w)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := node.([]any)
+	if !ok {
+		return nil, Errorf(CodeBindingNotFound, "%s is not a list", o.JSON)
+	}
+	var items []ListItem
+	for _, e := range list {
+		if o.Pick.Field == "" {
+			if isScalar(e) {
+				items = append(items, ListItem{Value: e})
+			}
+			continue
+		}
+		m, ok := e.(map[string]any)
+		if !ok || !isScalar(m[o.Pick.Field]) {
+			continue
+		}
+		it := ListItem{Value: m[o.Pick.Field], Fields: map[string]string{}}
+		for k, v := range m {
+			if isScalar(v) {
+				it.Fields[k] = scalarText(v)
+			}
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// locateItem chooses o's value among the items of its listing in w.
+func (o Output) locateItem(w World, b Bindings) (any, error) {
+	all, err := o.Items(w, b)
+	if err != nil {
+		return nil, err
+	}
+	var items []ListItem
+	for _, it := range all {
+		if o.Pick.Like == "" || ShapeOf(it.Text()) == o.Pick.Like {
+			items = append(items, it)
+		}
+	}
+	switch {
+	case len(items) == 0:
+		return nil, Errorf(CodeBindingNotFound, "the listing at %s holds no item like %q (%d items: %s)", o.where(), o.Pick.Like, len(all), ClipList(texts(all), 5))
+	case len(items) > MaxListItems:
+		return nil, Errorf(CodeAmbiguous, "the listing at %s holds %d items, over %d: refusing to choose among them", o.where(), len(items), MaxListItems)
+	}
+	k, err := o.Pick.choose(items, b)
+	if err != nil {
+		return nil, err
+	}
+	return items[k].Value, nil
+}
+
+// choose applies p's rules to items: the index of the one they agree on.
+func (p *ItemPick) choose(items []ListItem, b Bindings) (int, error) {
+	set := RecordSet{}
+	for _, it := range items {
+		for k := range it.Fields {
+			if !slices.Contains(set.Header, k) {
+				set.Header = append(set.Header, k)
+			}
+		}
+	}
+	for _, it := range items {
+		rec := Record{Name: it.Text(), Key: it.Text()}
+		for _, h := range set.Header {
+			rec.Cells = append(rec.Cells, it.Fields[h])
+		}
+		set.Records = append(set.Records, rec)
+	}
+	chosen := -1
+	for _, r := range p.Rules {
+		if r.Order == OrderIs {
+			v, err := RenderString(r.Value, b)
+			if err != nil {
+				return 0, err
+			}
+			r.Value = v
+		}
+		k, err := r.Apply(set)
+		if err != nil {
+			return 0, err
+		}
+		if chosen >= 0 && k != chosen {
+			return 0, Errorf(CodeAmbiguous, "the rules disagree on this listing, which they must not: %s chooses %q, the one before it %q", r.describe(), items[k].Text(), items[chosen].Text())
+		}
+		chosen = k
+	}
+	return chosen, nil
+}
+
+// values lists the values p's rules look for, for their references.
+func (p *ItemPick) values() []any {
+	if p == nil {
+		return nil
+	}
+	return ruleValues(p.Rules)
+}
+
+// where names the listing o reads, for messages.
+func (o Output) where() string {
+	switch {
+	case o.JSON != "":
+		return o.JSON
+	case o.Line != "":
+		return fmt.Sprintf("the lines beginning %q", o.Line)
+	}
+	return "the result's lines"
+}
+
+func texts(items []ListItem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Text()
+	}
+	return out
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case string, float64:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+package distiller
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// fsResult is a result as @modelcontextprotocol/server-filesystem
+// answers: the text, and the same text as structuredContent.content.
+func fsResult(text string) string {
+	b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "structuredContent": map[string]any{"content": text}})
+	return string(b)
+}
+
+// replayed is the value a distilled step's output takes in a new result.
+func replayed(t *testing.T, c *Candidate, step, output, result string, params map[string]any) (any, error) {
+	t.Helper()
+	s := c.Playbook.Step(step)
+	if s == nil {
+		t.Fatalf("no step %s in %+v", step, c.Playbook.Steps)
+	}
+	o, ok := s.Outputs[output]
+	if !ok {
+		t.Fatalf("step %s has no output %s: %+v", step, output, s.Outputs)
+	}
+	return o.Locate(schema.ToolResultWorld([]byte(result)), schema.Bindings{Params: params})
+}
+
+// TestDistillPicksFromAListing: a later call that passes one item of an
+// earlier listing, joined to its directory or whole, is bound to the
+// listing by the rule the run followed (the order the task states, the
+// item a parameter names, the one item there was), so a replay on a
+// listing that changed acts on the item the rule chooses then; a choice
+// no rule explains is refused (issue 38, items 1, 5 and 6).
+func TestDistillPicksFromAListing(t *testing.T) {
+	listing := fsResult("[FILE] README.md\n[FILE] report-2026-01.md\n[DIR] drafts")
+	moved := fsResult("Successfully moved /d/reports/report-2026-01.md to /d/archive/report-2026-01.md")
+	move := `{"source":"/d/reports/report-2026-01.md","destination":"/d/archive/report-2026-01.md"}`
+	c, err := Distill(mcpRun(nil, "archive the newest report in reports/",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, listing},
+		[3]string{"move_file", move, moved},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Playbook.Steps) != 2 {
+		t.Fatalf("the listing was pruned: %+v (%v)", c.Playbook.Steps, c.Pruned)
+	}
+	if a := c.Playbook.Steps[1].Args; a["source"] != "/d/reports/{{steps.list-directory.item}}" || a["destination"] != "/d/archive/{{steps.list-directory.item}}" {
+		t.Fatalf("move_file's arguments: %v", a)
+	}
+	newer := fsResult("[FILE] report-2026-01.md\n[FILE] README.md\n[FILE] report-2026-02.md")
+	if got, err := replayed(t, c, "list-directory", "item", newer, nil); err != nil || got != "report-2026-02.md" {
+		t.Fatalf("after report-2026-02.md arrived: %v, %v", got, err)
+	}
+	if _, err := replayed(t, c, "list-directory", "item", fsResult("[FILE] README.md"), nil); !errors.Is(err, schema.ErrBindingNotFound) {
+		t.Fatalf("no report: %v", err)
+	}
+
+	// Oldest of two, as the task says.
+	two := fsResult("[FILE] report-2026-02.md\n[FILE] report-2026-01.md")
+	c, err = Distill(mcpRun(nil, "archive the oldest report",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, two},
+		[3]string{"move_file", move, moved},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := replayed(t, c, "list-directory", "item", fsResult("[FILE] report-2026-03.md\n[FILE] report-2025-12.md"), nil); err != nil || got != "report-2025-12.md" {
+		t.Fatalf("the oldest at replay: %v, %v", got, err)
+	}
+	// The task says newest, the run took the older: no rule explains it.
+	if _, err := Distill(mcpRun(nil, "archive the newest report",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, two},
+		[3]string{"move_file", move, moved},
+	), Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "newest") {
+		t.Fatalf("a run that did not do what the task says: %v", err)
+	}
+	// Nothing says which of two.
+	if _, err := Distill(mcpRun(nil, "archive a report",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, two},
+		[3]string{"move_file", move, moved},
+	), Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "report-2026-01.md") {
+		t.Fatalf("a choice no rule explains: %v", err)
+	}
+	// One like item and no rule: the only one, and two at replay stop.
+	c, err = Distill(mcpRun(nil, "archive the report",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, listing},
+		[3]string{"move_file", move, moved},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replayed(t, c, "list-directory", "item", newer, nil); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("two reports where the run had one: %v", err)
+	}
+	// The item a parameter names, inside its name.
+	c, err = Distill(mcpRun(map[string]string{"month": "2026-01"}, "archive the report of 2026-01",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, two},
+		[3]string{"move_file", move, moved},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := replayed(t, c, "list-directory", "item", two, map[string]any{"month": "2026-02"}); err != nil || got != "report-2026-02.md" {
+		t.Fatalf("the report of 2026-02: %v, %v", got, err)
+	}
+}
+
+// TestDistillBindsAListedBranch: the branch a git server listed and the
+// task chose by its order is bound to the listing, not kept a constant.
+func TestDistillBindsAListedBranch(t *testing.T) {
+	branches := textResult(`{"branches":[{"name":"main","current":true},{"name":"release/2026-01","current":false}]}`)
+	c, err := Distill(mcpRun(nil, "check out the newest release branch",
+		[3]string{"git_branch", `{"mode":"list"}`, branches},
+		[3]string{"git_checkout", `{"target":"release/2026-01"}`, textResult(`{"success":true}`)},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["target"] != "{{steps.git-branch.name}}" || a["mode"] != nil {
+		t.Fatalf("git_checkout's arguments: %v", a)
+	}
+	later := textResult(`{"branches":[{"name":"release/2026-02"},{"name":"main"},{"name":"release/2026-01"},{"name":"feature/x-2027-01"}]}`)
+	if got, err := replayed(t, c, "git-branch", "name", later, nil); err != nil || got != "release/2026-02" {
+		t.Fatalf("with release/2026-02 there: %v, %v", got, err)
+	}
+}
+
+// TestDistillBindsASearchHit: the name of a search's one hit is that hit,
+// found again at replay, not the query rebuilt into it (Alice {{query}});
+// several hits stop.
+func TestDistillBindsASearchHit(t *testing.T) {
+	hit := textResult(`{"entities":[{"type":"entity","name":"Alice Zhang","entityType":"person","observations":[]}],"relations":[]}`)
+	c, err := Distill(mcpRun(map[string]string{"query": "Zhang", "note": "prefers email"}, "add the note prefers email to the person matching Zhang",
+		[3]string{"search_nodes", `{"query":"Zhang"}`, hit},
+		[3]string{"add_observations", `{"observations":[{"entityName":"Alice Zhang","contents":["prefers email"]}]}`, textResult("labelled")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := c.Playbook.Steps[1].Args["observations"].([]any)[0].(map[string]any)
+	if obs["entityName"] != "{{steps.search-nodes.name}}" || obs["contents"].([]any)[0] != "{{note}}" {
+		t.Fatalf("add_observations' arguments: %v", obs)
+	}
+	two := textResult(`{"entities":[{"name":"Alice Okafor","entityType":"organization"},{"name":"Bob Okafor","entityType":"person"}]}`)
+	if _, err := replayed(t, c, "search-nodes", "name", two, map[string]any{"query": "Okafor"}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("two hits: %v", err)
+	}
+}
