@@ -347,7 +347,7 @@ func (d *distillation) declare(what string, p producer, o schema.Output, v strin
 	for name, have := range s.Outputs {
 		if reflect.DeepEqual(have, o) {
 			ref := "steps." + s.ID + "." + name
-			d.note("%s passes %q from %s's result: bound to {{%s}}", what, v, p.what, ref)
+			d.note("%s passes %q from %s's result: bound to {{%s}}", what, schema.Clip(v, 60), p.what, ref)
 			return ref
 		}
 	}
@@ -365,7 +365,7 @@ func (d *distillation) declare(what string, p producer, o schema.Output, v strin
 	s.Outputs[name] = o
 	ref := "steps." + s.ID + "." + name
 	d.flows = append(d.flows, flowValue{value: v, ref: ref})
-	d.note("%s passes %q from %s's result: bound to {{%s}}, found at replay by %s", what, v, p.what, ref, o)
+	d.note("%s passes %q from %s's result: bound to {{%s}}, found at replay by %s", what, schema.Clip(v, 60), p.what, ref, o)
 	return ref
 }
 
@@ -380,15 +380,21 @@ func lastKey(path string) string {
 }
 
 // outputName names an output after what locates it: the last key of a
-// JSON path, the quoted name on a snapshot line, else "value".
+// JSON path, "item" or a list's field for a pick, "text" for a whole
+// text, the quoted name on a snapshot line, else "value".
 func outputName(o schema.Output) string {
 	var name string
-	if o.Pick != nil {
+	switch {
+	case o.Text:
+		name = "text"
+	case o.Pick != nil:
 		name = cmp.Or(o.Pick.Field, "item")
-	} else if o.JSON != "" {
+	case o.JSON != "":
 		name = lastKey(o.JSON)
-	} else if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
-		name = m[len(m)-1][1]
+	default:
+		if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
+			name = m[len(m)-1][1]
+		}
 	}
 	name = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "_"), "_")
 	if name == "" || name[0] >= '0' && name[0] <= '9' {

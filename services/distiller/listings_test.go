@@ -152,3 +152,64 @@ func TestDistillBindsASearchHit(t *testing.T) {
 		t.Fatalf("two hits: %v", err)
 	}
 }
+
+// TestDistillBindsContentFromARead: a write of what a read returned is
+// bound to the read (a copy), and a write the agent composed from it (a
+// summary) is a slot step over the read's text, never the recorded
+// text (issue 38, item 2).
+func TestDistillBindsContentFromARead(t *testing.T) {
+	text := "Quarterly numbers are up.\nHiring continues in Berlin.\nThe office moves in March."
+	calls := func(written string) *schema.RunFold {
+		return mcpRun(nil, "copy the note in inbox/ to summary/",
+			[3]string{"list_directory", `{"path":"/d/inbox"}`, fsResult("[FILE] q3.md")},
+			[3]string{"read_text_file", `{"path":"/d/inbox/q3.md"}`, fsResult(text)},
+			[3]string{"write_file", `{"path":"/d/summary/q3.md","content":` + quote(written) + `}`, fsResult("Successfully wrote to /d/summary/q3.md")},
+		)
+	}
+	c, err := Distill(calls(text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := c.Playbook.Steps
+	if len(steps) != 3 {
+		t.Fatalf("steps: %+v (pruned %v)", steps, c.Pruned)
+	}
+	if a := steps[1].Args; a["path"] != "/d/inbox/{{steps.list-directory.item}}" {
+		t.Fatalf("read's arguments: %v", a)
+	}
+	if a := steps[2].Args; a["path"] != "/d/summary/{{steps.list-directory.item}}" || a["content"] != "{{steps.read-text-file.text}}" {
+		t.Fatalf("write's arguments: %v", a)
+	}
+	if got, err := replayed(t, c, "read-text-file", "text", fsResult("other words"), nil); err != nil || got != "other words" {
+		t.Fatalf("the copy at replay: %v, %v", got, err)
+	}
+
+	c, err = Distill(calls("Numbers up; hiring continues in Berlin; office moves in March."), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps = c.Playbook.Steps
+	if len(steps) != 4 || steps[2].Kind != schema.StepSlot || !strings.Contains(steps[2].Prompt, "{{steps.read-text-file.text}}") || steps[2].MaxTokens < 64 {
+		t.Fatalf("no slot step over the read: %+v", steps)
+	}
+	if a := steps[3].Args; a["content"] != "{{steps."+steps[2].ID+"}}" {
+		t.Fatalf("write's arguments: %v", a)
+	}
+	if err := c.Playbook.Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A constant that owes nothing to the read stays one.
+	c, err = Distill(calls("# Summary folder\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[len(c.Playbook.Steps)-1].Args; a["content"] != "# Summary folder\n" {
+		t.Fatalf("a constant: %v", a)
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -85,6 +85,11 @@ func (d *distillation) mcp() error {
 			if err != nil {
 				return err
 			}
+			if !d.browserServer() {
+				if flowed, err = d.contents(what, lc.c.Tool, flowed, producers); err != nil {
+					return err
+				}
+			}
 			step = schema.Step{Tool: lc.c.Tool, Args: flowed, Target: d.identity(flowed)}
 		}
 		step.ID, step.Kind, step.Expect = slug(step.Tool, 40), schema.StepDeterministic, d.checks(lc.c)
@@ -113,7 +118,8 @@ func (d *distillation) visited(args map[string]any) {
 }
 
 // usedLater reports whether any string argument of a later call appears
-// in c's result. A result kept as a blob is taken as used: the distiller
+// in c's result (an item of a listing in it counts), or was written from
+// it (contents). A result kept as a blob is taken as used: the distiller
 // does not fetch it to prove otherwise.
 func usedLater(c *schema.ToolCall, later []map[string]any) bool {
 	if c.BlobRef != "" {
@@ -122,9 +128,12 @@ func usedLater(c *schema.ToolCall, later []map[string]any) bool {
 	if len(c.Result) == 0 {
 		return false
 	}
-	result := string(c.Result)
+	result, text := string(c.Result), schema.ToolResultWorld(c.Result).Text
 	for _, args := range later {
 		for _, s := range stringValues(args) {
+			if writtenFrom(s, text) {
+				return true
+			}
 			for _, run := range segmentRuns(s) {
 				if strings.Contains(result, run) && (run == s || listed(c, run)) {
 					return true
