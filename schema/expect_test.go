@@ -205,3 +205,16 @@ func TestExpectRender(t *testing.T) {
 		t.Fatalf("rendered selector not validated: %v", err)
 	}
 }
+
+// TestExpectTextWithAColon: a primitive's text that holds a colon, which
+// YAML cannot read unquoted, is still that text; what is no primitive is
+// refused with the reason (issue 38, item 8).
+func TestExpectTextWithAColon(t *testing.T) {
+	e, err := schema.ParseExpectText("text_visible: Echo: hello")
+	if err != nil || e.Op != schema.OpTextVisible || e.Arg != "Echo: hello" {
+		t.Fatalf("got %+v, %v", e, err)
+	}
+	if _, err := schema.ParseExpectText("shows: Echo: hello"); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "text_visible: Saved") {
+		t.Fatalf("an unknown primitive: %v", err)
+	}
+}

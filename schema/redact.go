@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"regexp"
 )
 
@@ -11,6 +12,20 @@ import (
 // secrets. A bare "key" is not among them: browser_press_key's "key" is
 // the key to press.
 var secretKeyPattern = regexp.MustCompile(`(?i)(pass(word|wd|phrase)?$|^pwd$|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credential|cookie|session[_-]?id)`)
+
+// countKeyPattern matches names of counts and limits: maxTokens,
+// token_count, num_tokens.
+var countKeyPattern = regexp.MustCompile(`(?i)(max|min|limit|count|num|total|budget|used|remaining)`)
+
+// isCount reports whether v, under key k, is a count or limit of
+// secrets rather than one: a number under a name such as maxTokens.
+func isCount(k string, v any) bool {
+	switch v.(type) {
+	case json.Number, float64, int64:
+		return countKeyPattern.MatchString(k)
+	}
+	return false
+}
 
 // minSecretSubstring is the shortest declared secret that is also replaced
 // inside longer strings; shorter ones only replace whole values.
@@ -80,7 +95,7 @@ func (r Redactor) walk(v, schema any, secret bool) (any, bool) {
 		changed := false
 		for k, e := range x {
 			sub := property(schema, k)
-			red, c := r.walk(e, sub, secretKeyPattern.MatchString(k) || markedSecret(sub))
+			red, c := r.walk(e, sub, secretKeyPattern.MatchString(k) && !isCount(k, e) || markedSecret(sub))
 			out[k] = red
 			changed = changed || c
 		}

@@ -11,18 +11,18 @@ func TestRedactArguments(t *testing.T) {
 	r := schema.Redactor{Key: []byte("k"), Values: []string{"hunter22", "xy"}}
 	inputSchema := []byte(`{"type":"object","properties":{"pin":{"type":"string","format":"password"},"nested":{"type":"object","properties":{"otp":{"writeOnly":true}}},"list":{"type":"array","items":{"format":"password"}}}}`)
 	args := []byte(`{"user":"ann","password":"p4ss","api_key":12345,"pin":"0000","key":"Enter",
-		"nested":{"otp":"999","note":"login with hunter22 please"},"list":["a","b"],"short":"xy","shorter":"axyb","auth":{"Authorization":"Bearer abc"}}`)
+		"nested":{"otp":"999","note":"login with hunter22 please"},"list":["a","b"],"short":"xy","shorter":"axyb","auth":{"Authorization":"Bearer abc"},"maxTokens":20,"token_count":7,"tokenLimit":"hunter"}`)
 	out, changed, err := r.RedactArguments(args, inputSchema)
 	if err != nil || !changed {
 		t.Fatalf("changed=%v err=%v", changed, err)
 	}
 	got := string(out)
-	for _, clear := range []string{"p4ss", "12345", "0000", "999", "hunter22", "Bearer abc", `"a"`, `"b"`} {
+	for _, clear := range []string{"p4ss", "12345", "hunter\"", "0000", "999", "hunter22", "Bearer abc", `"a"`, `"b"`} {
 		if strings.Contains(got, clear) {
 			t.Errorf("%q left in clear: %s", clear, got)
 		}
 	}
-	for _, kept := range []string{`"user":"ann"`, `"key":"Enter"`, `"shorter":"axyb"`, "login with secret:"} {
+	for _, kept := range []string{`"user":"ann"`, `"key":"Enter"`, `"shorter":"axyb"`, "login with secret:", `"maxTokens":20`, `"token_count":7`} {
 		if !strings.Contains(got, kept) {
 			t.Errorf("%q should be kept: %s", kept, got)
 		}

@@ -29,12 +29,26 @@ func ToolResultWorld(result []byte) World {
 // ParseExpectText reads one assertion written as a YAML mapping on one
 // line, as command lines take them: `text_visible: Vendor saved`, or
 // `{json_path_equals: $.status, equals: ok}`.
+//
+// A text whose value YAML cannot read as written (`text_visible: Echo:
+// hello`, a colon in it) is that primitive with the rest of the line as
+// its text.
 func ParseExpectText(s string) (Expect, error) {
 	var obj map[string]any
-	if err := yaml.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
-		return Expect{}, Errorf(CodeInvalid, "expect %q: want one primitive as a YAML mapping, e.g. 'text_visible: Saved'", s)
+	err := yaml.Unmarshal([]byte(s), &obj)
+	if err == nil && obj != nil {
+		return ParseExpect(obj)
 	}
-	return ParseExpect(obj)
+	if op, rest, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(op, " {[\"'") && strings.TrimSpace(rest) != "" {
+		if e, perr := ParseExpect(map[string]any{strings.TrimSpace(op): strings.TrimSpace(rest)}); perr == nil {
+			return e, nil
+		}
+	}
+	why := "not a mapping"
+	if err != nil {
+		why = strings.SplitN(err.Error(), "\n", 2)[0]
+	}
+	return Expect{}, Errorf(CodeInvalid, "expect %q: want one primitive as a YAML mapping on one line, e.g. 'text_visible: Saved' or '{json_path_equals: $.status, equals: ok}' (%s)", s, why)
 }
 
 // CheckAll evaluates every assertion against w and returns the checks

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/cmd/rote/node"
@@ -66,7 +68,7 @@ printed as YAML (or written to -o FILE); promote it with rote promote.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the candidate to FILE instead of standard output")
-	lf.register(cmd, false)
+	lf.register(cmd)
 	return cmd
 }
 
@@ -94,6 +96,9 @@ func distillFold(app *App, r *schema.RunFold, name string) (*distiller.Candidate
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(app.Stderr, "note: %s\n", n)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Inferred)) {
+		fmt.Fprintf(app.Stdout, "parameter %s=%q inferred from the task's text (--param %s=... names or overrides it)\n", k, c.Inferred[k], k)
 	}
 	return c, nil
 }
@@ -171,6 +176,7 @@ candidate runs against that MCP server.`,
 // promotes it when the replay verifies, printing each step. A secret
 // that values hold only as its digest is a usage error naming flag.
 func shadowPromote(ctx context.Context, app *App, c *distiller.Candidate, values map[string]string, env node.Environment, flag string) error {
+	values = c.Values(values)
 	for k, decl := range c.Playbook.Params {
 		if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
 			return usageError("%s is secret and recorded only as a digest: give it with %s %s=VALUE", k, flag, k)

@@ -24,12 +24,10 @@ type learnFlags struct {
 	params, secrets  []string
 	verify           []string
 	from, to         uint64
-	requireName      bool
 	paramMap, secret map[string]string
 }
 
-func (l *learnFlags) register(cmd *cobra.Command, requireName bool) {
-	l.requireName = requireName
+func (l *learnFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&l.name, "name", "", "the playbook's name (default the task's)")
 	f.StringVar(&l.text, "text", "", "the task in words, with the parameters' values in it (default the recorded text)")
@@ -51,9 +49,6 @@ func (l *learnFlags) declared() bool {
 // result and printed. It returns the fold and the clear values a shadow
 // replay needs.
 func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID string) (*schema.RunFold, map[string]string, error) {
-	if l.requireName && l.name == "" {
-		return nil, nil, usageError("give the playbook a --name")
-	}
 	var err error
 	if l.paramMap, err = keyValues("--param", l.params); err != nil {
 		return nil, nil, err
@@ -239,7 +234,7 @@ func newLearnCommand(app *App) *cobra.Command {
 	var lf learnFlags
 	var base, target string
 	cmd := &cobra.Command{
-		Use:   "learn RUN --name NAME [flags] [-- MCP-SERVER-COMMAND ...]",
+		Use:   "learn RUN [--name NAME] [flags] [-- MCP-SERVER-COMMAND ...]",
 		Short: "Turn a finished session into a promoted playbook: verify, distill, shadow-replay, promote",
 		Long: `learn makes a playbook of a session recorded without flags, in one command:
 --param and --secret declare the task's parameters with the values the session
@@ -293,7 +288,7 @@ and every later run keep only its digest.`,
 			return shadowPromote(ctx, app, c, values, node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}, "--secret")
 		},
 	}
-	lf.register(cmd, true)
+	lf.register(cmd)
 	cmd.Flags().StringVar(&base, "url", "", "the site of a browser run's shadow replay (default the run's)")
 	cmd.Flags().StringVar(&target, "target", "", "the MCP environment's name (default the recorded one)")
 	return cmd

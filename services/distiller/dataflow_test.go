@@ -439,7 +439,7 @@ func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 // TestDistillLetsARoteBrowserTargetQuoteTheTask: words of the task that
 // only name the control a rote mcp browser call acts on (button
 // "Submit" for "press the Submit button") are no unbound value; the same
-// words typed into a field are.
+// words typed into a field are a parameter, inferred.
 func TestDistillLetsARoteBrowserTargetQuoteTheTask(t *testing.T) {
 	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
 	clicked := textResult("click ok (target by role_name)\ncontrol: {\"id\":\"sb0001\",\"role\":\"button\",\"name\":\"Submit\"}\n")
@@ -460,8 +460,12 @@ func TestDistillLetsARoteBrowserTargetQuoteTheTask(t *testing.T) {
 		[3]string{"done", `{"reason":"typed"}`, textResult("labelled")},
 	)
 	r.Inventories = append(r.Inventories, inventory)
-	if _, err := Distill(r, Options{}); !errors.Is(err, schema.ErrUnbound) {
-		t.Errorf("a task word typed: %v, want unbound", err)
+	c, err = Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["value"] != "{{value}}" || c.Inferred["value"] != "Submit" || c.Playbook.Intent != "Type {{value}} into the box" {
+		t.Errorf("a task word typed is a parameter, inferred: %v %v %q", a, c.Inferred, c.Playbook.Intent)
 	}
 }
 

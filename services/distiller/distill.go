@@ -18,6 +18,24 @@ type Candidate struct {
 	SourceRun string
 	Pruned    []Pruned
 	Notes     []string // constants kept as they are, judgments made
+	// Inferred are the parameters the distiller found in the task's text,
+	// with the values the run passed (a shadow replay needs them).
+	Inferred map[string]string
+}
+
+// Values are the parameter values a replay of the candidate as recorded
+// takes: given, and the inferred ones given does not hold.
+func (c *Candidate) Values(given map[string]string) map[string]string {
+	out := maps.Clone(given)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range c.Inferred {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Pruned is a recorded step left out of the playbook.
@@ -58,9 +76,6 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	if name == "" {
 		name = r.Spec.Task.Name
 	}
-	if name == "" {
-		name = slug(b.intent(), 48)
-	}
 	c := &Candidate{SourceRun: r.Spec.RunID, Playbook: &schema.Playbook{Name: name, Intent: b.intent(), Fingerprint: fingerprint(r), Params: b.declared()}}
 	d := &distillation{r: r, b: b, c: c, ids: map[string]int{}}
 	var err error
@@ -77,6 +92,11 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	}
 	if err := d.everyParamUsed(); err != nil {
 		return nil, err
+	}
+	// Parameters inferred on the way are slotted out of the intent too.
+	c.Playbook.Intent = b.intent()
+	if c.Playbook.Name == "" {
+		c.Playbook.Name = slug(c.Playbook.Intent, 48)
 	}
 	for _, chk := range r.Verify.Checks {
 		c.Playbook.Verify = append(c.Playbook.Verify, d.templateExpect(chk.Expect))

@@ -50,8 +50,9 @@ func TestDistillPicksFromAListing(t *testing.T) {
 	if len(c.Playbook.Steps) != 2 {
 		t.Fatalf("the listing was pruned: %+v (%v)", c.Playbook.Steps, c.Pruned)
 	}
-	if a := c.Playbook.Steps[1].Args; a["source"] != "/d/reports/{{steps.list-directory.item}}" || a["destination"] != "/d/archive/{{steps.list-directory.item}}" {
-		t.Fatalf("move_file's arguments: %v", a)
+	// The directory the task names is a parameter, inferred.
+	if a := c.Playbook.Steps[1].Args; a["source"] != "/d/{{path}}/{{steps.list-directory.item}}" || a["destination"] != "/d/archive/{{steps.list-directory.item}}" || c.Inferred["path"] != "reports" {
+		t.Fatalf("move_file's arguments: %v (inferred %v)", a, c.Inferred)
 	}
 	newer := fsResult("[FILE] report-2026-01.md\n[FILE] README.md\n[FILE] report-2026-02.md")
 	if got, err := replayed(t, c, "list-directory", "item", newer, nil); err != nil || got != "report-2026-02.md" {
@@ -174,7 +175,7 @@ func TestDistillBindsContentFromARead(t *testing.T) {
 	if len(steps) != 3 {
 		t.Fatalf("steps: %+v (pruned %v)", steps, c.Pruned)
 	}
-	if a := steps[1].Args; a["path"] != "/d/inbox/{{steps.list-directory.item}}" {
+	if a := steps[1].Args; a["path"] != "/d/{{path}}/{{steps.list-directory.item}}" {
 		t.Fatalf("read's arguments: %v", a)
 	}
 	if a := steps[2].Args; a["path"] != "/d/summary/{{steps.list-directory.item}}" || a["content"] != "{{steps.read-text-file.text}}" {

@@ -71,7 +71,7 @@ func (d *distillation) mcp() error {
 				return err
 			}
 		}
-		args, err := d.templateArgs(what, picked)
+		args, err := d.templateArgs(what, lc.c.Tool, picked)
 		if err != nil {
 			return err
 		}
@@ -190,8 +190,8 @@ func (d *distillation) browserServer() bool {
 // Register button" where the task said "register" binds nothing, and
 // neither does a rote mcp browser click on button "Submit" for a task
 // that says "click Submit".
-func (d *distillation) templateArgs(what string, v any) (any, error) {
-	return mapStrings(v, "", func(key, x string) (any, error) { return d.templateArg(what, key, x) })
+func (d *distillation) templateArgs(what, tool string, v any) (any, error) {
+	return mapStrings(v, "", func(key, x string) (any, error) { return d.templateArg(what, tool, key, x) })
 }
 
 // describesControl reports whether the argument key of this server's
@@ -207,15 +207,21 @@ func (d *distillation) describesControl(key string) bool {
 	return false
 }
 
-func (d *distillation) templateArg(what, key, x string) (any, error) {
+func (d *distillation) templateArg(what, tool, key, x string) (any, error) {
 	if t, ok := d.b.whole(x); ok {
 		return t, nil
 	}
 	if t := d.b.within(x); t != x {
 		return t, nil
 	}
-	if d.b.fromTask(x) && !d.describesControl(key) {
-		return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: declare it and record again", what, x)
+	if d.describesControl(key) || d.inEnum(tool, key, x) {
+		return x, nil
+	}
+	if t, ok := d.inferred(key, x); ok {
+		return t, nil
+	}
+	if d.b.fromTask(x) {
+		return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which comes from the task but is no parameter: learn it again with --param NAME=VALUE naming the part that varies (nothing needs recording again)", what, x)
 	}
 	return x, nil
 }

@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -33,13 +34,17 @@ func newBinder(t schema.TaskSpec) *binder {
 		b.values[k] = v
 		b.names = append(b.names, k)
 	}
-	slices.SortFunc(b.names, func(x, y string) int {
-		if d := len(b.values[y]) - len(b.values[x]); d != 0 {
-			return d
-		}
-		return strings.Compare(x, y)
-	})
+	slices.SortFunc(b.names, b.longestFirst)
 	return b
+}
+
+// longestFirst orders parameter names by their values' length, longest
+// first, then by name.
+func (b *binder) longestFirst(x, y string) int {
+	if d := len(b.values[y]) - len(b.values[x]); d != 0 {
+		return d
+	}
+	return strings.Compare(x, y)
 }
 
 // declared returns the playbook's parameters: every task parameter,
@@ -143,9 +148,23 @@ func tokenEnd(s string, at int) bool {
 	}
 	if r == '.' {
 		after, _ := utf8.DecodeRuneInString(s[at+size:])
-		return !joins(after)
+		return !joins(after) || extensionAt(s, at)
 	}
 	return true
+}
+
+// extension is a file name's extension: a dot, one to five letters or
+// digits, then the end of the name.
+var extension = regexp.MustCompile(`^\.[A-Za-z0-9]{1,5}($|[^A-Za-z0-9_@.-])`)
+
+// extensionAt reports whether s[at:] is a file name's extension (alpha
+// in notes/alpha.md is a whole token), outside a URL's host (acme in
+// https://acme.com is not).
+func extensionAt(s string, at int) bool {
+	if i := strings.LastIndex(s[:at], "://"); i >= 0 && !strings.Contains(s[i+3:at], "/") {
+		return false
+	}
+	return extension.MatchString(s[at:])
 }
 
 // fromTask reports whether v, which is no parameter's value, still comes

@@ -114,7 +114,7 @@ func SessionBrowserOpener(s *bus.BrowserSession, base string) replay.Opener {
 // progress, when set, hears about each step.
 func (n *Node) Promote(ctx context.Context, c *distiller.Candidate, params map[string]string, open replay.Opener, progress func(schema.StepReport)) (*distiller.Promotion, error) {
 	return distiller.Promote(ctx, n.bus.Playbooks(), n.bus.Runs(), c, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
-		return n.executor.Replay(ctx, replay.Request{Playbook: p, Params: params, Mode: schema.ModeShadow, Open: open, Progress: progress})
+		return n.executor.Replay(ctx, replay.Request{Playbook: p, Params: c.Values(params), Mode: schema.ModeShadow, Open: open, Progress: progress})
 	})
 }
 

@@ -1,0 +1,67 @@
+package distiller
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// TestDistillInfersTheTasksLiterals: a value the task's text names and
+// the run passed on is a parameter with no flag (a file's name inside
+// its path, a whole value), named after its argument; a declared one is
+// found before a file name's extension; a tool's own enum value and the
+// task's verb stay constants (issue 38, items 3 and 8).
+func TestDistillInfersTheTasksLiterals(t *testing.T) {
+	write := func(params map[string]string, text string) *schema.RunFold {
+		return mcpRun(params, text,
+			[3]string{"write_file", `{"path":"/d/notes/alpha.md","content":"call Bob on Monday"}`, fsResult("Successfully wrote to /d/notes/alpha.md")},
+		)
+	}
+	c, err := Distill(write(nil, "write notes/alpha.md with content call Bob on Monday"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Playbook.Steps[0].Args
+	if a["path"] != "/d/notes/{{path}}.md" || a["content"] != "{{content}}" || c.Inferred["path"] != "alpha" || c.Inferred["content"] != "call Bob on Monday" {
+		t.Fatalf("inferred: %v from %v", c.Inferred, a)
+	}
+	if c.Playbook.Intent != "write notes/{{path}}.md with content {{content}}" || c.Playbook.Name == "" {
+		t.Fatalf("intent %q, name %q", c.Playbook.Intent, c.Playbook.Name)
+	}
+	if v := c.Values(map[string]string{"content": "x"}); v["path"] != "alpha" || v["content"] != "x" {
+		t.Fatalf("values for a shadow replay: %v", v)
+	}
+	// Declared, it names the file inside its path.
+	c, err = Distill(write(map[string]string{"name": "alpha", "content": "call Bob on Monday"}, "write a note called alpha: call Bob on Monday"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["path"] != "/d/notes/{{name}}.md" || len(c.Inferred) != 0 {
+		t.Fatalf("declared: %v, inferred %v", a, c.Inferred)
+	}
+	// The tool's own enum value, though the task says "create".
+	r := mcpRun(map[string]string{"branch": "feature-x"}, "create the branch feature-x",
+		[3]string{"git_branch", `{"mode":"create","name":"feature-x"}`, textResult(`{"success":true}`)},
+	)
+	r.Inventories = append(r.Inventories, &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{
+		{Name: "git_branch", InputSchema: schema.RawJSON(`{"type":"object","properties":{"mode":{"type":"string","enum":["list","create","delete"]},"name":{"type":"string"}}}`)},
+	}}})
+	c, err = Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["mode"] != "create" || a["name"] != "{{branch}}" || len(c.Inferred) != 0 {
+		t.Fatalf("an enum value: %v, inferred %v", a, c.Inferred)
+	}
+	// A literal that is all the task says is not a parameter: refused,
+	// with what to do.
+	if _, err := Distill(mcpRun(nil, "Archive everything",
+		[3]string{"archive", `{"what":"Archive everything"}`, textResult("labelled")},
+	), Options{}); !errors.Is(err, schema.ErrUnbound) || !errContains(err, "nothing needs recording again") {
+		t.Fatalf("the task's own words: %v", err)
+	}
+}
+
+func errContains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
