@@ -101,6 +101,7 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	for _, chk := range r.Verify.Checks {
 		c.Playbook.Verify = append(c.Playbook.Verify, d.templateExpect(chk.Expect))
 	}
+	d.strengthen()
 	if err := c.Playbook.Validate(); err != nil {
 		return nil, fmt.Errorf("the distilled playbook does not validate: %w", err)
 	}

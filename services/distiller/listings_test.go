@@ -3,6 +3,7 @@ package distiller
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,11 @@ func TestDistillPicksFromAListing(t *testing.T) {
 	// The directory the task names is a parameter, inferred.
 	if a := c.Playbook.Steps[1].Args; a["source"] != "/d/{{path}}/{{steps.list-directory.item}}" || a["destination"] != "/d/archive/{{steps.list-directory.item}}" || c.Inferred["path"] != "reports" {
 		t.Fatalf("move_file's arguments: %v (inferred %v)", a, c.Inferred)
+	}
+	// The gate ("labelled") named nothing that varies: the move's answer
+	// must name the report chosen (issue 38, item 9).
+	if v := c.Playbook.Verify; len(v) != 2 || v[1].Arg != "{{steps.list-directory.item}}" {
+		t.Fatalf("verify: %v", v)
 	}
 	newer := fsResult("[FILE] report-2026-01.md\n[FILE] README.md\n[FILE] report-2026-02.md")
 	if got, err := replayed(t, c, "list-directory", "item", newer, nil); err != nil || got != "report-2026-02.md" {
@@ -147,6 +153,9 @@ func TestDistillBindsASearchHit(t *testing.T) {
 	obs := c.Playbook.Steps[1].Args["observations"].([]any)[0].(map[string]any)
 	if obs["entityName"] != "{{steps.search-nodes.name}}" || obs["contents"].([]any)[0] != "{{note}}" {
 		t.Fatalf("add_observations' arguments: %v", obs)
+	}
+	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "verify gate is weak") }) {
+		t.Fatalf("a gate that names nothing, with nothing to add: no warning in %v", c.Notes)
 	}
 	two := textResult(`{"entities":[{"name":"Alice Okafor","entityType":"organization"},{"name":"Bob Okafor","entityType":"person"}]}`)
 	if _, err := replayed(t, c, "search-nodes", "name", two, map[string]any{"query": "Okafor"}); !errors.Is(err, schema.ErrAmbiguous) {
