@@ -46,7 +46,7 @@ func (d *distillation) inferred(key, x string) (string, bool) {
 // (a literal that is the task's own verb and noun, "Register vendor" of
 // "Register vendor Acme", would leave an intent that matches anything).
 func (b *binder) inferable(v string) bool {
-	if len(v) < minLiteral || strings.Contains(v, "{{") || replaceTokens(b.task, v, "\x00") == b.task {
+	if len(v) < minLiteral || strings.Contains(v, "{{") || !b.inTask(v) {
 		return false
 	}
 	values := maps.Clone(b.values)
@@ -59,6 +59,11 @@ func (b *binder) inferable(v string) bool {
 		}
 	}
 	return words >= 2
+}
+
+// inTask reports whether the task's text holds v as whole words.
+func (b *binder) inTask(v string) bool {
+	return len(v) >= minLiteral && replaceTokens(b.task, v, "\x00") != b.task
 }
 
 // refsIn matches the references an intent holds.

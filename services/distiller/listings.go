@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -26,7 +27,7 @@ import (
 // as it was (the directory joined to a picked name, for templateArgs).
 func (d *distillation) pickArgs(what string, args map[string]any, producers []producer) (map[string]any, error) {
 	out, err := mapStrings(args, "", func(key, s string) (any, error) {
-		return d.pickString(what, s, producers)
+		return d.pickString(what, key, s, producers)
 	})
 	if err != nil {
 		return nil, err
@@ -43,7 +44,8 @@ func mapStrings(v any, key string, f func(key, s string) (any, error)) (any, err
 		return f(key, x)
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, e := range x {
+		for _, k := range slices.Sorted(maps.Keys(x)) { // parameters inferred on the way are named alike every time
+			e := x[k]
 			t, err := mapStrings(e, k, f)
 			if err != nil {
 				return nil, err
@@ -67,12 +69,12 @@ func mapStrings(v any, key string, f func(key, s string) (any, error)) (any, err
 
 // pickString binds the longest run of s's /-separated segments that is
 // an item of an earlier listing, the latest listing first.
-func (d *distillation) pickString(what, s string, producers []producer) (any, error) {
+func (d *distillation) pickString(what, key, s string, producers []producer) (any, error) {
 	if strings.Contains(s, "{{") || strings.HasPrefix(s, "secret:") {
 		return s, nil
 	}
 	for _, run := range segmentRuns(s) {
-		if _, task := d.b.whole(run); task {
+		if _, task := d.b.whole(run); task || d.b.inTask(run) {
 			continue // the task's value: notBoth asks whether a result issued it
 		}
 		for i := len(producers) - 1; i >= 0; i-- {
@@ -84,7 +86,7 @@ func (d *distillation) pickString(what, s string, producers []producer) (any, er
 			if !ok || len(items) == 1 && run == s && (o.JSON == "" || d.flowBinds(s, p)) {
 				continue
 			}
-			o, err := d.bindPick(what, p, o, items, run)
+			o, err := d.bindPick(what, key, p, o, items, run)
 			if err != nil {
 				return nil, err
 			}
@@ -210,8 +212,11 @@ func fieldKeys(m map[string]any) []string {
 // proven on the recorded result: the item a parameter names (unless the
 // parameter was what the listing was asked for: a search's query names
 // all its hits); else the order the task states; else the one item like
-// v there was. A choice that none explains is refused (CodeUnbound).
-func (d *distillation) bindPick(what string, p producer, o schema.Output, items []schema.ListItem, v string) (schema.Output, error) {
+// v there was. A part of v that the task names and no other item like it
+// holds (2026-01 of report-2026-01.md, for "the report for 2026-01") is
+// a parameter, inferred, that the item is chosen by. A choice that none
+// explains is refused (CodeUnbound).
+func (d *distillation) bindPick(what, key string, p producer, o schema.Output, items []schema.ListItem, v string) (schema.Output, error) {
 	pick := *o.Pick
 	o.Pick = &pick
 	if digit.MatchString(v) {
@@ -223,11 +228,11 @@ func (d *distillation) bindPick(what string, p producer, o schema.Output, items 
 			like = append(like, it.Text())
 		}
 	}
-	params := schema.Bindings{Params: map[string]any{}}
-	for k, x := range d.b.values {
-		params.Params[k] = x
-	}
 	holds := func(rules ...schema.PickRule) bool {
+		params := schema.Bindings{Params: map[string]any{}}
+		for k, x := range d.b.values {
+			params.Params[k] = x
+		}
 		pick.Rules = rules
 		got, err := o.Locate(p.world, params)
 		return err == nil && fmt.Sprint(got) == v
@@ -250,11 +255,52 @@ func (d *distillation) bindPick(what string, p producer, o schema.Output, items 
 	if len(orders) > 0 {
 		return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), but the task's %s chooses another there: learn from a run that did what the task says", what, v, len(like), p.what, schema.ClipList(like, 5), orders[0])
 	}
+	if part := d.distinguishing(v, pick.Like, like, p); part != "" {
+		ref := d.b.infer(d, key, part)
+		if holds(schema.PickRule{Order: schema.OrderIs, Value: strings.Replace(v, part, ref, 1)}) {
+			return o, nil
+		}
+	}
 	if len(like) == 1 && holds(schema.PickRule{Order: schema.OrderOnly}) {
 		return o, nil
 	}
 	return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), and neither a parameter nor the task says which: replayed, it could only act on that item or guess; name it with a parameter, or say in the task how to choose it (newest, oldest, highest, lowest)", what, v, len(like), p.what, schema.ClipList(like, 5))
 }
+
+// distinguishing is the longest part of v, between separators, that the
+// task's text names as whole words and that no other item of like holds,
+// nor their shape (report of report-#-#.md names them all); "" when there
+// is none, or when the listing call was passed it.
+func (d *distillation) distinguishing(v, shape string, like []string, p producer) string {
+	asked := strings.Join(stringValues(p.args), "\n")
+	var bounds []int
+	for i := 0; i <= len(v); i++ {
+		if i == 0 || i == len(v) || !isAlnum(v[i]) || !isAlnum(v[i-1]) {
+			bounds = append(bounds, i)
+		}
+	}
+	best := ""
+	for a, i := range bounds {
+		for _, j := range bounds[a+1:] {
+			part := v[i:j]
+			if len(part) <= len(best) || part == v || !isAlnum(part[0]) || !isAlnum(part[len(part)-1]) || !d.b.inferable(part) || strings.Contains(asked, part) || shape != "" && strings.Contains(shape, part) {
+				continue
+			}
+			others := 0
+			for _, it := range like {
+				if it != v && strings.Contains(it, part) {
+					others++
+				}
+			}
+			if others == 0 {
+				best = part
+			}
+		}
+	}
+	return best
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
 
 // namedWithin returns v with the task's parameter values in it written
 // as references ({{name}}.md for alpha.md), longest first, when one is

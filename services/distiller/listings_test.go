@@ -223,3 +223,23 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestDistillInfersTheItemTheTaskNames: with no flag, the part of the
+// chosen item that the task names and no other item holds is a
+// parameter the item is chosen by; the word every item shares is not.
+func TestDistillInfersTheItemTheTaskNames(t *testing.T) {
+	two := fsResult("[FILE] report-2026-02.md\n[FILE] report-2026-01.md")
+	c, err := Distill(mcpRun(nil, "archive the report for 2026-01",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, two},
+		[3]string{"move_file", `{"source":"/d/reports/report-2026-01.md","destination":"/d/archive/report-2026-01.md"}`, fsResult("Successfully moved /d/reports/report-2026-01.md to /d/archive/report-2026-01.md")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Inferred["destination"] != "2026-01" || len(c.Inferred) != 1 || c.Playbook.Intent != "archive the report for {{destination}}" {
+		t.Fatalf("inferred %v, intent %q", c.Inferred, c.Playbook.Intent)
+	}
+	if got, err := replayed(t, c, "list-directory", "item", fsResult("[FILE] report-2026-03.md\n[FILE] report-2026-02.md"), map[string]any{"destination": "2026-02"}); err != nil || got != "report-2026-02.md" {
+		t.Fatalf("the report for 2026-02: %v, %v", got, err)
+	}
+}
