@@ -300,7 +300,9 @@ func (d *distillation) distinguishing(v, shape string, like []string, p producer
 	return best
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // namedWithin returns v with the task's parameter values in it written
 // as references ({{name}}.md for alpha.md), longest first, when one is
