@@ -17,6 +17,7 @@ const (
 	PromptIntent   = "Intent: "                 // the playbook's intent
 	PromptBind     = "Bind: "                   // the parameter names to bind, ", "-separated
 	PromptChoices  = "Playbooks:"               // then "N. intent" lines, from 1
+	PromptResult   = "Result:"                  // in a slot prompt, then the result it writes from
 )
 
 // LedgerEntry is one line of the action ledger: a prior step, compact.

@@ -22,7 +22,7 @@ func Oracle() scripted.Oracle {
 		case r.question != "" && len(r.options) > 0:
 			return judge(&r)
 		case r.question != "":
-			return scripted.Answer{}, errors.New("no suite task asks for a slot value")
+			return slot(&r)
 		case r.task != "":
 			t, params, ok := match(r.task)
 			if !ok {
