@@ -10,3 +10,12 @@ func TestSlotOut(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestSlotOutLeavesItsReferences: a value that is another parameter's
+// name is never slotted into that parameter's reference.
+func TestSlotOutLeavesItsReferences(t *testing.T) {
+	got := SlotOut("add the person Ada Lovelace", map[string]string{"person": "Ada Lovelace", "entity_type": "person"})
+	if want := "add the {{entity_type}} {{person}}"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

@@ -216,9 +216,24 @@ func SlotOut(text string, params map[string]string) string {
 		return names[i] < names[j]
 	})
 	for _, k := range names {
-		text = replaceWord(text, params[k], "{{"+k+"}}")
+		text = outsideRefs(text, func(s string) string { return replaceWord(s, params[k], "{{"+k+"}}") })
 	}
 	return text
+}
+
+// outsideRefs applies f to the text between s's references, leaving
+// the references as they are: a value that is also a slotted
+// parameter's name ("person" after {{person}}) stays out of it.
+func outsideRefs(s string, f func(string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range refPattern.FindAllStringIndex(s, -1) {
+		b.WriteString(f(s[last:loc[0]]))
+		b.WriteString(s[loc[0]:loc[1]])
+		last = loc[1]
+	}
+	b.WriteString(f(s[last:]))
+	return b.String()
 }
 
 // ContainsWords reports whether v stands in s as whole words: no letter
