@@ -439,7 +439,10 @@ func referenceShapes() []referenceShape {
 			seed: inbox("q3.md", note), session: copied(func(s string) string { return s }),
 			inferred: []string{"path=inbox"},
 			changes: []change{
-				{name: "another note", world: func(t *testing.T, w world) { os.Remove(w.fs("inbox/q3.md")); w.write(t, "inbox/q4.md", "Other words entirely.\n") },
+				{name: "another note", world: func(t *testing.T, w world) {
+					os.Remove(w.fs("inbox/q3.md"))
+					w.write(t, "inbox/q4.md", "Other words entirely.\n")
+				},
 					noFlags: []string{"path=inbox"}, isRight: holds("summary/q4.md", "Other words entirely.\n")},
 				{name: "same name, other content", world: func(t *testing.T, w world) { w.write(t, "inbox/q3.md", "New content.\n") },
 					noFlags: []string{"path=inbox"}, isRight: holds("summary/q3.md", "New content.\n")},
