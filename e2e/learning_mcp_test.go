@@ -28,7 +28,13 @@ func snapshotRef(t *testing.T, snap, role, name string) string {
 // tools listed (so the recorder has the inventory and the fingerprint).
 func (r *recording) connect(t *testing.T, ctx context.Context) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, nil)
+	return r.connectWith(t, ctx, nil)
+}
+
+// connectWith is connect for a client with opts (its capabilities).
+func (r *recording) connectWith(t *testing.T, ctx context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-e2e", Version: "1.0"}, opts)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(r.stdout), Writer: r.stdin}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, r.stderr)

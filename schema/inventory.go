@@ -1,5 +1,10 @@
 package schema
 
+import (
+	"slices"
+	"strings"
+)
+
 // Inventory records what a tool server offers, as the recorder saw it in
 // the session: the server's identity from initialize, and its tools from
 // tools/list (captured again after notifications/tools/list_changed). The
@@ -12,6 +17,25 @@ type Inventory struct {
 	Environment Environment `msgpack:"environment" json:"environment"`
 	Fingerprint string      `msgpack:"fingerprint" json:"fingerprint"`
 	Protocol    string      `msgpack:"protocol,omitempty" json:"protocol,omitempty"`
+	// Client is what the recording's client declared it could do, of
+	// ClientCapabilities: a server may list its tools by it.
+	Client []string `msgpack:"client,omitempty" json:"client,omitempty"`
+}
+
+// ClientCapabilities are the capabilities of an MCP client that a
+// recording keeps and a replay's client declares again: a server may
+// offer other tools to a client that can sample, elicit or name roots.
+var ClientCapabilities = []string{"elicitation", "roots", "sampling"}
+
+// CheckClient refuses capabilities outside ClientCapabilities, or one
+// named twice.
+func CheckClient(caps []string) error {
+	for i, c := range caps {
+		if !slices.Contains(ClientCapabilities, c) || slices.Contains(caps[:i], c) {
+			return Errorf(CodeInvalid, "client capability %q: want each of %s at most once", c, strings.Join(ClientCapabilities, ", "))
+		}
+	}
+	return nil
 }
 
 // EventType returns TypeInventory.
@@ -33,5 +57,5 @@ func (e *Inventory) Validate() error {
 	if fp != e.Fingerprint {
 		return Errorf(CodeInvalid, "%s: fingerprint %s is not that of its environment (%s)", TypeInventory, e.Fingerprint, fp)
 	}
-	return nil
+	return within(TypeInventory, CheckClient(e.Client))
 }

@@ -23,10 +23,14 @@ type Playbook struct {
 	// Origins are the origins besides its base URL's that a browser
 	// replay may load pages from (a sign-in service, say), as
 	// scheme://host[:port]; every other page load is out_of_origin.
-	Origins []string         `yaml:"origins,omitempty"`
-	Params  map[string]Param `yaml:"params,omitempty"`
-	Steps   []Step           `yaml:"steps"`
-	Verify  []Expect         `yaml:"verify"`
+	Origins []string `yaml:"origins,omitempty"`
+	// Client is what the recorded MCP client declared it could do
+	// (ClientCapabilities): a replay's client declares the same, since a
+	// server may list other tools to another client.
+	Client []string         `yaml:"client,omitempty"`
+	Params map[string]Param `yaml:"params,omitempty"`
+	Steps  []Step           `yaml:"steps"`
+	Verify []Expect         `yaml:"verify"`
 }
 
 // ParamType is a parameter's type, a closed set.

@@ -126,6 +126,7 @@ func (p *Playbook) Validate() error {
 	for _, name := range sortedKeys(p.Params) {
 		p.Params[name].validate(&ps, "$.params."+name, name)
 	}
+	ps.addErr("$.client", CheckClient(p.Client))
 	p.validateSteps(&ps)
 	if len(p.Verify) == 0 {
 		ps.add("$.verify", "empty: a playbook must prove its outcome with at least one assertion")

@@ -77,6 +77,9 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 		name = r.Spec.Task.Name
 	}
 	c := &Candidate{SourceRun: r.Spec.RunID, Playbook: &schema.Playbook{Name: name, Intent: b.intent(), Fingerprint: fingerprint(r), Params: b.declared()}}
+	if n := len(r.Inventories); n > 0 {
+		c.Playbook.Client = r.Inventories[n-1].Client
+	}
 	d := &distillation{r: r, b: b, c: c, ids: map[string]int{}}
 	var err error
 	switch {

@@ -313,6 +313,7 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 		defer stopWatch()
 		go ic.notifyChanges(watch)
 	}
+	inputClosed := make(chan struct{})
 	go func() {
 		// When the client's input ends, the server's stdin closes, which
 		// tells a stdio MCP server to shut down: once the offered calls
@@ -322,6 +323,7 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 			ic.calls.Wait()
 		}
 		toServer.Close()
+		close(inputClosed)
 	}()
 	outDone := make(chan error, 1)
 	go func() {
@@ -336,10 +338,20 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	go func() { waitErr = cmd.Wait(); close(exited) }()
 
 	var outErr error
-	var drain <-chan time.Time
-	done, outOpen, running := ctx.Done(), true, true
+	var drain, shutdown <-chan time.Time
+	done, outOpen, running, stopped := ctx.Done(), true, true, false
 	for outOpen || running {
 		select {
+		case <-inputClosed:
+			// A server that outlives its input (one waiting on a
+			// request to the client that left) is asked to stop.
+			inputClosed, shutdown = nil, time.After(terminateGrace)
+		case <-shutdown:
+			shutdown = nil
+			if running {
+				stopped = true
+				terminate(cmd)
+			}
 		case outErr = <-outDone:
 			outOpen = false
 			if outErr != nil && running { // the client is gone: nobody to forward to
@@ -357,6 +369,9 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	}
 	fromServer.Close()
 	r.exitCode = exitStatus(cmd, waitErr)
+	if stopped && r.exitCode > 128 {
+		r.exitCode = 0 // the end of the session, not a failure of the server
+	}
 	q.close()
 	<-recorded
 	if outErr != nil && !errors.Is(outErr, os.ErrClosed) {

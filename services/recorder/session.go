@@ -182,7 +182,7 @@ func (s *Session) inventory(at time.Time) {
 		return
 	}
 	s.fingerprint = fp
-	s.emit(&schema.Inventory{Meta: schema.Meta{Time: at}, Environment: env, Fingerprint: fp, Protocol: s.server.protocol})
+	s.emit(&schema.Inventory{Meta: schema.Meta{Time: at}, Environment: env, Fingerprint: fp, Protocol: s.server.protocol, Client: s.client})
 }
 
 // finish emits the ToolCall for c, answered with payload at time at.

@@ -16,6 +16,7 @@ type surface struct {
 	server   serverInfo
 	tools    []schema.ToolSpec // the last complete tools/list
 	listing  []schema.ToolSpec // a tools/list being paged through
+	client   []string          // of schema.ClientCapabilities, what the client's initialize declared
 }
 
 type pendingMeta struct {
@@ -44,10 +45,19 @@ func (s *surface) request(m message) {
 		Meta   struct {
 			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
 		} `json:"_meta"`
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
 	_ = json.Unmarshal(m.params, &p)  // absent or malformed params: a first page
 	if p.Meta.ProtocolVersion != "" { // the stateless protocol names its version on every request
 		s.server.protocol = p.Meta.ProtocolVersion
+	}
+	if m.method == "initialize" {
+		s.client = nil
+		for _, c := range schema.ClientCapabilities {
+			if v, ok := p.Capabilities[c]; ok && string(v) != "null" {
+				s.client = append(s.client, c)
+			}
+		}
 	}
 	s.requests[m.idKey()] = pendingMeta{method: m.method, cursor: p.Cursor != nil}
 }

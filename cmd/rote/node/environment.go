@@ -59,7 +59,7 @@ func (n *Node) Opener(e Environment, p *schema.Playbook, params map[string]strin
 		redactor := n.redactor(p, params)
 		return func(ctx context.Context, runID string, _ []string) (replay.Dispatcher, error) {
 			return replay.OpenMCPDispatcher(ctx, replay.MCPConfig{Command: e.Server, Target: e.Target, Runs: n.bus.Runs(), RunID: runID, Redactor: redactor, Stderr: e.Stderr,
-				Secrets: p.Secrets(params)})
+				Secrets: p.Secrets(params), Client: p.Client})
 		}, nil
 	}
 	if err := e.Check(); err != nil {

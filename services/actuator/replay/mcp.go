@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -31,6 +32,10 @@ type MCPConfig struct {
 	// call tells the server which of its arguments hold one
 	// (schema.SecretArgsMeta).
 	Secrets map[string]string
+	// Client is what this client declares it can do, as the recorded
+	// client did (schema.Playbook.Client): a server may list other tools
+	// to a client that can sample, elicit or name roots.
+	Client []string
 }
 
 // MCPDispatcher runs steps as tool calls to an MCP server over stdio: a
@@ -68,7 +73,7 @@ func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, erro
 	if cfg.Stderr != nil {
 		cmd.Stderr = cfg.Stderr
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "rote-replay", Version: "0.1.0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "rote-replay", Version: "0.1.0"}, clientOptions(cfg.Client))
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeUnavailable, "MCP server %q: %v", cfg.Command[0], err)
@@ -79,6 +84,28 @@ func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, erro
 		return nil, err
 	}
 	return MCPDispatcherOn(cs, env, cfg), nil
+}
+
+// clientOptions declare what caps name and no more. A replay has no
+// model and no user: a server's sampling request fails, an elicitation
+// is declined, and the roots are none.
+func clientOptions(caps []string) *mcp.ClientOptions {
+	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	for _, c := range caps {
+		switch c {
+		case "roots":
+			opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+		case "sampling":
+			opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return nil, errors.New("a rote replay has no model to sample")
+			}
+		case "elicitation":
+			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+		}
+	}
+	return opts
 }
 
 // A ToolCaller makes tool calls on an MCP session that is already
