@@ -23,8 +23,9 @@ type ItemPick struct {
 	// "" for a list of strings or numbers.
 	Field string `yaml:"field,omitempty" json:"field,omitempty" msgpack:"field,omitempty"`
 	// Like is the shape of the items to choose among: the recorded
-	// item's value with each run of digits written # (report-#-#.md);
-	// "" for every item.
+	// item's value with each run of digits written # (report-#-#.md),
+	// where * stands for any run of characters (Rechnung #-#-# *.pdf,
+	// whoever the invoice is for); "" for every item.
 	Like string `yaml:"like,omitempty" json:"like,omitempty" msgpack:"like,omitempty"`
 	// Rules read an item's value (by "") or, in a JSON list, another of
 	// its fields (by the key). OrderOnly takes the one item there is.
@@ -157,11 +158,21 @@ func (o Output) locateItem(w World, b Bindings) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var items []ListItem
+	var items, unlike []ListItem
 	for _, it := range all {
-		if o.Pick.Like == "" || ShapeOf(it.Text()) == o.Pick.Like {
+		if o.Pick.Likes(it.Text()) {
 			items = append(items, it)
+		} else if o.Pick.Kin(it.Text()) {
+			unlike = append(unlike, it)
 		}
+	}
+	// An item of another shape that begins as the run's did, digits and
+	// all (report-20260301.txt beside report-2026-01-03.txt, Rechnung
+	// 2025-10-01 Müller.pdf beside the run's Rechnung 2026-01-05
+	// Özil.pdf), may be one the rule should weigh: no rule but is, which
+	// names its item, can tell.
+	if len(unlike) > 0 && !o.Pick.names() {
+		return nil, Errorf(CodeAmbiguous, "the listing at %s holds %s, with digits but not shaped like %q, the items the run chose among: refusing to guess whether it counts", o.where(), ClipList(texts(unlike), 3), o.Pick.Like)
 	}
 	switch {
 	case len(items) == 0:
@@ -212,6 +223,40 @@ func (p *ItemPick) choose(items []ListItem, b Bindings) (int, error) {
 		chosen = k
 	}
 	return chosen, nil
+}
+
+// Likes reports whether item v is shaped as p's Like says: its ShapeOf
+// is Like, where a * in Like stands for any run of characters.
+func (p *ItemPick) Likes(v string) bool {
+	if p.Like == "" {
+		return true
+	}
+	parts := strings.Split(p.Like, "*")
+	for i, part := range parts {
+		parts[i] = regexp.QuoteMeta(part)
+	}
+	re, err := regexp.Compile("^" + strings.Join(parts, ".*") + "$")
+	return err == nil && re.MatchString(ShapeOf(v))
+}
+
+// Kin reports whether v, an item not Like, is of the same kind as the
+// items Like: it has digits, and begins as they do before their first
+// digits (case aside), or, where they begin with digits, ends as they do
+// after their last.
+func (p *ItemPick) Kin(v string) bool {
+	if p.Like == "" || !digitRun.MatchString(v) {
+		return false
+	}
+	head, tail := p.Like[:strings.IndexAny(p.Like, "#*")], p.Like[strings.LastIndexAny(p.Like, "#*")+1:]
+	if head != "" {
+		return len(v) >= len(head) && strings.EqualFold(v[:len(head)], head)
+	}
+	return tail != "" && strings.HasSuffix(v, tail)
+}
+
+// names reports whether a rule of p names its item (is, by its value).
+func (p *ItemPick) names() bool {
+	return slices.ContainsFunc(p.Rules, func(r PickRule) bool { return r.Order == OrderIs && r.By == "" })
 }
 
 // values lists the values p's rules look for, for their references.

@@ -445,6 +445,10 @@ var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|
 // embeddedDate is an ISO date or month standing as its own token.
 var embeddedDate = regexp.MustCompile(`(?:^|[^\d])(\d{4}-\d{2}(?:-\d{2})?)(?:[^\d-]|$)`)
 
+// compactDate is a date written YYYYMMDD standing as its own run of
+// digits.
+var compactDate = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{6})(?:\D|$)`)
+
 // thousandsOrDecimal is a number whose one dot may group thousands (as
 // "1.200" does in German) or mark decimals: no rule can order it.
 var thousandsOrDecimal = regexp.MustCompile(`^\D*[1-9]\d{0,2}\.\d{3}\D*$`)
@@ -465,6 +469,12 @@ func Ordinal(s string, asDate bool) (float64, bool) {
 		// One ISO date or month inside a name: RPT-2026-11.
 		if m := embeddedDate.FindAllStringSubmatch(s, -1); len(m) == 1 && m[0][1] != s {
 			return Ordinal(m[0][1], true)
+		}
+		// One compact date inside a name: backup-20251231.tar.
+		if m := compactDate.FindAllStringSubmatch(s, -1); len(m) == 1 {
+			if t, err := time.Parse("20060102", m[0][1]); err == nil {
+				return float64(t.Unix()), true
+			}
 		}
 		return 0, false
 	}

@@ -288,6 +288,9 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 			}
 			continue
 		}
+		if decl.Required && strings.TrimSpace(v) == "" {
+			return Bindings{}, Errorf(CodeMissingParam, "playbook %s needs parameter %q (%s), given empty: the run used a value there", p.Name, name, decl.Type)
+		}
 		if !decl.IsSecret() {
 			if err := CheckParamValue(name, v); err != nil {
 				return Bindings{}, err

@@ -24,8 +24,8 @@ func inSegment(s string, at int) bool {
 
 // checkSegment refuses v as the value of r where r fills a path segment.
 func checkSegment(r Ref, v string) error {
-	if strings.ContainsAny(v, "/\\\x00") || v == "." || v == ".." {
-		return Errorf(CodeInvalidParam, "{{%s}} fills one segment of a path, and %q would reach outside it: give a single name, without / \\ or NUL, other than . and ..", r, v)
+	if strings.ContainsAny(v, "/\\\x00") || v == "" || v == "." || v == ".." {
+		return Errorf(CodeInvalidParam, "{{%s}} fills one segment of a path, and %q would take it elsewhere: give a single name, not empty, without / \\ or NUL, other than . and ..", r, v)
 	}
 	return nil
 }

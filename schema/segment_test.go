@@ -34,6 +34,11 @@ verify:
 			t.Errorf("file=%q: %v, want invalid_param", bad, err)
 		}
 	}
+	for _, empty := range []string{"", "  "} {
+		if _, err := p.Bind(map[string]string{"file": empty, "body": "x"}); !errors.Is(err, schema.ErrMissingParam) {
+			t.Errorf("file=%q: %v, want missing_param", empty, err)
+		}
+	}
 	for _, good := range []string{"alpha", "report 2026-01", "a..b", ".hidden"} {
 		if _, err := p.Bind(map[string]string{"file": good, "body": "../a/b c"}); err != nil {
 			t.Errorf("file=%q: %v", good, err)
@@ -42,6 +47,9 @@ verify:
 	b := schema.Bindings{Outputs: map[string]any{"list.item": "../../etc/passwd"}}
 	if _, err := schema.RenderString("/d/reports/{{steps.list.item}}", b); !errors.Is(err, schema.ErrInvalidParam) {
 		t.Errorf("an output that climbs out of its directory: %v", err)
+	}
+	if _, err := schema.RenderString("/d/{{steps.list.item}}/x.md", schema.Bindings{Outputs: map[string]any{"list.item": ""}}); !errors.Is(err, schema.ErrInvalidParam) {
+		t.Errorf("an empty segment: %v", err)
 	}
 	if got, err := schema.RenderString("/d/reports/{{steps.list.item}}", schema.Bindings{Outputs: map[string]any{"list.item": "r-2026.md"}}); err != nil || got != "/d/reports/r-2026.md" {
 		t.Errorf("a name: %q, %v", got, err)

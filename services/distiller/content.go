@@ -21,22 +21,33 @@ import (
 // shorter one equal to a result ("ok", "done") is as likely a constant.
 const minContent = 8
 
-// contents binds the strings in a call's arguments that came from an
-// earlier result, after flow: copies to outputs, written text to slot
-// steps, which it adds before the call's.
+// contents binds the strings in a call's arguments, as the call passed
+// them, that came from an earlier result: copies to outputs, written text
+// to slot steps, which it adds before the call's. The task's values are
+// the task's; a value that holds {{ or }} and is no copy is refused, as
+// a playbook would read it as a template.
 func (d *distillation) contents(what, tool string, args map[string]any, producers []producer) (map[string]any, error) {
 	out, err := mapStrings(args, "", func(key, x string) (any, error) {
-		if len(x) < minContent || strings.Contains(x, "{{") || strings.HasPrefix(x, "secret:") {
+		if _, task := d.b.whole(x); task || d.b.fromTask(x) || strings.HasPrefix(x, "secret:") {
 			return x, nil
 		}
-		for i := len(producers) - 1; i >= 0; i-- {
-			p := producers[i]
-			if p.world.Text == x {
-				return "{{" + d.declare(what, p, schema.Output{Text: true}, x) + "}}", nil
+		if len(x) >= minContent {
+			for i := len(producers) - 1; i >= 0; i-- {
+				p := producers[i]
+				if p.world.Text == x {
+					return "{{" + d.declare(what, p, schema.Output{Text: true}, x) + "}}", nil
+				}
+				// An item of a list is a pick's (pickArgs), not a copy.
+				if o, ok := d.jsonOutput(p.world, x); ok && !strings.Contains(o.JSON, "[") {
+					return "{{" + d.declare(what, p, o, x) + "}}", nil
+				}
 			}
-			if o, ok := d.jsonOutput(p.world, x); ok {
-				return "{{" + d.declare(what, p, o, x) + "}}", nil
-			}
+		}
+		if strings.Contains(x, "{{") || strings.Contains(x, "}}") {
+			return nil, schema.Errorf(schema.CodeInvalid, "%s passes %q, which holds {{ or }}: a playbook would read it as a template, and no earlier result returned it to bind it to", what, schema.Clip(x, 60))
+		}
+		if len(x) < minContent {
+			return x, nil
 		}
 		for i := len(producers) - 1; i >= 0; i-- {
 			p := producers[i]
@@ -57,10 +68,13 @@ func (d *distillation) contents(what, tool string, args map[string]any, producer
 	return out.(map[string]any), nil
 }
 
-// writtenFrom reports whether text reads as written from source: at
-// least three of its words of four letters or more, and at least half of
-// them, are source's words.
+// writtenFrom reports whether text reads as written from source: it is
+// prose (four words or more), and at least three of its words of four
+// letters or more, and at least half of them, are source's words.
 func writtenFrom(text, source string) bool {
+	if len(strings.Fields(text)) < 4 {
+		return false
+	}
 	have := map[string]bool{}
 	for _, w := range longWords(source) {
 		have[w] = true

@@ -27,13 +27,9 @@ func (d *distillation) strengthen() {
 	if last == nil || len(d.r.Actions) > 0 {
 		return
 	}
-	type varying struct{ value, ref string }
-	var values []varying
-	for _, f := range d.flows {
-		values = append(values, varying{f.value, f.ref})
-	}
+	values := slices.Clone(d.flows)
 	for _, k := range d.b.names {
-		values = append(values, varying{d.b.values[k], k})
+		values = append(values, flowValue{d.b.values[k], k})
 	}
 	if len(values) == 0 {
 		return // nothing varies: the gate checks the one outcome there is

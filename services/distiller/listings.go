@@ -3,9 +3,11 @@ package distiller
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -94,7 +96,44 @@ func (d *distillation) pickString(what, key, s string, producers []producer) (an
 			return strings.Replace(s, run, "{{"+ref+"}}", 1), nil
 		}
 	}
+	// A file-like name that is an item of a listing rote cannot read
+	// items from (a name followed by more columns) would be replayed as
+	// the recorded one.
+	for _, run := range segmentRuns(s) {
+		if _, task := d.b.whole(run); task || d.b.inTask(run) || len(run) < minLiteral || !fileLike.MatchString(run) || run == s && isHandle(s) {
+			continue
+		}
+		for i := len(producers) - 1; i >= 0; i-- {
+			if oneLineOf(producers[i].world.Text, run) {
+				return nil, schema.Errorf(schema.CodeUnbound, "%s passes %q, which %s listed on one of its lines, in a form rote cannot choose from again (more columns after it?): replayed, it would act on that item whatever the listing holds; name it with a parameter, or learn from a plainer listing", what, run, producers[i].what)
+			}
+		}
+	}
 	return s, nil
+}
+
+// fileLike is a name a listing would hold: no white space, with a dot or
+// a digit in it (cafe.log, release/1.10).
+var fileLike = regexp.MustCompile(`^[^\s]*[.0-9][^\s]*$`)
+
+// oneLineOf reports whether v stands as a whole token on exactly one of
+// the lines of text, a text of several lines that is no JSON: an item of
+// a listing.
+func oneLineOf(text, v string) bool {
+	if isJSONText(text) {
+		return false
+	}
+	lines, holding := 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lines++
+		if containsToken(l, v) {
+			holding++
+		}
+	}
+	return lines >= 2 && holding == 1
 }
 
 // flowBinds reports whether flow binds s, the one item of p's listing,
@@ -220,51 +259,108 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 	pick := *o.Pick
 	o.Pick = &pick
 	if digit.MatchString(v) {
-		pick.Like = schema.ShapeOf(v)
+		pick.Like = familyShape(&pick, schema.ShapeOf(v), items)
 	}
 	var like []string
-	for _, it := range items {
-		if pick.Like == "" || schema.ShapeOf(it.Text()) == pick.Like {
+	chosen := -1
+	for i, it := range items {
+		if pick.Likes(it.Text()) {
 			like = append(like, it.Text())
 		}
+		if it.Text() == v && chosen < 0 {
+			chosen = i
+		}
 	}
-	holds := func(rules ...schema.PickRule) bool {
+	// try gives the pick rules, and the kind of item the run chose
+	// (kindRules), and says whether they choose v in the recorded result.
+	try := func(rules ...schema.PickRule) error {
 		params := schema.Bindings{Params: map[string]any{}}
 		for k, x := range d.b.values {
 			params.Params[k] = x
 		}
-		pick.Rules = rules
+		pick.Rules = append(rules, kindRules(items[chosen])...)
 		got, err := o.Locate(p.world, params)
-		return err == nil && fmt.Sprint(got) == v
+		if err == nil && fmt.Sprint(got) != v {
+			err = schema.Errorf(schema.CodeAmbiguous, "it chooses %v", got)
+		}
+		return err
 	}
-	if named, ok := d.namedWithin(v, p); ok && holds(schema.PickRule{Order: schema.OrderIs, Value: named}) {
+	if named, ok := d.namedWithin(v, p); ok && try(schema.PickRule{Order: schema.OrderIs, Value: named}) == nil {
 		return o, nil
 	}
 	// A listing's order is the server's own: only the orders of its
 	// items' values are rules.
 	stated := statedOrders(d.b.task)
-	var orders []schema.PickOrder
 	for _, order := range []schema.PickOrder{schema.OrderNewest, schema.OrderOldest, schema.OrderHighest, schema.OrderLowest} {
-		if stated[order] {
-			orders = append(orders, order)
-			if holds(schema.PickRule{Order: order}) {
-				return o, nil
-			}
+		if !stated[order] {
+			continue
 		}
-	}
-	if len(orders) > 0 {
-		return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), but the task's %s chooses another there: learn from a run that did what the task says", what, v, len(like), p.what, schema.ClipList(like, 5), orders[0])
+		err := try(schema.PickRule{Order: order})
+		if err == nil {
+			return o, nil
+		}
+		return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), and the task says %s, which rote cannot follow there: %s. Name the item with a parameter, or learn from a listing it can order (ISO or compact dates, plain numbers)", what, v, len(like), p.what, schema.ClipList(like, 5), order, schema.AsError(err).Message)
 	}
 	if part := d.distinguishing(v, pick.Like, like, p); part != "" {
 		ref := d.b.infer(d, key, part)
-		if holds(schema.PickRule{Order: schema.OrderIs, Value: strings.Replace(v, part, ref, 1)}) {
+		if try(schema.PickRule{Order: schema.OrderIs, Value: strings.Replace(v, part, ref, 1)}) == nil {
 			return o, nil
 		}
 	}
-	if len(like) == 1 && holds(schema.PickRule{Order: schema.OrderOnly}) {
+	if len(like) == 1 && try(schema.PickRule{Order: schema.OrderOnly}) == nil {
 		return o, nil
 	}
 	return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), and neither a parameter nor the task says which: replayed, it could only act on that item or guess; name it with a parameter, or say in the task how to choose it (newest, oldest, highest, lowest)", what, v, len(like), p.what, schema.ClipList(like, 5))
+}
+
+// familyShape widens shape, the chosen item's, to the items of its
+// family the listing also held (items with digits that begin as it does,
+// or end as it does when it begins with digits): the runs they share
+// before and after, with a * between (Rechnung #-#-# *.pdf for invoices
+// of several customers, report-#*.txt for report-2026-01-03.txt beside
+// report-20260301.txt).
+func familyShape(p *schema.ItemPick, shape string, items []schema.ListItem) string {
+	p.Like = shape
+	prefix, suffix := shape, shape
+	kin := false
+	for _, it := range items {
+		s := schema.ShapeOf(it.Text())
+		if s == shape || !p.Kin(it.Text()) {
+			continue
+		}
+		kin = true
+		for !strings.HasPrefix(s, prefix) {
+			_, n := utf8.DecodeLastRuneInString(prefix)
+			prefix = prefix[:len(prefix)-n]
+		}
+		for !strings.HasSuffix(s, suffix) || len(prefix)+len(suffix) > len(s) {
+			_, n := utf8.DecodeRuneInString(suffix)
+			suffix = suffix[n:]
+		}
+	}
+	if !kin || !strings.Contains(prefix, "#") {
+		return shape
+	}
+	if len(prefix)+len(suffix) > len(shape) {
+		suffix = shape[len(prefix):]
+	}
+	return prefix + "*" + suffix
+}
+
+// kindKey is a field that says what kind of thing an item is: a memory
+// graph's entityType, a type, kind or category.
+var kindKey = regexp.MustCompile(`(?i)^(type|kind|category)$|[a-z](Type|Kind)$`)
+
+// kindRules hold a pick to the kind of item the run chose: the one hit
+// of a search for a person is not an organisation's at replay.
+func kindRules(it schema.ListItem) []schema.PickRule {
+	var out []schema.PickRule
+	for _, k := range slices.Sorted(maps.Keys(it.Fields)) {
+		if kindKey.MatchString(k) && it.Fields[k] != "" {
+			out = append(out, schema.PickRule{Order: schema.OrderIs, By: k, Value: it.Fields[k]})
+		}
+	}
+	return out
 }
 
 // distinguishing is the longest part of v, between separators, that the

@@ -243,3 +243,108 @@ func TestDistillInfersTheItemTheTaskNames(t *testing.T) {
 		t.Fatalf("the report for 2026-02: %v, %v", got, err)
 	}
 }
+
+// TestDistillOnWhatATrialFound: the cases a trial on the reference
+// servers found replayed wrong: a multi-line copy pruned and frozen,
+// braces in a copy read as a template, a summary bound on one of its
+// tokens, a listing with a size column frozen, a pick blind to items of
+// its kind shaped otherwise, the one hit of another kind.
+func TestDistillOnWhatATrialFound(t *testing.T) {
+	copyOf := func(read, written string) *schema.RunFold {
+		return mcpRun(nil, "back up the todo list",
+			[3]string{"read_text_file", `{"path":"/d/todo.txt"}`, fsResult(read)},
+			[3]string{"write_file", `{"path":"/d/backup/todo-copy.txt","content":` + quote(written) + `}`, fsResult("Successfully wrote to /d/backup/todo-copy.txt")},
+		)
+	}
+	for _, text := range []string{"buy milk\ncall Bob\n", "has {{path}} braces"} {
+		c, err := Distill(copyOf(text, text), Options{})
+		if err != nil {
+			t.Fatalf("a copy of %q: %v", text, err)
+		}
+		if len(c.Playbook.Steps) != 2 || c.Playbook.Steps[1].Args["content"] != "{{steps.read-text-file.text}}" {
+			t.Fatalf("a copy of %q: %+v (pruned %v)", text, c.Playbook.Steps, c.Pruned)
+		}
+	}
+	if _, err := Distill(copyOf("other", "keep {{these}} braces"), Options{}); !errors.Is(err, schema.ErrInvalid) {
+		t.Fatalf("braces that are no copy: %v", err)
+	}
+	minutes := "Decision: ship v2 on Monday.\nMei writes the release notes.\nNext meeting in March.\n"
+	c, err := Distill(copyOf(minutes, "Summary: ship v2 on Monday; Mei writes release notes."), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Playbook.Steps; len(s) != 3 || s[1].Kind != schema.StepSlot {
+		t.Fatalf("a summary holding a token of what was read: %+v", s)
+	}
+
+	sized := fsResult("[FILE] app.log                          4.88 KB\n[FILE] cafe.log                        19.53 KB\n[FILE] db.log                           300 B\n\nTotal: 3 files")
+	if _, err := Distill(mcpRun(nil, "move the largest log to big",
+		[3]string{"list_directory_with_sizes", `{"path":"/d/logs"}`, sized},
+		[3]string{"move_file", `{"source":"/d/logs/cafe.log","destination":"/d/big/cafe.log"}`, fsResult("Successfully moved")},
+	), Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "cafe.log") {
+		t.Fatalf("an item of a listing with sizes: %v", err)
+	}
+
+	invoices := fsResult("[FILE] Rechnung 2026-01-05 Özil.pdf\n[FILE] Rechnung 2026-03-01 Özil.pdf")
+	c, err = Distill(mcpRun(nil, "archive the oldest invoice in in",
+		[3]string{"list_directory", `{"path":"/d/in"}`, invoices},
+		[3]string{"move_file", `{"source":"/d/in/Rechnung 2026-01-05 Özil.pdf","destination":"/d/out/Rechnung 2026-01-05 Özil.pdf"}`, fsResult("Successfully moved")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := fsResult("[FILE] Rechnung 2025-10-01 Müller.pdf\n[FILE] Rechnung 2026-03-01 Özil.pdf\n[FILE] README.md")
+	if _, err := replayed(t, c, "list-directory", "item", later, map[string]any{"path": "in"}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("an older invoice of another customer: %v", err)
+	}
+	compact := fsResult("[FILE] report-2026-01-03.txt\n[FILE] report-20260301.txt")
+	o := schema.Output{Line: "[FILE] ", Pick: &schema.ItemPick{Like: "report-#-#-#.txt", Rules: []schema.PickRule{{Order: schema.OrderNewest}}}}
+	if _, err := o.Locate(schema.ToolResultWorld([]byte(compact)), schema.Bindings{}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("a newer report dated otherwise: %v", err)
+	}
+	if v, ok := schema.Ordinal("backup-20251231.tar", true); !ok || v == 0 {
+		t.Fatal("a compact date is no date")
+	}
+
+	hit := textResult(`{"entities":[{"name":"Bob Jones","entityType":"person","observations":[]}],"relations":[]}`)
+	c, err = Distill(mcpRun(map[string]string{"query": "Jones", "note": "attended"}, "note attended on the person who matches Jones",
+		[3]string{"search_nodes", `{"query":"Jones"}`, hit},
+		[3]string{"add_observations", `{"observations":[{"entityName":"Bob Jones","contents":["attended"]}]}`, textResult("added attended")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	company := textResult(`{"entities":[{"name":"Initech","entityType":"company","observations":[]}],"relations":[]}`)
+	if _, err := replayed(t, c, "search-nodes", "name", company, map[string]any{"query": "Initech"}); !errors.Is(err, schema.ErrNotFound) {
+		t.Fatalf("the one hit is a company where the run's was a person: %v", err)
+	}
+}
+
+// TestDistillPicksAmongAFamily: invoices of several customers, and
+// reports dated two ways, are one family the order is taken over.
+func TestDistillPicksAmongAFamily(t *testing.T) {
+	invoices := fsResult("[FILE] Rechnung 2026-01-05 Müller.pdf\n[FILE] Rechnung 2025-11-30 Özil.pdf\n[FILE] Rechnung 2026-02-01 Schmidt.pdf\n[FILE] README.md")
+	c, err := Distill(mcpRun(nil, "archive the oldest invoice in in",
+		[3]string{"list_directory", `{"path":"/d/in"}`, invoices},
+		[3]string{"move_file", `{"source":"/d/in/Rechnung 2025-11-30 Özil.pdf","destination":"/d/out/Rechnung 2025-11-30 Özil.pdf"}`, fsResult("Successfully moved")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := fsResult("[FILE] Rechnung 2025-10-01 Müller.pdf\n[FILE] Rechnung 2026-03-01 Özil.pdf\n[FILE] Rechnung 2026-01-05 Schmidt.pdf")
+	if got, err := replayed(t, c, "list-directory", "item", later, map[string]any{"path": "in"}); err != nil || got != "Rechnung 2025-10-01 Müller.pdf" {
+		t.Fatalf("the oldest invoice, whoever it is for: %v, %v", got, err)
+	}
+	reports := fsResult("[FILE] report-2026-01-03.txt\n[FILE] report-20251230.txt")
+	c, err = Distill(mcpRun(nil, "archive the newest report in reports",
+		[3]string{"list_directory", `{"path":"/d/reports"}`, reports},
+		[3]string{"move_file", `{"source":"/d/reports/report-2026-01-03.txt","destination":"/d/archive/report-2026-01-03.txt"}`, fsResult("Successfully moved")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later = fsResult("[FILE] report-2026-01-03.txt\n[FILE] report-20260301.txt")
+	if got, err := replayed(t, c, "list-directory", "item", later, map[string]any{"path": "reports"}); err != nil || got != "report-20260301.txt" {
+		t.Fatalf("the newest report, dated either way: %v, %v", got, err)
+	}
+}

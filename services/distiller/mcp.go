@@ -63,8 +63,13 @@ func (d *distillation) mcp() error {
 		// items that way.
 		picked := lc.args
 		if !roteBrowser && !d.browserServer() {
+			// What was read and written again is judged on the value as
+			// the call passed it, before any part of it is bound.
 			var err error
-			if picked, err = d.pickArgs(what, lc.args, producers); err != nil {
+			if picked, err = d.contents(what, lc.c.Tool, lc.args, producers); err != nil {
+				return err
+			}
+			if picked, err = d.pickArgs(what, picked, producers); err != nil {
 				return err
 			}
 			if err := d.notBoth(what, picked, producers); err != nil {
@@ -84,11 +89,6 @@ func (d *distillation) mcp() error {
 			flowed, err := d.flow(what, args.(map[string]any), producers)
 			if err != nil {
 				return err
-			}
-			if !d.browserServer() {
-				if flowed, err = d.contents(what, lc.c.Tool, flowed, producers); err != nil {
-					return err
-				}
 			}
 			step = schema.Step{Tool: lc.c.Tool, Args: flowed, Target: d.identity(flowed)}
 		}
@@ -134,8 +134,11 @@ func usedLater(c *schema.ToolCall, later []map[string]any) bool {
 			if writtenFrom(s, text) {
 				return true
 			}
+			if len(s) >= 2 && strings.Contains(text, s) { // as the result's text reads, its escapes undone
+				return true
+			}
 			for _, run := range segmentRuns(s) {
-				if strings.Contains(result, run) && (run == s || listed(c, run)) {
+				if strings.Contains(result, run) && (run == s || listed(c, run)) || oneLineOf(text, run) {
 					return true
 				}
 			}

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -84,28 +83,6 @@ func OpenMCPDispatcher(ctx context.Context, cfg MCPConfig) (*MCPDispatcher, erro
 		return nil, err
 	}
 	return MCPDispatcherOn(cs, env, cfg), nil
-}
-
-// clientOptions declare what caps name and no more. A replay has no
-// model and no user: a server's sampling request fails, an elicitation
-// is declined, and the roots are none.
-func clientOptions(caps []string) *mcp.ClientOptions {
-	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
-	for _, c := range caps {
-		switch c {
-		case "roots":
-			opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
-		case "sampling":
-			opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-				return nil, errors.New("a rote replay has no model to sample")
-			}
-		case "elicitation":
-			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-		}
-	}
-	return opts
 }
 
 // A ToolCaller makes tool calls on an MCP session that is already
