@@ -117,6 +117,14 @@ func TestReplaysStayOnTheirOrigin(t *testing.T) {
 			params = "{page: {type: string, required: true}}"
 		}
 		p := decodeOrFail(t, "name: escape\nintent: go somewhere\nparams: "+params+"\nsteps: ["+c.steps+"]\nverify: [{url_contains: /}]\n")
+		if c.name == "parameter escape" {
+			// A value that fills one segment of the path may not hold a /:
+			// refused before the replay starts.
+			if _, err := n.Executor().Replay(testContext(t), replay.Request{Playbook: p, Params: c.params, AllowUnbound: true, Open: n.BrowserOpener(home.URL)}); !errors.Is(err, schema.ErrInvalidParam) {
+				t.Errorf("%s: %v, want invalid_param", c.name, err)
+			}
+			continue
+		}
 		res := browserReplay(t, n, p, home.URL, c.params)
 		if (c.name == "backslash" || c.name == "form into a frame" || c.name == "a frame written into an empty popup") && res.Outcome == schema.OutcomeSuccess {
 			continue // and the other origin heard nothing: checked below

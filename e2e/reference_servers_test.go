@@ -410,10 +410,10 @@ func referenceShapes() []referenceShape {
 			name: "pick-oldest", server: "mcp-server-filesystem",
 			task: "archive the oldest report in reports", verify: "text_visible: Successfully moved",
 			seed: reports("report-2026-02.md", "report-2026-01.md"), session: move("report-2026-01.md"),
-			inferred: []string{"path=reports"},
+			flags: []string{"dir=reports"}, inferred: []string{"path=reports"},
 			changes: []change{
 				{name: "an older report there", world: reports("report-2025-12.md", "report-2026-03.md"),
-					noFlags: []string{"path=reports"},
+					noFlags: []string{"path=reports"}, flags: []string{"dir=reports"},
 					isRight: func(t *testing.T, w world) bool { return onlyArchived(w, "report-2025-12.md") }},
 			},
 		},
@@ -434,29 +434,29 @@ func referenceShapes() []referenceShape {
 			name: "list-read-copy", server: "mcp-server-filesystem",
 			task: "copy the note in inbox to summary", verify: "text_visible: Successfully wrote",
 			seed: inbox("q3.md", note), session: copied(func(s string) string { return s }),
-			inferred: []string{"path=inbox"},
+			flags: []string{"dir=inbox"}, inferred: []string{"path=inbox"},
 			changes: []change{
 				{name: "another note", world: func(t *testing.T, w world) {
 					os.Remove(w.fs("inbox/q3.md"))
 					w.write(t, "inbox/q4.md", "Other words entirely.\n")
 				},
-					noFlags: []string{"path=inbox"}, isRight: holds("summary/q4.md", "Other words entirely.\n")},
+					noFlags: []string{"path=inbox"}, flags: []string{"dir=inbox"}, isRight: holds("summary/q4.md", "Other words entirely.\n")},
 				{name: "same name, other content", world: func(t *testing.T, w world) { w.write(t, "inbox/q3.md", "New content.\n") },
-					noFlags: []string{"path=inbox"}, isRight: holds("summary/q3.md", "New content.\n")},
+					noFlags: []string{"path=inbox"}, flags: []string{"dir=inbox"}, isRight: holds("summary/q3.md", "New content.\n")},
 				{name: "two notes", world: func(t *testing.T, w world) { w.write(t, "inbox/q4.md", "more\n") }, wantStop: true,
-					noFlags: []string{"path=inbox"}},
+					noFlags: []string{"path=inbox"}, flags: []string{"dir=inbox"}},
 			},
 		},
 		{
 			name: "list-read-summarize", server: "mcp-server-filesystem",
 			task: "summarize the note in inbox into summary", verify: "text_visible: Successfully wrote",
 			seed: inbox("q3.md", note), session: copied(suite.Summary),
-			inferred: []string{"path=inbox"},
+			flags: []string{"dir=inbox"}, inferred: []string{"path=inbox"},
 			changes: []change{
 				{name: "another note", world: func(t *testing.T, w world) {
 					os.Remove(w.fs("inbox/q3.md"))
 					w.write(t, "inbox/q4.md", "Costs fell in the second half. Nothing else moved.\n")
-				}, noFlags: []string{"path=inbox"}, isRight: holds("summary/q4.md", suite.Summary("Costs fell in the second half. Nothing else moved.\n"))},
+				}, noFlags: []string{"path=inbox"}, flags: []string{"dir=inbox"}, isRight: holds("summary/q4.md", suite.Summary("Costs fell in the second half. Nothing else moved.\n"))},
 			},
 		},
 		{

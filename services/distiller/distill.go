@@ -98,6 +98,7 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	}
 	// Parameters inferred on the way are slotted out of the intent too.
 	c.Playbook.Intent = b.intent()
+	d.noteConstants()
 	if c.Playbook.Name == "" {
 		c.Playbook.Name = slug(c.Playbook.Intent, 48)
 	}

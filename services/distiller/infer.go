@@ -130,3 +130,20 @@ func (d *distillation) inEnum(tool, key, x string) bool {
 	}
 	return false
 }
+
+// handleWord is a word of a task that names one thing by its digits:
+// JIRA-123, 2026-01-05, r17.
+var handleWord = regexp.MustCompile(`[\p{L}\p{N}_-]*\p{N}[\p{L}\p{N}_-]*`)
+
+// noteConstants says which words of the intent that name one thing by
+// their digits stay in it as constants: no step passes them as the task
+// spells them (feature/jira-123 for JIRA-123), so a task naming another
+// would be done as this one.
+func (d *distillation) noteConstants() {
+	intent := refsIn.ReplaceAllString(d.c.Playbook.Intent, " ")
+	for _, w := range handleWord.FindAllString(intent, -1) {
+		if len(w) >= minLiteral && strings.ContainsFunc(w, unicode.IsLetter) {
+			d.note("the task's %q stays a constant: no call passed it as the task spells it, so the playbook does this one whatever another task names there", w)
+		}
+	}
+}

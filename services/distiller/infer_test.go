@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,3 +66,18 @@ func TestDistillInfersTheTasksLiterals(t *testing.T) {
 }
 
 func errContains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
+
+// TestDistillSaysWhatStaysConstant: a task's word that names one thing
+// by its digits, which no call passed as the task spells it, is noted
+// as a constant.
+func TestDistillSaysWhatStaysConstant(t *testing.T) {
+	c, err := Distill(mcpRun(nil, "create the branch for ticket JIRA-123",
+		[3]string{"git_branch", `{"mode":"create","branchName":"feature/jira-123"}`, textResult(`{"success":true}`)},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, `"JIRA-123" stays a constant`) }) {
+		t.Fatalf("notes: %v", c.Notes)
+	}
+}
