@@ -27,10 +27,18 @@ type ItemPick struct {
 	// where * stands for any run of characters (Rechnung #-#-# *.pdf,
 	// whoever the invoice is for); "" for every item.
 	Like string `yaml:"like,omitempty" json:"like,omitempty" msgpack:"like,omitempty"`
+	// Columns says an item's line holds columns apart by two spaces or
+	// more (a name, then its size): the value is the first, and a rule
+	// reads another by "column N" (from 1).
+	Columns bool `yaml:"columns,omitempty" json:"columns,omitempty" msgpack:"columns,omitempty"`
 	// Rules read an item's value (by "") or, in a JSON list, another of
-	// its fields (by the key). OrderOnly takes the one item there is.
+	// its fields (by the key), or in columns another column.
+	// OrderOnly takes the one item there is.
 	Rules []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
 }
+
+// columnGap is what parts the columns of a listing's line.
+var columnGap = regexp.MustCompile(`[ \t]{2,}|\t`)
 
 // MaxListItems is the most items a listing may hold for a pick to read
 // it: more is a result no rule should be trusted to choose from.
@@ -41,6 +49,8 @@ const MaxListItems = 10000
 type ListItem struct {
 	Value  any
 	Fields map[string]string
+	// Columns are a line's columns, the value first (ItemPick.Columns).
+	Columns []string
 }
 
 // Text is the item's value as text.
@@ -61,6 +71,8 @@ func (p *ItemPick) validate(o Output) error {
 		return Errorf(CodeInvalid, "pick: no rule")
 	case len(p.Rules) > maxPickRules:
 		return Errorf(CodeTooLarge, "pick: %d rules, at most %d", len(p.Rules), maxPickRules)
+	case p.Columns && o.JSON != "":
+		return Errorf(CodeInvalid, "pick: columns are a text listing's: no json path")
 	case o.JSON == "" && p.Field != "":
 		return Errorf(CodeInvalid, "pick: field names a key of a JSON list's items: it needs a json path")
 	case p.Field != "" && !FieldName.MatchString(p.Field):
@@ -72,8 +84,12 @@ func (p *ItemPick) validate(o Output) error {
 		if err := r.validate(); err != nil {
 			return err
 		}
-		if r.By != "" && (o.JSON == "" || !FieldName.MatchString(r.By)) {
-			return Errorf(CodeInvalid, "pick: by %q: a rule reads another field only of a JSON list's items, by its key", r.By)
+		_, column, _ := columnNumber(r.By)
+		switch {
+		case r.By == "":
+		case p.Columns && column:
+		case o.JSON == "" || !FieldName.MatchString(r.By):
+			return Errorf(CodeInvalid, "pick: by %q: a rule reads another field of a JSON list's items, by its key, or another column of a listing with columns", r.By)
 		}
 	}
 	return nil
@@ -112,9 +128,15 @@ func (o Output) Items(w World, b Bindings) ([]ListItem, error) {
 	var items []ListItem
 	for _, l := range strings.Split(w.Text, "\n") {
 		rest, ok := strings.CutPrefix(strings.TrimLeft(l, " \t"), line)
-		if rest = strings.TrimSpace(rest); ok && rest != "" {
-			items = append(items, ListItem{Value: rest})
+		if rest = strings.TrimSpace(rest); !ok || rest == "" {
+			continue
 		}
+		if o.Pick != nil && o.Pick.Columns {
+			cols := columnGap.Split(rest, -1)
+			items = append(items, ListItem{Value: cols[0], Columns: cols})
+			continue
+		}
+		items = append(items, ListItem{Value: rest})
 	}
 	return items, nil
 }
@@ -198,7 +220,7 @@ func (p *ItemPick) choose(items []ListItem, b Bindings) (int, error) {
 		}
 	}
 	for _, it := range items {
-		rec := Record{Name: it.Text(), Key: it.Text()}
+		rec := Record{Name: it.Text(), Key: it.Text(), Cells: it.Columns}
 		for _, h := range set.Header {
 			rec.Cells = append(rec.Cells, it.Fields[h])
 		}

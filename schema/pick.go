@@ -353,12 +353,16 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 		return found, nil
 	}
 	values := make([]float64, len(fields))
+	kinds := make([]string, len(fields))
 	for k, f := range fields {
-		v, ok := Ordinal(f, r.Order == OrderNewest || r.Order == OrderOldest)
+		v, kind, ok := ordinal(f, r.Order == OrderNewest || r.Order == OrderOldest)
 		if !ok {
 			return 0, Errorf(CodeNotFound, "record %d has %q %s, which is not a %s: cannot pick the %s", k+1, f, r.where(), r.kind(), r.Order)
 		}
-		values[k] = v
+		if k > 0 && kind != kinds[0] {
+			return 0, Errorf(CodeAmbiguous, "record %d has %q %s, a %s, where record 1 has %q, a %s: refusing to order the two kinds together", k+1, f, r.where(), kind, fields[0], kinds[0])
+		}
+		values[k], kinds[k] = v, kind
 	}
 	best, tied := 0, false
 	for k := 1; k < len(values); k++ {
@@ -445,6 +449,34 @@ var numberText = regexp.MustCompile(`^[-+]?[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|
 // embeddedDate is an ISO date or month standing as its own token.
 var embeddedDate = regexp.MustCompile(`(?:^|[^\d])(\d{4}-\d{2}(?:-\d{2})?)(?:[^\d-]|$)`)
 
+// sizeText is a size as listings write one: 300 B, 4.88 KB, 2 GiB.
+var sizeText = regexp.MustCompile(`(?i)^(\d+(?:\.\d+)?)\s*(b|bytes|kb|kib|mb|mib|gb|gib|tb|tib)$`)
+
+// sizeUnits are the sizes' units in bytes, at 1024 to the next.
+var sizeUnits = map[string]float64{"b": 1, "bytes": 1, "kb": 1 << 10, "kib": 1 << 10, "mb": 1 << 20, "mib": 1 << 20, "gb": 1 << 30, "gib": 1 << 30, "tb": 1 << 40, "tib": 1 << 40}
+
+// version is a dotted version standing as its own run: 1.10, v2.3.1.
+var version = regexp.MustCompile(`(?:^|[^\d.])v?(\d{1,5}(?:\.\d{1,5}){1,3})(?:[^\d.]|$)`)
+
+// versionOrdinal reads the one version in s as a number that orders
+// versions part by part (1.10 after 1.9).
+func versionOrdinal(s string) (float64, bool) {
+	m := version.FindAllStringSubmatch(s, -1)
+	if len(m) != 1 {
+		return 0, false
+	}
+	parts := strings.Split(m[0][1], ".")
+	v := 0.0
+	for i := 0; i < 4; i++ {
+		v *= 100000
+		if i < len(parts) {
+			n, _ := strconv.Atoi(parts[i])
+			v += float64(n)
+		}
+	}
+	return v, true
+}
+
 // compactDate is a date written YYYYMMDD standing as its own run of
 // digits.
 var compactDate = regexp.MustCompile(`(?:^|\D)((?:19|20)\d{6})(?:\D|$)`)
@@ -459,27 +491,40 @@ var thousandsOrDecimal = regexp.MustCompile(`^\D*[1-9]\d{0,2}\.\d{3}\D*$`)
 // (RPT-2026-11) when it is the name's only one. A number whose one dot may
 // be a thousands separator ("1.200") is read as neither.
 func Ordinal(s string, asDate bool) (float64, bool) {
+	v, _, ok := ordinal(s, asDate)
+	return v, ok
+}
+
+// ordinal is Ordinal, and the kind of value it read: date, version,
+// size or number. Values of two kinds are not ordered together.
+func ordinal(s string, asDate bool) (float64, string, bool) {
 	s = strings.TrimSpace(s)
 	if asDate {
 		for _, l := range dateLayouts {
 			if t, err := time.Parse(l, s); err == nil {
-				return float64(t.Unix()), true
+				return float64(t.Unix()), "date", true
 			}
 		}
 		// One ISO date or month inside a name: RPT-2026-11.
 		if m := embeddedDate.FindAllStringSubmatch(s, -1); len(m) == 1 && m[0][1] != s {
-			return Ordinal(m[0][1], true)
+			return ordinal(m[0][1], true)
 		}
 		// One compact date inside a name: backup-20251231.tar.
 		if m := compactDate.FindAllStringSubmatch(s, -1); len(m) == 1 {
 			if t, err := time.Parse("20060102", m[0][1]); err == nil {
-				return float64(t.Unix()), true
+				return float64(t.Unix()), "date", true
 			}
 		}
-		return 0, false
+		// No date, one version: release/1.10 is newer than release/1.9.
+		v, ok := versionOrdinal(s)
+		return v, "version", ok
+	}
+	if m := sizeText.FindStringSubmatch(s); m != nil {
+		n, err := strconv.ParseFloat(m[1], 64)
+		return n * sizeUnits[strings.ToLower(m[2])], "size", err == nil
 	}
 	if !numberText.MatchString(s) || thousandsOrDecimal.MatchString(s) {
-		return 0, false
+		return 0, "", false
 	}
 	neg := strings.Contains(s, "-")
 	digits := strings.Map(func(r rune) rune {
@@ -490,10 +535,10 @@ func Ordinal(s string, asDate bool) (float64, bool) {
 	}, s)
 	v, err := strconv.ParseFloat(digits, 64)
 	if err != nil {
-		return 0, false
+		return 0, "", false
 	}
 	if neg {
 		v = -v
 	}
-	return v, true
+	return v, "number", true
 }

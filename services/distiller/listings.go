@@ -3,6 +3,7 @@ package distiller
 import (
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -178,11 +179,16 @@ func listingOf(w schema.World, v string) (schema.Output, []schema.ListItem, bool
 	}
 	for _, line := range strings.Split(w.Text, "\n") {
 		line = strings.TrimSpace(line)
+		// The item ends its line, or its first column (a size after it).
+		columns := false
+		if m := columnAfter.FindStringIndex(line); m != nil && strings.HasSuffix(line[:m[0]], v) {
+			line, columns = line[:m[0]], true
+		}
 		prefix, ok := strings.CutSuffix(line, v)
 		if !ok || prefix != "" && !strings.HasSuffix(prefix, " ") && isTokenByte(prefix[len(prefix)-1]) {
 			continue
 		}
-		o := schema.Output{Line: strings.TrimLeft(prefix, " \t"), Pick: &schema.ItemPick{}}
+		o := schema.Output{Line: strings.TrimLeft(prefix, " \t"), Pick: &schema.ItemPick{Columns: columns}}
 		if strings.TrimSpace(o.Line) == "" {
 			o.Line = ""
 		}
@@ -193,6 +199,9 @@ func listingOf(w schema.World, v string) (schema.Output, []schema.ListItem, bool
 	}
 	return schema.Output{}, nil, false
 }
+
+// columnAfter is the gap before a line's second column.
+var columnAfter = regexp.MustCompile(`(?:[ \t]{2,}|\t)\S`)
 
 // jsonListing finds the list in doc that holds v as an item or as a
 // field of its items, on the shortest path (through one-item lists only).
@@ -258,8 +267,11 @@ func fieldKeys(m map[string]any) []string {
 func (d *distillation) bindPick(what, key string, p producer, o schema.Output, items []schema.ListItem, v string) (schema.Output, error) {
 	pick := *o.Pick
 	o.Pick = &pick
-	if digit.MatchString(v) {
+	switch ext := path.Ext(v); {
+	case digit.MatchString(v):
 		pick.Like = familyShape(&pick, schema.ShapeOf(v), items)
+	case len(ext) > 1 && !strings.Contains(ext, "/"):
+		pick.Like = "*" + ext // the largest log is a .log
 	}
 	var like []string
 	chosen := -1
@@ -298,6 +310,12 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 		err := try(schema.PickRule{Order: order})
 		if err == nil {
 			return o, nil
+		}
+		// Or by another column (a size), the first that holds.
+		for c := 2; pick.Columns && c <= len(items[chosen].Columns); c++ {
+			if try(schema.PickRule{Order: order, By: fmt.Sprintf("column %d", c)}) == nil {
+				return o, nil
+			}
 		}
 		return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), and the task says %s, which rote cannot follow there: %s. Name the item with a parameter, or learn from a listing it can order (ISO or compact dates, plain numbers)", what, v, len(like), p.what, schema.ClipList(like, 5), order, schema.AsError(err).Message)
 	}

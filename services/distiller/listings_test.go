@@ -278,11 +278,34 @@ func TestDistillOnWhatATrialFound(t *testing.T) {
 	}
 
 	sized := fsResult("[FILE] app.log                          4.88 KB\n[FILE] cafe.log                        19.53 KB\n[FILE] db.log                           300 B\n\nTotal: 3 files")
-	if _, err := Distill(mcpRun(nil, "move the largest log to big",
+	c, err = Distill(mcpRun(nil, "move the largest log to big",
+		[3]string{"list_directory_with_sizes", `{"path":"/d/logs"}`, sized},
+		[3]string{"move_file", `{"source":"/d/logs/cafe.log","destination":"/d/big/cafe.log"}`, fsResult("Successfully moved")},
+	), Options{})
+	if err != nil {
+		t.Fatalf("an item of a listing with sizes: %v", err)
+	}
+	bigger := fsResult("[FILE] app.log                          4.88 KB\n[FILE] cafe.log                        19.53 KB\n[FILE] huge.log                         1.2 MB\n[FILE] notes.txt                        9 GB\n[DIR] old\n\nTotal: 4 files")
+	if got, err := replayed(t, c, "list-directory-with-sizes", "item", bigger, nil); err != nil || got != "huge.log" {
+		t.Fatalf("the largest log, by its size column: %v, %v", got, err)
+	}
+	// A listing with more columns that rote cannot order by is refused.
+	if _, err := Distill(mcpRun(nil, "move the log to big",
 		[3]string{"list_directory_with_sizes", `{"path":"/d/logs"}`, sized},
 		[3]string{"move_file", `{"source":"/d/logs/cafe.log","destination":"/d/big/cafe.log"}`, fsResult("Successfully moved")},
 	), Options{}); !errors.Is(err, schema.ErrUnbound) || !strings.Contains(err.Error(), "cafe.log") {
-		t.Fatalf("an item of a listing with sizes: %v", err)
+		t.Fatalf("one log of several, no rule: %v", err)
+	}
+	releases := textResult(`{"branches":[{"name":"main"},{"name":"release/1.9"},{"name":"release/1.10"},{"name":"release/1.2"}]}`)
+	c, err = Distill(mcpRun(nil, "check out the newest release branch",
+		[3]string{"git_branch", `{"mode":"list"}`, releases},
+		[3]string{"git_checkout", `{"target":"release/1.10"}`, textResult(`{"success":true,"target":"release/1.10"}`)},
+	), Options{})
+	if err != nil {
+		t.Fatalf("versions: %v", err)
+	}
+	if got, err := replayed(t, c, "git-branch", "name", textResult(`{"branches":[{"name":"release/1.10"},{"name":"release/1.11"},{"name":"release/2.0"}]}`), nil); err != nil || got != "release/2.0" {
+		t.Fatalf("the newest version: %v, %v", got, err)
 	}
 
 	invoices := fsResult("[FILE] Rechnung 2026-01-05 Özil.pdf\n[FILE] Rechnung 2026-03-01 Özil.pdf")
