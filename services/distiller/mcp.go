@@ -3,6 +3,7 @@ package distiller
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -151,6 +152,38 @@ func usedLater(c *schema.ToolCall, later []map[string]any) bool {
 func listed(c *schema.ToolCall, v string) bool {
 	_, _, ok := listingOf(schema.ToolResultWorld(c.Result), v)
 	return ok
+}
+
+// mapStrings rebuilds v with each string inside it replaced by f's
+// answer; key is the map key a value sits under (an item of a list sits
+// under its list's).
+func mapStrings(v any, key string, f func(key, s string) (any, error)) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return f(key, x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) { // parameters inferred on the way are named alike every time
+			e := x[k]
+			t, err := mapStrings(e, k, f)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = t
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			t, err := mapStrings(e, key, f)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 // stringValues lists the string values inside v.
