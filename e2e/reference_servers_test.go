@@ -501,7 +501,15 @@ func referenceShapes() []referenceShape {
 					isRight: func(t *testing.T, w world) bool {
 						return strings.Contains(w.memoryFile(), `"name":"Grace Hopper","entityType":"person","observations":["prefers phone"]`)
 					}},
-				{name: "two hits (Okafor)", world: func(*testing.T, world) {}, wantStop: true,
+				{name: "two hits, one a person (Okafor)", world: func(*testing.T, world) {},
+					noFlags: []string{"query=Okafor", "contents=prefers phone"}, flags: []string{"query=Okafor", "note=prefers phone"},
+					isRight: func(t *testing.T, w world) bool {
+						m := w.memoryFile()
+						return strings.Contains(m, `"name":"Bob Okafor","entityType":"person","observations":["prefers phone"]`) && !strings.Contains(m, `"Alice Okafor","entityType":"organization","observations":["prefers phone"]`)
+					}},
+				{name: "two people (Okafor)", world: func(t *testing.T, w world) {
+					w.memory(t, append(people, `{"type":"entity","name":"Ann Okafor","entityType":"person","observations":[]}`)...)
+				}, wantStop: true,
 					noFlags: []string{"query=Okafor", "contents=prefers phone"}, flags: []string{"query=Okafor", "note=prefers phone"}},
 			},
 		},

@@ -2,9 +2,11 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // ItemPick chooses an output's value among the items of a listing in a
@@ -27,6 +29,10 @@ type ItemPick struct {
 	// where * stands for any run of characters (Rechnung #-#-# *.pdf,
 	// whoever the invoice is for); "" for every item.
 	Like string `yaml:"like,omitempty" json:"like,omitempty" msgpack:"like,omitempty"`
+	// Kind holds the pick to the kind of item the run chose: only items
+	// whose fields hold these values are chosen among (entityType:
+	// person, for the person a search found).
+	Kind map[string]string `yaml:"kind,omitempty" json:"kind,omitempty" msgpack:"kind,omitempty"`
 	// Columns says an item's line holds columns apart by two spaces or
 	// more (a name, then its size): the value is the first, and a rule
 	// reads another by "column N" (from 1).
@@ -71,6 +77,10 @@ func (p *ItemPick) validate(o Output) error {
 		return Errorf(CodeInvalid, "pick: no rule")
 	case len(p.Rules) > maxPickRules:
 		return Errorf(CodeTooLarge, "pick: %d rules, at most %d", len(p.Rules), maxPickRules)
+	case len(p.Kind) > 0 && o.JSON == "":
+		return Errorf(CodeInvalid, "pick: kind reads fields of a JSON list's items")
+	case len(p.Kind) > maxPickRules:
+		return Errorf(CodeTooLarge, "pick: %d kind fields, at most %d", len(p.Kind), maxPickRules)
 	case p.Columns && o.JSON != "":
 		return Errorf(CodeInvalid, "pick: columns are a text listing's: no json path")
 	case o.JSON == "" && p.Field != "":
@@ -79,6 +89,11 @@ func (p *ItemPick) validate(o Output) error {
 		return Errorf(CodeInvalid, "pick: field %q: want a letter or _ then letters, digits or _", p.Field)
 	case len(p.Like) > maxPickText || len(p.Field) > maxPickText:
 		return Errorf(CodeTooLarge, "pick: like or field over %d bytes", maxPickText)
+	}
+	for k, v := range p.Kind {
+		if !FieldName.MatchString(k) || len(v) > maxPickText {
+			return Errorf(CodeInvalid, "pick: kind %q: want a field's key and a value of at most %d bytes", k, maxPickText)
+		}
 	}
 	for _, r := range p.Rules {
 		if err := r.validate(); err != nil {
@@ -109,8 +124,8 @@ func (p *ItemPick) String() string {
 	if p.Field != "" {
 		s += " of the items' " + p.Field
 	}
-	if p.Like != "" {
-		s += fmt.Sprintf(" among items like %q", p.Like)
+	if p.Like != "" || len(p.Kind) > 0 {
+		s += " among items " + p.wanted()
 	}
 	return s
 }
@@ -182,23 +197,17 @@ func (o Output) locateItem(w World, b Bindings) (any, error) {
 	}
 	var items, unlike []ListItem
 	for _, it := range all {
-		if o.Pick.Likes(it.Text()) {
+		switch {
+		case !o.Pick.ofKind(it):
+		case o.Pick.Likes(it.Text()):
 			items = append(items, it)
-		} else if o.Pick.Kin(it.Text()) {
+		case o.Pick.Kin(it.Text()):
 			unlike = append(unlike, it)
 		}
 	}
-	// An item of another shape that begins as the run's did, digits and
-	// all (report-20260301.txt beside report-2026-01-03.txt, Rechnung
-	// 2025-10-01 Müller.pdf beside the run's Rechnung 2026-01-05
-	// Özil.pdf), may be one the rule should weigh: no rule but is, which
-	// names its item, can tell.
-	if len(unlike) > 0 && !o.Pick.names() {
-		return nil, Errorf(CodeAmbiguous, "the listing at %s holds %s, with digits but not shaped like %q, the items the run chose among: refusing to guess whether it counts", o.where(), ClipList(texts(unlike), 3), o.Pick.Like)
-	}
 	switch {
 	case len(items) == 0:
-		return nil, Errorf(CodeBindingNotFound, "the listing at %s holds no item like %q (%d items: %s)", o.where(), o.Pick.Like, len(all), ClipList(texts(all), 5))
+		return nil, Errorf(CodeBindingNotFound, "the listing at %s holds no item %s (%d items: %s)", o.where(), o.Pick.wanted(), len(all), ClipList(texts(all), 5))
 	case len(items) > MaxListItems:
 		return nil, Errorf(CodeAmbiguous, "the listing at %s holds %d items, over %d: refusing to choose among them", o.where(), len(items), MaxListItems)
 	}
@@ -206,7 +215,63 @@ func (o Output) locateItem(w World, b Bindings) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := o.Pick.outranks(items[k], unlike); err != nil {
+		return nil, err
+	}
 	return items[k].Value, nil
+}
+
+// outranks checks the chosen item against the kin not Like: items of
+// another shape that name themselves as the run's did, digits and all
+// (report 2026-03.md beside report-2026-02.md, draft-report-2026-05.md).
+// One may be what the rule should weigh: an order that reads values
+// passes only when each such item reads as the same kind of value and
+// would not have been chosen over it; an is rule names its item; any
+// other rule cannot tell, and stops.
+func (p *ItemPick) outranks(chosen ListItem, unlike []ListItem) error {
+	if len(unlike) == 0 || p.names() {
+		return nil
+	}
+	for _, r := range p.Rules {
+		asDate := r.Order == OrderNewest || r.Order == OrderOldest
+		if r.By != "" || !asDate && r.Order != OrderHighest && r.Order != OrderLowest {
+			continue
+		}
+		best, kind, _ := ordinal(chosen.Text(), asDate)
+		for _, u := range unlike {
+			v, k, ok := ordinal(u.Text(), asDate)
+			if !ok || k != kind || v == best || (v > best) == (r.Order == OrderNewest || r.Order == OrderHighest) {
+				return Errorf(CodeAmbiguous, "%q, not shaped like %q, the items the run chose among, would be the %s or cannot be ordered with them: refusing to guess whether it counts", u.Text(), p.Like, r.Order)
+			}
+		}
+		return nil
+	}
+	return Errorf(CodeAmbiguous, "the listing holds %s, with digits but not shaped like %q, the items the run chose among: refusing to guess whether it counts", ClipList(texts(unlike), 3), p.Like)
+}
+
+// wanted says which items p chooses among, for messages.
+func (p *ItemPick) wanted() string {
+	var parts []string
+	if p.Like != "" {
+		parts = append(parts, fmt.Sprintf("like %q", p.Like))
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Kind)) {
+		parts = append(parts, fmt.Sprintf("with %s %q", k, p.Kind[k]))
+	}
+	if len(parts) == 0 {
+		return "at all"
+	}
+	return strings.Join(parts, " ")
+}
+
+// ofKind reports whether it is of the kind the run chose (Kind).
+func (p *ItemPick) ofKind(it ListItem) bool {
+	for k, v := range p.Kind {
+		if it.Fields[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // choose applies p's rules to items: the index of the one they agree on.
@@ -262,18 +327,30 @@ func (p *ItemPick) Likes(v string) bool {
 }
 
 // Kin reports whether v, an item not Like, is of the same kind as the
-// items Like: it has digits, and begins as they do before their first
-// digits (case aside), or, where they begin with digits, ends as they do
-// after their last.
+// items Like: it has digits, and holds what they begin with before their
+// first digits (case and separators aside: report 2026-03.md and
+// draft-report-2026-05.md are kin of report-#-#.md), or, where they
+// begin with digits, ends as they do after their last.
 func (p *ItemPick) Kin(v string) bool {
 	if p.Like == "" || !digitRun.MatchString(v) {
 		return false
 	}
 	head, tail := p.Like[:strings.IndexAny(p.Like, "#*")], p.Like[strings.LastIndexAny(p.Like, "#*")+1:]
-	if head != "" {
-		return len(v) >= len(head) && strings.EqualFold(v[:len(head)], head)
+	if head = looseName(head); head != "" {
+		return strings.Contains(looseName(v), head)
 	}
 	return tail != "" && strings.HasSuffix(v, tail)
+}
+
+// looseName is a name in lower case with its separators (space, -, _)
+// all written -.
+func looseName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' {
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, s)
 }
 
 // names reports whether a rule of p names its item (is, by its value).

@@ -91,3 +91,28 @@ func TestItemPicksValidate(t *testing.T) {
 func jsonResult(doc string) schema.World {
 	return schema.ToolResultWorld([]byte(`{"content":[],"structuredContent":` + doc + `}`))
 }
+
+// TestItemPicksWeighTheirKin: an item of another shape that names itself
+// as the family does stops an order it would win or cannot be read for,
+// and is passed over when the family's choice beats it anyway.
+func TestItemPicksWeighTheirKin(t *testing.T) {
+	newest := schema.Output{Line: "[FILE] ", Pick: &schema.ItemPick{Like: "report-#-#.md", Rules: []schema.PickRule{{Order: schema.OrderNewest}}}}
+	for _, kin := range []string{"report 2026-03.md", "draft-report-2026-05.md", "Report_2026-04.md", "report-2026-03-draft.md"} {
+		w := textResult("[FILE] report-2026-02.md\n[FILE] " + kin)
+		if _, err := newest.Locate(w, schema.Bindings{}); !errors.Is(err, schema.ErrAmbiguous) {
+			t.Errorf("%s beside report-2026-02.md: %v, want ambiguous", kin, err)
+		}
+	}
+	w := textResult("[FILE] report-2026-02.md\n[FILE] report 2025-12.md\n[FILE] notes-2027-01.md")
+	if got, err := newest.Locate(w, schema.Bindings{}); err != nil || got != "report-2026-02.md" {
+		t.Errorf("an older kin and another family: %v, %v", got, err)
+	}
+	backups := schema.Output{Line: "[FILE] ", Pick: &schema.ItemPick{Like: "backup-#.tar", Rules: []schema.PickRule{{Order: schema.OrderNewest}}}}
+	if got, err := backups.Locate(textResult("[FILE] backup-20260101-old.tar\n[FILE] backup-20260102.tar"), schema.Bindings{}); err != nil || got != "backup-20260102.tar" {
+		t.Errorf("an older kin: %v, %v", got, err)
+	}
+	hits := schema.Output{JSON: "$.entities", Pick: &schema.ItemPick{Field: "name", Kind: map[string]string{"entityType": "person"}, Rules: []schema.PickRule{{Order: schema.OrderOnly}}}}
+	if got, err := hits.Locate(jsonResult(`{"entities":[{"name":"Alice Okafor","entityType":"organization"},{"name":"Bob Okafor","entityType":"person"}]}`), schema.Bindings{}); err != nil || got != "Bob Okafor" {
+		t.Errorf("the one person among the hits: %v, %v", got, err)
+	}
+}

@@ -174,8 +174,8 @@ func heldRules(set schema.RecordSet, k int, task string) []schema.PickRule {
 
 // orderWords are the words by which a task asks for each order.
 var orderWords = map[schema.PickOrder][]string{
-	schema.OrderNewest:  {"latest", "newest", "most recent", "recent", "last", "last published"},
-	schema.OrderOldest:  {"oldest", "earliest", "first published"},
+	schema.OrderNewest:  {"latest", "newest", "most recent", "most recently", "recent", "last", "last published"},
+	schema.OrderOldest:  {"oldest", "earliest", "first published", "least recently"},
 	schema.OrderHighest: {"highest", "largest", "biggest", "most expensive", "maximum", "greatest", "top-rated"},
 	schema.OrderLowest:  {"lowest", "smallest", "cheapest", "least expensive", "least", "minimum", "fewest"},
 	schema.OrderFirst:   {"first", "top", "topmost"},

@@ -31,11 +31,15 @@ func (d *distillation) contents(what, tool string, args map[string]any, producer
 		if _, task := d.b.whole(x); task || d.b.fromTask(x) || strings.HasPrefix(x, "secret:") {
 			return x, nil
 		}
-		if len(x) >= minContent {
+		if x != "" {
 			for i := len(producers) - 1; i >= 0; i-- {
 				p := producers[i]
-				if p.world.Text == x {
+				// What a read returned is a copy however short ("42").
+				if p.world.Text == x && (len(x) >= minContent || p.read) {
 					return "{{" + d.declare(what, p, schema.Output{Text: true}, x) + "}}", nil
+				}
+				if len(x) < minContent {
+					continue
 				}
 				// An item of a list is a pick's (pickArgs), not a copy.
 				if o, ok := d.jsonOutput(p.world, x); ok && !strings.Contains(o.JSON, "[") {
@@ -112,7 +116,7 @@ func (d *distillation) slot(what, tool, key, x string, p producer) (string, erro
 	if budget > schema.MaxSlotTokens {
 		return "", schema.Errorf(schema.CodeTooLarge, "%s writes %d bytes that the agent wrote from %s's result: more than one slot step may answer (%d tokens); learn a shorter one", what, len(x), p.what, schema.MaxSlotTokens)
 	}
-	text := d.declare(what, p, schema.Output{Text: true}, x)
+	text, _ := d.output(p, schema.Output{Text: true})
 	prompt := fmt.Sprintf("%s%s\n\nWrite the %s argument of the call to %s that does this task, from the result below. Answer with that text alone.\n\n%s\n{{%s}}", schema.PromptTask, d.b.intent(), key, tool, schema.PromptResult, text)
 	step := schema.Step{ID: slug(key+" for "+tool, 40), Kind: schema.StepSlot, Prompt: prompt, MaxTokens: max(64, budget)}
 	d.note("%s writes %q, which the agent wrote from %s's result: a slot step (%d tokens at most) writes it at replay", what, schema.Clip(x, 60), p.what, step.MaxTokens)

@@ -24,6 +24,7 @@ import (
 type producer struct {
 	index int // into the playbook's steps
 	what  string
+	read  bool           // the tool only reads (readOnlyTool)
 	args  map[string]any // the call's recorded arguments
 	world schema.World
 }
@@ -343,12 +344,23 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 // declare adds o as an output of p's step, unless the step already has
 // one with the same locator, and returns its reference.
 func (d *distillation) declare(what string, p producer, o schema.Output, v string) string {
+	ref, added := d.output(p, o)
+	if !added {
+		d.note("%s passes %q from %s's result: bound to {{%s}}", what, schema.Clip(v, 60), p.what, ref)
+		return ref
+	}
+	d.flows = append(d.flows, flowValue{value: v, ref: ref})
+	d.note("%s passes %q from %s's result: bound to {{%s}}, found at replay by %s", what, schema.Clip(v, 60), p.what, ref, o)
+	return ref
+}
+
+// output declares o on p's step, unless the step has one with the same
+// locator, and returns its reference and whether it was added.
+func (d *distillation) output(p producer, o schema.Output) (string, bool) {
 	s := &d.c.Playbook.Steps[p.index]
 	for name, have := range s.Outputs {
 		if reflect.DeepEqual(have, o) {
-			ref := "steps." + s.ID + "." + name
-			d.note("%s passes %q from %s's result: bound to {{%s}}", what, schema.Clip(v, 60), p.what, ref)
-			return ref
+			return "steps." + s.ID + "." + name, false
 		}
 	}
 	if s.Outputs == nil {
@@ -363,10 +375,7 @@ func (d *distillation) declare(what string, p producer, o schema.Output, v strin
 		name = fmt.Sprintf("%s_%d", base, n)
 	}
 	s.Outputs[name] = o
-	ref := "steps." + s.ID + "." + name
-	d.flows = append(d.flows, flowValue{value: v, ref: ref})
-	d.note("%s passes %q from %s's result: bound to {{%s}}, found at replay by %s", what, schema.Clip(v, 60), p.what, ref, o)
-	return ref
+	return "steps." + s.ID + "." + name, true
 }
 
 // flowValue is one produced value and the reference that replaced it.

@@ -27,17 +27,51 @@ import (
 // the whole value. It reports whether it did.
 func (d *distillation) inferred(key, x string) (string, bool) {
 	if strings.Contains(x, "/") && !strings.Contains(x, "://") {
+		// The file's stem, else its whole name: each must stand in the
+		// path once (todo/todo.txt says todo twice: which one varies?).
 		last := path.Base(x)
-		stem := strings.TrimSuffix(last, path.Ext(last))
-		if !strings.Contains(last, "{{") && d.b.inferable(stem) {
-			d.b.infer(d, key, stem)
-			return d.b.within(x), true
+		for _, name := range []string{strings.TrimSuffix(last, path.Ext(last)), last} {
+			if !strings.Contains(last, "{{") && d.b.inferable(name) && strings.Count(replaceTokens(x, name, "\x00"), "\x00") == 1 {
+				d.b.infer(d, key, name)
+				return d.b.within(x), true
+			}
 		}
 	}
 	if d.b.inferable(x) {
 		return d.b.infer(d, key, x), true
 	}
+	if part := d.taskRun(x); part != "" {
+		d.b.infer(d, key, part)
+		return d.b.within(x), true
+	}
 	return x, false
+}
+
+// wordBound matches the words of a text, for taskRun.
+var wordBound = regexp.MustCompile(`[\p{L}\p{N}_-]+`)
+
+// taskRun is the longest run of x's words that the task's text holds as
+// whole words and that names something (two words or more, or one with
+// a digit): "Alice joined on 2026-01-05" in the note a call wrote.
+func (d *distillation) taskRun(x string) string {
+	if len(x) > 4000 {
+		return ""
+	}
+	words := wordBound.FindAllStringIndex(x, 200)
+	best := ""
+	for i := range words {
+		for j := len(words) - 1; j >= i; j-- {
+			part := x[words[i][0]:words[j][1]]
+			if len(part) <= len(best) || (j == i && !strings.ContainsFunc(part, unicode.IsDigit)) {
+				continue
+			}
+			if d.b.inferable(part) {
+				best = part
+				break
+			}
+		}
+	}
+	return best
 }
 
 // inferable reports whether v may be inferred a parameter: the task's

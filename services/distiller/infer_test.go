@@ -81,3 +81,49 @@ func TestDistillSaysWhatStaysConstant(t *testing.T) {
 		t.Fatalf("notes: %v", c.Notes)
 	}
 }
+
+// TestDistillOnWhatASecondTrialFound: a short copy of what a read
+// returned is bound, not kept; a file moved into a directory keeps its
+// name from the task's (q3.md, a stem too short alone); a note that
+// repeats the task's words carries them as a parameter; a folder and a
+// file of the same name do not share one.
+func TestDistillOnWhatASecondTrialFound(t *testing.T) {
+	c, err := Distill(mcpRun(nil, "back up the todo list",
+		[3]string{"read_text_file", `{"path":"/d/notes/todo.txt"}`, fsResult("hello\n")},
+		[3]string{"write_file", `{"path":"/d/backup/todo.txt","content":"hello\n"}`, fsResult("Successfully wrote to /d/backup/todo.txt")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["content"] != "{{steps.read-text-file.text}}" {
+		t.Fatalf("a short copy: %v", a)
+	}
+	c, err = Distill(mcpRun(nil, "Move /d/notes/q3.md into /d/archive/",
+		[3]string{"move_file", `{"source":"/d/notes/q3.md","destination":"/d/archive/q3.md"}`, fsResult("Successfully moved /d/notes/q3.md to /d/archive/q3.md")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["source"] != "/d/notes/{{destination}}" || a["destination"] != "/d/archive/{{destination}}" {
+		t.Fatalf("a file moved into a directory: %v (inferred %v)", a, c.Inferred)
+	}
+	c, err = Distill(mcpRun(nil, "Create /d/people/alice.txt saying that Alice joined on 2026-01-05",
+		[3]string{"write_file", `{"path":"/d/people/alice.txt","content":"Alice joined on 2026-01-05."}`, fsResult("Successfully wrote to /d/people/alice.txt")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["content"] != "{{content}}." || c.Inferred["content"] != "Alice joined on 2026-01-05" {
+		t.Fatalf("a note repeating the task: %v (inferred %v)", a, c.Inferred)
+	}
+	c, err = Distill(mcpRun(nil, "Copy todo.txt from /d/todo to /d/backup",
+		[3]string{"read_text_file", `{"path":"/d/todo/todo.txt"}`, fsResult("buy milk and eggs\n")},
+		[3]string{"write_file", `{"path":"/d/backup/todo.txt","content":"buy milk and eggs\n"}`, fsResult("Successfully wrote to /d/backup/todo.txt")},
+	), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["path"] != "/d/todo/{{path}}" || c.Inferred["path"] != "todo.txt" {
+		t.Fatalf("a folder and a file of one name: %v (inferred %v)", a, c.Inferred)
+	}
+}

@@ -157,9 +157,14 @@ func TestDistillBindsASearchHit(t *testing.T) {
 	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "verify gate is weak") }) {
 		t.Fatalf("a gate that names nothing, with nothing to add: no warning in %v", c.Notes)
 	}
-	two := textResult(`{"entities":[{"name":"Alice Okafor","entityType":"organization"},{"name":"Bob Okafor","entityType":"person"}]}`)
-	if _, err := replayed(t, c, "search-nodes", "name", two, map[string]any{"query": "Okafor"}); !errors.Is(err, schema.ErrAmbiguous) {
-		t.Fatalf("two hits: %v", err)
+	// Of two hits, the one of the kind the run chose.
+	two := textResult(`{"entities":[{"type":"entity","name":"Alice Okafor","entityType":"organization"},{"type":"entity","name":"Bob Okafor","entityType":"person"}]}`)
+	if got, err := replayed(t, c, "search-nodes", "name", two, map[string]any{"query": "Okafor"}); err != nil || got != "Bob Okafor" {
+		t.Fatalf("two hits, one a person: %v, %v", got, err)
+	}
+	people := textResult(`{"entities":[{"type":"entity","name":"Ann Okafor","entityType":"person"},{"type":"entity","name":"Bob Okafor","entityType":"person"}]}`)
+	if _, err := replayed(t, c, "search-nodes", "name", people, map[string]any{"query": "Okafor"}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("two people: %v", err)
 	}
 }
 
@@ -338,7 +343,7 @@ func TestDistillOnWhatATrialFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	company := textResult(`{"entities":[{"name":"Initech","entityType":"company","observations":[]}],"relations":[]}`)
-	if _, err := replayed(t, c, "search-nodes", "name", company, map[string]any{"query": "Initech"}); !errors.Is(err, schema.ErrNotFound) {
+	if _, err := replayed(t, c, "search-nodes", "name", company, map[string]any{"query": "Initech"}); !errors.Is(err, schema.ErrBindingNotFound) {
 		t.Fatalf("the one hit is a company where the run's was a person: %v", err)
 	}
 }

@@ -101,7 +101,7 @@ func (d *distillation) mcp() error {
 		}
 		d.add(step)
 		if lc.c.BlobRef == "" {
-			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, args: lc.args, world: schema.ToolResultWorld(lc.c.Result)})
+			producers = append(producers, producer{index: len(d.c.Playbook.Steps) - 1, what: what, read: readOnlyTool.MatchString(lc.c.Tool), args: lc.args, world: schema.ToolResultWorld(lc.c.Result)})
 		}
 		d.visited(lc.args)
 	}

@@ -1,8 +1,8 @@
 package distiller
 
 import (
+	"errors"
 	"fmt"
-	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -44,13 +44,13 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 		}
 	}
 	// try gives the pick rules, and the kind of item the run chose
-	// (kindRules), and says whether they choose v in the recorded result.
+	// (kindOf), and says whether they choose v in the recorded result.
 	try := func(rules ...schema.PickRule) error {
 		params := schema.Bindings{Params: map[string]any{}}
 		for k, x := range d.b.values {
 			params.Params[k] = x
 		}
-		pick.Rules = append(rules, kindRules(items[chosen])...)
+		pick.Rules, pick.Kind = rules, kindOf(items[chosen])
 		got, err := o.Locate(p.world, params)
 		if err == nil && fmt.Sprint(got) != v {
 			err = schema.Errorf(schema.CodeAmbiguous, "it chooses %v", got)
@@ -76,6 +76,11 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 			if try(schema.PickRule{Order: order, By: fmt.Sprintf("column %d", c)}) == nil {
 				return o, nil
 			}
+		}
+		// Items with nothing to order by: the word meant something else
+		// ("the latest version of the readme"); the other rules decide.
+		if errors.Is(err, schema.ErrNotFound) && !slices.ContainsFunc(like, func(s string) bool { _, ok := schema.Ordinal(s, true); return ok }) {
+			continue
 		}
 		return o, schema.Errorf(schema.CodeUnbound, "%s passes %q, one of %d items %s listed (%s), and the task says %s, which rote cannot follow there: %s. Name the item with a parameter, or learn from a listing it can order (ISO or compact dates, plain numbers)", what, v, len(like), p.what, schema.ClipList(like, 5), order, schema.AsError(err).Message)
 	}
@@ -129,13 +134,16 @@ func familyShape(p *schema.ItemPick, shape string, items []schema.ListItem) stri
 // graph's entityType, a type, kind or category.
 var kindKey = regexp.MustCompile(`(?i)^(type|kind|category)$|[a-z](Type|Kind)$`)
 
-// kindRules hold a pick to the kind of item the run chose: the one hit
-// of a search for a person is not an organisation's at replay.
-func kindRules(it schema.ListItem) []schema.PickRule {
-	var out []schema.PickRule
-	for _, k := range slices.Sorted(maps.Keys(it.Fields)) {
-		if kindKey.MatchString(k) && it.Fields[k] != "" {
-			out = append(out, schema.PickRule{Order: schema.OrderIs, By: k, Value: it.Fields[k]})
+// kindOf is the kind of item the run chose, which a pick holds to: the
+// one hit of a search for a person is not an organisation's at replay.
+func kindOf(it schema.ListItem) map[string]string {
+	var out map[string]string
+	for k, v := range it.Fields {
+		if kindKey.MatchString(k) && v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
 		}
 	}
 	return out
