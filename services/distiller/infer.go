@@ -50,19 +50,20 @@ func (d *distillation) inferred(key, x string) (string, bool) {
 // wordBound matches the words of a text, for taskRun.
 var wordBound = regexp.MustCompile(`[\p{L}\p{N}_-]+`)
 
-// taskRun is the longest run of x's words that the task's text holds as
-// whole words and that names something (two words or more, or one with
-// a digit): "Alice joined on 2026-01-05" in the note a call wrote.
+// taskRun is the longest run of the words of x, a prose value, that the
+// task's text holds as whole words and that names something (two words
+// or more, or one with a digit), and no path: "Alice joined on
+// 2026-01-05" in the note a call wrote.
 func (d *distillation) taskRun(x string) string {
-	if len(x) > 4000 {
-		return ""
+	if len(x) > 4000 || !strings.ContainsAny(x, " \t\n") {
+		return "" // prose only: a path's segments are inferred one by one
 	}
 	words := wordBound.FindAllStringIndex(x, 200)
 	best := ""
 	for i := range words {
 		for j := len(words) - 1; j >= i; j-- {
 			part := x[words[i][0]:words[j][1]]
-			if len(part) <= len(best) || (j == i && !strings.ContainsFunc(part, unicode.IsDigit)) {
+			if len(part) <= len(best) || strings.ContainsAny(part, "/\\") || (j == i && !strings.ContainsFunc(part, unicode.IsDigit)) {
 				continue
 			}
 			if d.b.inferable(part) {
