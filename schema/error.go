@@ -106,10 +106,21 @@ func within(context string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if e, ok := err.(*Error); ok {
-		return &Error{Code: e.Code, Message: context + ": " + e.Message}
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Code: e.Code, Message: context + ": " + messageOf(err)}
 	}
 	return Errorf(CodeInvalid, "%s: %v", context, err)
+}
+
+// messageOf is err's message without its code: an *Error's, or a
+// wrapped one's whole text with the wrapping; any other error's text.
+func messageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return AsError(err).Message
+	}
+	return err.Error()
 }
 
 // AsError converts any error to an *Error for the bus: an *Error as is;

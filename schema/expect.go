@@ -301,11 +301,7 @@ func (e *Expect) UnmarshalYAML(node ast.Node) error {
 // yamlError attaches node's position to err so that the YAML importer
 // reports its line.
 func yamlError(node ast.Node, err error) error {
-	msg := err.Error()
-	if e, ok := err.(*Error); ok {
-		msg = e.Message
-	}
-	return &yaml.SyntaxError{Message: msg, Token: node.GetToken()}
+	return &yaml.SyntaxError{Message: messageOf(err), Token: node.GetToken()}
 }
 
 func asInt(v any) (int64, bool) {

@@ -84,11 +84,7 @@ func (ps *problems) addErr(path string, err error) {
 	if err == nil {
 		return
 	}
-	msg := err.Error()
-	if e, ok := err.(*Error); ok {
-		msg = e.Message
-	}
-	ps.add(path, "%s", msg)
+	ps.add(path, "%s", messageOf(err))
 }
 
 // maxOrigins bounds a playbook's extra origins.

@@ -77,7 +77,7 @@ func (g *gate) onEvent(ev any) {
 		if _, err := schema.CheckNavigation(e.URL, g.origins); err != nil {
 			g.mu.Lock()
 			if g.outside == nil {
-				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page opened a new tab at %s: refused in the browser, nothing was sent", err.(*schema.Error).Message)
+				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page opened a new tab at %s: refused in the browser, nothing was sent", schema.AsError(err).Message)
 			}
 			g.mu.Unlock()
 		}
@@ -100,7 +100,7 @@ func (g *gate) decide(e *fetch.EventRequestPaused) {
 		case err != nil:
 			refuse = true
 			if g.outside == nil {
-				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, that request was not sent", err.(*schema.Error).Message)
+				g.outside = schema.Errorf(schema.CodeOutOfOrigin, "the page went to %s: refused in the browser, that request was not sent", schema.AsError(err).Message)
 			}
 		}
 		if e.FrameID == g.frame && g.guard != nil && g.guard.judge(e) {
