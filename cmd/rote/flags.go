@@ -63,6 +63,23 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// taskValues parses a task's --param and --secret flags; a name may be
+// one or the other, not both.
+func taskValues(params, secrets []string) (paramMap, secretMap map[string]string, err error) {
+	if paramMap, err = keyValues("--param", params); err != nil {
+		return nil, nil, err
+	}
+	if secretMap, err = keyValues("--secret", secrets); err != nil {
+		return nil, nil, err
+	}
+	for k := range secretMap {
+		if _, clash := paramMap[k]; clash {
+			return nil, nil, usageError("%s is given both as --param and --secret", k)
+		}
+	}
+	return paramMap, secretMap, nil
+}
+
 // parseExpects reads command-line assertions; a bad one is a usage error.
 func parseExpects(texts []string) ([]schema.Expect, error) {
 	var out []schema.Expect

@@ -50,16 +50,8 @@ func (l *learnFlags) declared() bool {
 // replay needs.
 func (l *learnFlags) prepare(ctx context.Context, app *App, b *bus.Bus, runID string) (*schema.RunFold, map[string]string, error) {
 	var err error
-	if l.paramMap, err = keyValues("--param", l.params); err != nil {
+	if l.paramMap, l.secret, err = taskValues(l.params, l.secrets); err != nil {
 		return nil, nil, err
-	}
-	if l.secret, err = keyValues("--secret", l.secrets); err != nil {
-		return nil, nil, err
-	}
-	for k := range l.secret {
-		if _, clash := l.paramMap[k]; clash {
-			return nil, nil, usageError("%s is given both as --param and --secret", k)
-		}
 	}
 	exps, err := parseExpects(l.verify)
 	if err != nil {
@@ -182,9 +174,7 @@ func (l *learnFlags) check(ctx context.Context, app *App, b *bus.Bus, r *schema.
 	if err != nil {
 		return err
 	}
-	for _, c := range checks {
-		fmt.Fprintf(app.Stdout, "verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
-	}
+	printChecks(app.Stdout, "", checks)
 	if !passed {
 		return &exitError{code: exitFailure, err: fmt.Errorf("run %s does not verify at seq %d: nothing learned", r.RunID, at)}
 	}

@@ -50,18 +50,9 @@ step stopped, why, and the steps done. A promotion during the session sends
 notifications/tools/list_changed. --offer=false turns this off.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, command []string) error {
-			paramMap, err := keyValues("--param", params)
+			paramMap, secretMap, err := taskValues(params, secrets)
 			if err != nil {
 				return err
-			}
-			secretMap, err := keyValues("--secret", secrets)
-			if err != nil {
-				return err
-			}
-			for k := range secretMap {
-				if _, clash := paramMap[k]; clash {
-					return usageError("%s is given both as --param and --secret", k)
-				}
 			}
 			exps, err := parseExpects(verify)
 			if err != nil {

@@ -146,9 +146,7 @@ func printStep(app *App, r schema.StepReport) {
 }
 
 func printReplayResult(app *App, res *schema.ReplayResult) {
-	for _, c := range res.Verify {
-		fmt.Fprintf(app.Stdout, "  verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
-	}
+	printChecks(app.Stdout, "  ", res.Verify)
 	calls, tokens := 0, int64(0)
 	for _, u := range res.Usage {
 		calls += u.Calls

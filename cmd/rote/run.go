@@ -242,9 +242,7 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, ch
 	} else if o.Replay != nil {
 		verify = o.Replay.Verify
 	}
-	for _, c := range verify {
-		fmt.Fprintf(w, "  verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
-	}
+	printChecks(w, "  ", verify)
 	var calls int
 	var total schema.TokenUsage
 	fmt.Fprintf(w, "summary (%s)\n", label)

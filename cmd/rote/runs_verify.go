@@ -45,9 +45,7 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			if _, err := b.Runs().Publish(ctx, ev); err != nil {
 				return err
 			}
-			for _, c := range checks {
-				fmt.Fprintf(app.Stdout, "verify %s %s (%s)\n", passFail(c.Passed), c.Expect, c.Detail)
-			}
+			printChecks(app.Stdout, "", checks)
 			if !passed {
 				return &exitError{code: exitFailure, err: fmt.Errorf("run %s did not verify", a[0])}
 			}

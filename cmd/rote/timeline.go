@@ -159,6 +159,14 @@ func passFail(ok bool) string {
 	return "FAIL"
 }
 
+// printChecks prints each check on a line of its own after indent:
+// "verify PASS text_visible "Saved" (found)".
+func printChecks(w io.Writer, indent string, checks []schema.Check) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "%sverify %s %s (%s)\n", indent, passFail(c.Passed), c.Expect, c.Detail)
+	}
+}
+
 func byteSize(n int) string {
 	switch {
 	case n >= 1<<20:
