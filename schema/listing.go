@@ -196,10 +196,11 @@ func (o Output) locateItem(w World, b Bindings) (any, error) {
 		return nil, err
 	}
 	var items, unlike []ListItem
+	likes := o.Pick.liker()
 	for _, it := range all {
 		switch {
 		case !o.Pick.ofKind(it):
-		case o.Pick.Likes(it.Text()):
+		case likes(it.Text()):
 			items = append(items, it)
 		case o.Pick.Kin(it.Text()):
 			unlike = append(unlike, it)
@@ -314,16 +315,19 @@ func (p *ItemPick) choose(items []ListItem, b Bindings) (int, error) {
 
 // Likes reports whether item v is shaped as p's Like says: its ShapeOf
 // is Like, where a * in Like stands for any run of characters.
-func (p *ItemPick) Likes(v string) bool {
+func (p *ItemPick) Likes(v string) bool { return p.liker()(v) }
+
+// liker is Likes with Like compiled once, for a listing's every item.
+func (p *ItemPick) liker() func(string) bool {
 	if p.Like == "" {
-		return true
+		return func(string) bool { return true }
 	}
 	parts := strings.Split(p.Like, "*")
 	for i, part := range parts {
 		parts[i] = regexp.QuoteMeta(part)
 	}
 	re, err := regexp.Compile("^" + strings.Join(parts, ".*") + "$")
-	return err == nil && re.MatchString(ShapeOf(v))
+	return func(v string) bool { return err == nil && re.MatchString(ShapeOf(v)) }
 }
 
 // Kin reports whether v, an item not Like, is of the same kind as the

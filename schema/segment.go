@@ -12,13 +12,16 @@ import "strings"
 // its string, that starts it ({{base}}/wp-admin: the root is the
 // caller's), or one in prose (text with white space) fills no segment.
 
-// inSegment reports whether the reference at s[at:] fills part of a path
-// segment.
-func inSegment(s string, at int) bool {
+// pathLike reports whether template s is a path or a URL: its text
+// outside references holds a / and no white space.
+func pathLike(s string) bool {
 	literal := refPattern.ReplaceAllString(s, "")
-	if !strings.Contains(literal, "/") || strings.ContainsAny(literal, " \t\r\n") {
-		return false
-	}
+	return strings.Contains(literal, "/") && !strings.ContainsAny(literal, " \t\r\n")
+}
+
+// inSegment reports whether the reference at s[at:] of a pathLike s
+// fills part of a path segment: a / stands before it, and no ? or #.
+func inSegment(s string, at int) bool {
 	return strings.Contains(s[:at], "/") && !strings.ContainsAny(s[:at], "?#")
 }
 
@@ -33,30 +36,17 @@ func checkSegment(r Ref, v string) error {
 // checkSegments refuses, before any call, a parameter value that would
 // reach outside a path segment it fills in any step's arguments.
 func (p *Playbook) checkSegments(b Bindings) error {
-	var walk func(v any) error
-	walk = func(v any) error {
-		switch x := v.(type) {
-		case string:
-			for _, loc := range refPattern.FindAllStringIndex(x, -1) {
-				refs, _ := ParseRefs(x[loc[0]:loc[1]])
-				if len(refs) != 1 || refs[0].Param == "" || !inSegment(x, loc[0]) {
-					continue
-				}
-				if v, ok := b.Params[refs[0].Param]; ok {
-					if err := checkSegment(refs[0], scalarText(v)); err != nil {
-						return err
-					}
-				}
+	check := func(s string) error {
+		if !pathLike(s) {
+			return nil
+		}
+		for _, loc := range refPattern.FindAllStringIndex(s, -1) {
+			refs, _ := ParseRefs(s[loc[0]:loc[1]])
+			if len(refs) != 1 || refs[0].Param == "" || !inSegment(s, loc[0]) {
+				continue
 			}
-		case map[string]any:
-			for _, e := range x {
-				if err := walk(e); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if err := walk(e); err != nil {
+			if v, ok := b.Params[refs[0].Param]; ok {
+				if err := checkSegment(refs[0], scalarText(v)); err != nil {
 					return err
 				}
 			}
@@ -64,7 +54,7 @@ func (p *Playbook) checkSegments(b Bindings) error {
 		return nil
 	}
 	for _, s := range p.Steps {
-		if err := walk(s.Args); err != nil {
+		if err := walkStrings(s.Args, check); err != nil {
 			return err
 		}
 	}

@@ -64,29 +64,34 @@ func ParseRefs(s string) ([]Ref, error) {
 // maps, slices and scalars as YAML or JSON decoding produces.
 func RefsIn(v any) ([]Ref, error) {
 	var refs []Ref
-	var walk func(any) error
-	walk = func(v any) error {
-		switch x := v.(type) {
-		case string:
-			r, err := ParseRefs(x)
-			refs = append(refs, r...)
-			return err
-		case map[string]any:
-			for _, k := range sortedKeys(x) {
-				if err := walk(x[k]); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if err := walk(e); err != nil {
-					return err
-				}
+	err := walkStrings(v, func(s string) error {
+		r, err := ParseRefs(s)
+		refs = append(refs, r...)
+		return err
+	})
+	return refs, err
+}
+
+// walkStrings calls f on every string inside v, map entries in key
+// order, and stops at the first error.
+func walkStrings(v any, f func(string) error) error {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if err := walkStrings(x[k], f); err != nil {
+				return err
 			}
 		}
-		return nil
+	case []any:
+		for _, e := range x {
+			if err := walkStrings(e, f); err != nil {
+				return err
+			}
+		}
 	}
-	return refs, walk(v)
+	return nil
 }
 
 // Bindings are the values templates render from.
@@ -123,14 +128,14 @@ func RenderString(s string, b Bindings) (string, error) {
 	}
 	var out strings.Builder
 	var firstErr error
-	last := 0
+	last, path := 0, pathLike(s)
 	for _, loc := range refPattern.FindAllStringIndex(s, -1) {
 		out.WriteString(s[last:loc[0]])
 		last = loc[1]
 		m := s[loc[0]:loc[1]]
 		refs, _ := ParseRefs(m)
 		v, err := b.lookup(refs[0])
-		if err == nil && inSegment(s, loc[0]) {
+		if err == nil && path && inSegment(s, loc[0]) {
 			err = checkSegment(refs[0], scalarText(v))
 		}
 		if err != nil {

@@ -29,7 +29,7 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 	o.Pick = &pick
 	switch ext := path.Ext(v); {
 	case digit.MatchString(v):
-		pick.Like = familyShape(&pick, schema.ShapeOf(v), items)
+		pick.Like = familyShape(schema.ShapeOf(v), items)
 	case len(ext) > 1 && !strings.Contains(ext, "/"):
 		pick.Like = "*" + ext // the largest log is a .log
 	}
@@ -102,8 +102,8 @@ func (d *distillation) bindPick(what, key string, p producer, o schema.Output, i
 // before and after, with a * between (Rechnung #-#-# *.pdf for invoices
 // of several customers, report-#*.txt for report-2026-01-03.txt beside
 // report-20260301.txt).
-func familyShape(p *schema.ItemPick, shape string, items []schema.ListItem) string {
-	p.Like = shape
+func familyShape(shape string, items []schema.ListItem) string {
+	p := schema.ItemPick{Like: shape}
 	prefix, suffix := shape, shape
 	kin := false
 	for _, it := range items {
