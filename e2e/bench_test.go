@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
 )
 

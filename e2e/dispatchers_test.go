@@ -7,21 +7,21 @@ import (
 
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/actuatortest"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
-// TestDispatcherConformance runs actuatortest's suite against both
+// TestDispatcherConformance runs replaytest's suite against both
 // backends, the browser actuator and an MCP server (rote mcp browser),
 // which must not share a fingerprint.
 func TestDispatcherConformance(t *testing.T) {
 	t.Parallel()
 	b := planes(t)
-	web := newSite(t, map[string]string{"/": actuatortest.Page})
+	web := newSite(t, map[string]string{"/": replaytest.Page})
 	navigate := func(url string) (string, map[string]any, *schema.Target) {
 		return "navigate", map[string]any{"url": url}, nil
 	}
-	browserFP := actuatortest.TestDispatcher(t, web.URL+"/", actuatortest.Backend{
+	browserFP := replaytest.TestDispatcher(t, web.URL+"/", replaytest.Backend{
 		Name: "browser",
 		Open: func(t *testing.T, runID string) replay.Dispatcher {
 			d, err := replay.OpenBrowserDispatcher(testContext(t), b.Browsers(), runID, web.URL)
@@ -36,7 +36,7 @@ func TestDispatcherConformance(t *testing.T) {
 		},
 		UnknownTool: schema.ErrOutOfSet,
 	})
-	mcpFP := actuatortest.TestDispatcher(t, web.URL+"/", actuatortest.Backend{
+	mcpFP := replaytest.TestDispatcher(t, web.URL+"/", replaytest.Backend{
 		Name: "mcp",
 		Open: func(t *testing.T, runID string) replay.Dispatcher {
 			d, err := replay.OpenMCPDispatcher(testContext(t), replay.MCPConfig{

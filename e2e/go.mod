@@ -79,6 +79,7 @@ require (
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/rote-agent/rote/bench v0.0.0
 	github.com/rote-agent/rote/services/actuator v0.0.0
+	github.com/rote-agent/rote/services/replay v0.0.0
 	github.com/rote-agent/rote/services/distiller v0.0.0
 	github.com/rote-agent/rote/services/matcher v0.0.0
 	github.com/rote-agent/rote/services/perception v0.0.0
@@ -102,6 +103,8 @@ replace github.com/rote-agent/rote/bus => ../bus
 replace github.com/rote-agent/rote/services/recorder => ../services/recorder
 
 replace github.com/rote-agent/rote/services/actuator => ../services/actuator
+
+replace github.com/rote-agent/rote/services/replay => ../services/replay
 
 replace github.com/rote-agent/rote/services/perception => ../services/perception
 

@@ -60,7 +60,7 @@ func workspaceImports(t *testing.T) map[string][]string {
 func TestDependenciesPointDown(t *testing.T) {
 	t.Parallel()
 	imports := workspaceImports(t)
-	for _, want := range []string{"schema", "bus", "chromium", "services/recorder", "services/actuator/replay", "cmd/rote", "cmd/rote/node"} {
+	for _, want := range []string{"schema", "bus", "chromium", "services/recorder", "services/replay", "cmd/rote", "cmd/rote/node"} {
 		if _, ok := imports[modulePrefix+want]; !ok {
 			t.Fatalf("go list did not see %s: the check would pass vacuously", want)
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/actuatortest"
+	"github.com/rote-agent/rote/services/replay/replaytest"
 )
 
 func testContext(t testing.TB) context.Context {
@@ -145,7 +145,7 @@ func (s *site) lastPost() url.Values {
 
 // actionsPage is the conformance suite's page: a form with every kind of
 // control, a hover target, an overlay and two identical buttons.
-const actionsPage = actuatortest.Page
+const actionsPage = replaytest.Page
 
 // TestActionsInChromium drives every typed action through the actuator
 // against a real page and checks the server received what a user would

@@ -8,8 +8,8 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/mcpbrowser"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay/mcpbrowser"
+	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/planner"
 )
 

@@ -23,7 +23,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/actuator"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/matcher"
 	"github.com/rote-agent/rote/services/perception"

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // Playbooks offers a session's client, as tools, the playbooks promoted

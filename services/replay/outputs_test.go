@@ -6,8 +6,8 @@ import (
 
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/actuatortest"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // labelRecord is a create-then-label playbook whose label call takes the
@@ -31,7 +31,7 @@ func labelRecord(t *testing.T) *schema.Playbook {
 	return p
 }
 
-func created(structured string) actuatortest.Outcome {
+func created(structured string) replaytest.Outcome {
 	return ok(schema.ToolResultWorld([]byte(`{"content":[{"type":"text","text":"created"}],"structuredContent":` + structured + `}`)))
 }
 
@@ -44,7 +44,7 @@ func TestOutputsBindTheNewObject(t *testing.T) {
 	labelled := ok(schema.World{Text: "labelled"})
 	for _, c := range []struct {
 		name   string
-		create actuatortest.Outcome
+		create replaytest.Outcome
 		code   schema.Code
 	}{
 		{"a new id", created(`{"id":"r-18"}`), ""},
@@ -53,7 +53,7 @@ func TestOutputsBindTheNewObject(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := labelRecord(t)
-			d := &actuatortest.Scripted{FP: fp, Steps: map[string][]actuatortest.Outcome{"create": {c.create}, "tag": {labelled}}}
+			d := &replaytest.Scripted{FP: fp, Steps: map[string][]replaytest.Outcome{"create": {c.create}, "tag": {labelled}}}
 			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Params: map[string]string{"name": "Globex", "label": "urgent"}, Open: opener(d)})
 			if err != nil {
 				t.Fatal(err)

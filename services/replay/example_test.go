@@ -7,8 +7,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/actuatortest"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // An executor replays a playbook through a Dispatcher (here a scripted
@@ -36,7 +36,7 @@ steps:
   - {id: go, kind: deterministic, tool: click, needs: [type], target: {role: button, name: Search}}
 verify: [{text_visible: "results for {{query}}"}]
 `))
-	d := &actuatortest.Scripted{Steps: map[string][]actuatortest.Outcome{
+	d := &replaytest.Scripted{Steps: map[string][]replaytest.Outcome{
 		"type": {{Err: schema.Errorf(schema.CodeNotFound, "no searchbox yet")}, {}}, // there on the second try
 		"go":   {{World: schema.World{Page: true, Text: "12 results for desk"}}},
 	}}

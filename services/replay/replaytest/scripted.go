@@ -1,4 +1,4 @@
-package actuatortest
+package replaytest
 
 import (
 	"context"

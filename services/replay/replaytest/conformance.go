@@ -1,10 +1,10 @@
-// Package actuatortest is the conformance suite of replay.Dispatcher:
+// Package replaytest is the conformance suite of replay.Dispatcher:
 // the executor replays through the browser and through any MCP server
 // alike, so every backend must behave the same wherever the executor
 // relies on it. A backend's tests call TestDispatcher with a Backend
 // that says how to open one and how its steps are written, as
 // watermill's pubsub/tests does for its publishers.
-package actuatortest
+package replaytest
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // Page is the page TestDispatcher drives: the environment under test

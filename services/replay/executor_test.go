@@ -11,8 +11,8 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/actuator/actuatortest"
-	"github.com/rote-agent/rote/services/actuator/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // fp is the environment every scripted dispatcher is.
@@ -49,11 +49,11 @@ var (
 	declined  = schema.World{Page: true, URL: "http://site/vendors", Text: "Vendor rejected"}
 )
 
-func fails(code schema.Code) actuatortest.Outcome {
-	return actuatortest.Outcome{Err: schema.Errorf(code, "scripted %s", code)}
+func fails(code schema.Code) replaytest.Outcome {
+	return replaytest.Outcome{Err: schema.Errorf(code, "scripted %s", code)}
 }
 
-func ok(w schema.World) actuatortest.Outcome { return actuatortest.Outcome{World: w} }
+func ok(w schema.World) replaytest.Outcome { return replaytest.Outcome{World: w} }
 
 // planner answers the executor's model-backed requests in a test.
 type planner struct {
@@ -118,7 +118,7 @@ func TestOnFailLadder(t *testing.T) {
 	cases := []struct {
 		name    string
 		edit    func(p *schema.Playbook) // changes to the table's playbook
-		script  map[string][]actuatortest.Outcome
+		script  map[string][]replaytest.Outcome
 		planner *planner
 		stored  bool // replay version 1 from the store, so repairs are saved
 
@@ -133,84 +133,84 @@ func TestOnFailLadder(t *testing.T) {
 		patchNote  string
 		patched    uint64 // the version repairs were saved as
 	}{
-		{name: "every step holds", script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {ok(confirmed)}},
+		{name: "every step holds", script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess},
-		{name: "no on_fail: the first failure falls back", script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
+		{name: "no on_fail: the first failure falls back", script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, attempts: map[string]int{"company": 1}},
 		{name: "retry(2) outlasts two failures", edit: onFail("company", "retry(2)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), fails(schema.CodeAmbiguous), ok(home)}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), fails(schema.CodeAmbiguous), ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"company": 3}},
 		{name: "retry(1) gives up after two tries", edit: onFail("company", "retry(1)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, attempts: map[string]int{"company": 2}},
 		{name: "a retry looks again before it acts again", edit: onFail("sign-in", "retry(2)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Later: &home}}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {{World: away, Later: &home}}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 1}, dispatched: map[string]int{"sign-in": 1}},
 		{name: "a retry acts again when nothing was sent", edit: onFail("sign-in", "retry(2)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(away), ok(home)}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(away), ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 2}, dispatched: map[string]int{"sign-in": 2}},
 		{name: "a retry does not act again after a try that sent", edit: onFail("sign-in", "retry(2)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
 			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrUnrepeatable, attempts: map[string]int{"sign-in": 1}, dispatched: map[string]int{"sign-in": 1}},
 		{name: "a repair is not run after a try that sent", edit: onFail("sign-in", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {{World: away, Sent: []string{"POST http://site/login"}}, ok(home)}},
 			planner: &planner{repair: replacement("button", "Log in")},
 			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrUnrepeatable, dispatched: map[string]int{"sign-in": 1}},
 		{name: "a contract change is never retried", edit: onFail("register", "retry(3)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged), ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged), ok(confirmed)}},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrContractChanged, attempts: map[string]int{"register": 1}},
 		{name: "a crashed browser is never retried", edit: onFail("company", "retry(3)"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeBrowserCrashed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeBrowserCrashed)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrBrowserCrashed, attempts: map[string]int{"company": 1}},
-		{name: "a failed expect falls back", script: map[string][]actuatortest.Outcome{"sign-in": {ok(away)}},
+		{name: "a failed expect falls back", script: map[string][]replaytest.Outcome{"sign-in": {ok(away)}},
 			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrExpectFailed},
 		{name: "an expect the world cannot answer fails outright", edit: func(p *schema.Playbook) {
 			p.Step("sign-in").Expect = []schema.Expect{{Op: schema.OpExitCode, Value: []byte("0")}}
-		}, script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}},
+		}, script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}},
 			outcome: schema.OutcomeFailed, failed: "sign-in", reason: schema.ErrNotApplicable},
 		{name: "repair of a missing control holds and is saved", edit: onFail("company", "repair"), stored: true,
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patched: 2},
 		{name: "repair from a file holds for this run only", edit: onFail("company", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patchNote: "repaired for this run only"},
 		{name: "a repair that does not hold falls back", edit: onFail("company", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, calls: 1},
 		{name: "a repair nobody answers falls back, typed", edit: onFail("company", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrRepairUnavailable},
 		{name: "a submit that sends elsewhere is never repaired", edit: onFail("register", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged)}},
 			planner: &planner{repair: replacement("button", "Import")},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrContractChanged},
 		{name: "a field that changed kind is repaired", edit: onFail("company", "repair"), stored: true,
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeControlChanged), ok(home)}, "register": {ok(confirmed)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeControlChanged), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Company")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patched: 2},
 		{name: "a click on a control of another kind is not", edit: onFail("register", "repair"),
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeControlChanged)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeControlChanged)}},
 			planner: &planner{repair: replacement("link", "Register")},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrControlChanged},
 		{name: "a covered control is cleared, the step runs as it is, nothing saved", edit: onFail("company", "repair"), stored: true,
-			script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeObscured), ok(home)}, "register": {ok(confirmed)}},
+			script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeObscured), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: func(r *schema.RepairRequest) (*schema.RepairReply, error) {
 				return &schema.RepairReply{Clears: true, Step: schema.Step{ID: "dismiss", Tool: "click", Target: &schema.Target{Role: "button", Name: "Close"}}, Usage: schema.TokenUsage{Uncached: 100, Output: 5}}, nil
 			}},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patchNote: "cleared what covered company"},
 		{name: "a judgment outside its options fails outright", edit: judged,
-			script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}},
+			script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}},
 			planner: &planner{judgment: func(*schema.JudgmentRequest) (*schema.ModelReply, error) {
 				return &schema.ModelReply{Value: "Urgent", Usage: schema.TokenUsage{Uncached: 50, Output: 1}}, nil
 			}},
 			outcome: schema.OutcomeFailed, failed: "tier", reason: schema.ErrOutOfSet, calls: 1},
 		{name: "a judgment with no planner falls back", edit: judged,
-			script:  map[string][]actuatortest.Outcome{"sign-in": {ok(home)}},
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}},
 			outcome: schema.OutcomeFallback, failed: "tier", reason: schema.ErrUnavailable},
-		{name: "a verify that does not pass is a failure", script: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "register": {ok(declined)}},
+		{name: "a verify that does not pass is a failure", script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {ok(declined)}},
 			outcome: schema.OutcomeFailed, reason: schema.ErrExpectFailed},
 	}
 	for _, c := range cases {
@@ -232,7 +232,7 @@ func TestOnFailLadder(t *testing.T) {
 				}
 				version = e.Stored.Version
 			}
-			d := &actuatortest.Scripted{FP: fp, Steps: c.script}
+			d := &replaytest.Scripted{FP: fp, Steps: c.script}
 			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Version: version, Params: params, Open: opener(d)})
 			if err != nil {
 				t.Fatal(err)
@@ -387,7 +387,7 @@ func TestRefusedBeforeStarting(t *testing.T) {
 			if c.edit != nil {
 				c.edit(p)
 			}
-			d := &actuatortest.Scripted{FP: fp}
+			d := &replaytest.Scripted{FP: fp}
 			_, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Params: c.params, AllowUnbound: c.unbound, Open: opener(d), RunID: "refused"})
 			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
@@ -414,8 +414,8 @@ func TestRepairIsGuarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &actuatortest.Scripted{FP: fp, Resolves: &schema.Target{ID: "x1", Role: "textbox", Name: "Legal entity", Contract: &schema.Contract{Tag: "input", InputType: "text"}},
-		Steps: map[string][]actuatortest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}}}
+	d := &replaytest.Scripted{FP: fp, Resolves: &schema.Target{ID: "x1", Role: "textbox", Name: "Legal entity", Contract: &schema.Contract{Tag: "input", InputType: "text"}},
+		Steps: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}}}
 	res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Version: e.Stored.Version, Params: params, Open: opener(d)})
 	if err != nil || res.Patched == nil {
 		t.Fatalf("%v %+v", err, res)
