@@ -12,8 +12,8 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder"
+	"github.com/rote-agent/rote/services/replay"
 	"github.com/spf13/cobra"
 )
 

@@ -44,7 +44,7 @@ printed as YAML (or written to -o FILE); promote it with rote promote.`,
 			if err != nil {
 				return err
 			}
-			r, _, err := lf.prepare(ctx, app, b, a[0])
+			r, _, err := lf.declare(ctx, app, b, a[0])
 			if err != nil {
 				return err
 			}

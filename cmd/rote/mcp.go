@@ -8,9 +8,9 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay/mcpbrowser"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder"
+	"github.com/rote-agent/rote/services/replay"
+	"github.com/rote-agent/rote/services/replay/mcpbrowser"
 	"github.com/spf13/cobra"
 )
 

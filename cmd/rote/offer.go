@@ -11,8 +11,8 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // playbookOffer offers a recorded session's client the playbooks promoted

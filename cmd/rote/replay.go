@@ -10,6 +10,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/replay"
 	"github.com/spf13/cobra"
@@ -146,7 +147,7 @@ func printStep(app *App, r schema.StepReport) {
 }
 
 func printReplayResult(app *App, res *schema.ReplayResult) {
-	printChecks(app.Stdout, "  ", res.Verify)
+	runlog.WriteChecks(app.Stdout, "  ", res.Verify)
 	calls, tokens := 0, int64(0)
 	for _, u := range res.Usage {
 		calls += u.Calls

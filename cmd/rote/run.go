@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
@@ -242,7 +243,7 @@ func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, ch
 	} else if o.Replay != nil {
 		verify = o.Replay.Verify
 	}
-	printChecks(w, "  ", verify)
+	runlog.WriteChecks(w, "  ", verify)
 	var calls int
 	var total schema.TokenUsage
 	fmt.Fprintf(w, "summary (%s)\n", label)

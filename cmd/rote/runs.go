@@ -104,7 +104,7 @@ func newRunsShowCommand(app *App) *cobra.Command {
 			if asJSON {
 				return writeJSON(app, jsonEvents(envs))
 			}
-			writeTimeline(app.Stdout, envs)
+			runlog.WriteTimeline(app.Stdout, envs)
 			return nil
 		},
 	}

@@ -33,11 +33,18 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			if err != nil {
 				return err
 			}
-			last, err := runlog.LastResult(ctx, b.Runs(), a[0])
+			r, err := b.Runs().Fold(ctx, a[0])
 			if err != nil {
 				return err
 			}
-			checks, passed, err := schema.CheckAll(exps, schema.ToolResultWorld(last))
+			if r.Finished == nil {
+				return schema.Errorf(schema.CodeInvalid, "run %s has not finished", a[0])
+			}
+			world, _, err := runlog.LastWorld(ctx, b.Runs(), r)
+			if err != nil {
+				return err
+			}
+			checks, passed, err := schema.CheckAll(exps, world)
 			if err != nil {
 				return err
 			}
@@ -45,7 +52,7 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			if _, err := b.Runs().Publish(ctx, ev); err != nil {
 				return err
 			}
-			printChecks(app.Stdout, "", checks)
+			runlog.WriteChecks(app.Stdout, "", checks)
 			if !passed {
 				return &exitError{code: exitFailure, err: fmt.Errorf("run %s did not verify", a[0])}
 			}

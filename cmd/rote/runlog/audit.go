@@ -25,23 +25,3 @@ func Audit(ctx context.Context, runs *bus.RunLog, runID string) (*schema.Audit, 
 	a.Unsigned = !runs.Signed()
 	return a, nil
 }
-
-// LastResult returns the result of the last successful tool call of a
-// finished recorded run, from the blob store when it was spilled:
-// CodeInvalid while the run is open, CodeUnverified when it has none.
-func LastResult(ctx context.Context, runs *bus.RunLog, runID string) ([]byte, error) {
-	f, err := runs.Fold(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	last := f.LastResult()
-	switch {
-	case f.Finished == nil:
-		return nil, schema.Errorf(schema.CodeInvalid, "run %s has not finished", runID)
-	case last == nil:
-		return nil, schema.Errorf(schema.CodeUnverified, "run %s has no successful tool call to verify", runID)
-	case last.BlobRef != "":
-		return runs.Blob(ctx, last.BlobRef)
-	}
-	return last.Result, nil
-}

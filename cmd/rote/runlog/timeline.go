@@ -1,4 +1,4 @@
-package main
+package runlog
 
 import (
 	"cmp"
@@ -14,9 +14,9 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// writeTimeline prints a run's events one per line, each with its offset
+// WriteTimeline prints a run's events one per line, each with its offset
 // from the first event, and what they add up to.
-func writeTimeline(w io.Writer, envs []bus.Envelope) {
+func WriteTimeline(w io.Writer, envs []bus.Envelope) {
 	var origin time.Time
 	if len(envs) > 0 {
 		origin = envs[0].Event.EventTime()
@@ -79,7 +79,7 @@ func describeEvent(ev schema.Event) string {
 		case e.ArgumentsRef != "":
 			s += fmt.Sprintf(", arguments (%s) in blob store", byteSize(e.ArgumentsSize))
 		case len(e.Arguments) > 2:
-			s += " " + cell(string(e.Arguments), 100) // what the call was, to choose a slice to learn
+			s += " " + clip(string(e.Arguments), 100) // what the call was, to choose a slice to learn
 		}
 		if e.ResultDigest != "" {
 			s += fmt.Sprintf(" -> %s (%s)", e.ResultDigest[:19], byteSize(e.ResultSize))
@@ -159,9 +159,9 @@ func passFail(ok bool) string {
 	return "FAIL"
 }
 
-// printChecks prints each check on a line of its own after indent:
+// WriteChecks prints each check on a line of its own after indent:
 // "verify PASS text_visible "Saved" (found)".
-func printChecks(w io.Writer, indent string, checks []schema.Check) {
+func WriteChecks(w io.Writer, indent string, checks []schema.Check) {
 	for _, c := range checks {
 		fmt.Fprintf(w, "%sverify %s %s (%s)\n", indent, passFail(c.Passed), c.Expect, c.Detail)
 	}
@@ -201,4 +201,9 @@ func settleText(d time.Duration, unsettled bool, heldBy string) string {
 		return millis(d) + " (gave up: " + cmp.Or(heldBy, "the page was still changing") + ")"
 	}
 	return millis(d)
+}
+
+// clip is s on one line, at most n characters.
+func clip(s string, n int) string {
+	return schema.Clip(strings.Join(strings.Fields(s), " "), n)
 }
