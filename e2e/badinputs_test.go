@@ -9,8 +9,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // fixtureOpener replays against our go-sdk fixture MCP server,

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/recorder/recordertest"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // BenchmarkRecordOverhead measures what `rote record` adds to a tool

@@ -7,8 +7,8 @@ import (
 
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay/replaytest"
 	"github.com/rote-agent/rote/services/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
 )
 
 // TestDispatcherConformance runs replaytest's suite against both

@@ -10,9 +10,9 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // TestLearnFromColdRuns: for every suite task, a cold agent run plans

@@ -7,8 +7,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay/replaytest"
 	"github.com/rote-agent/rote/services/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
 )
 
 // An executor replays a playbook through a Dispatcher (here a scripted

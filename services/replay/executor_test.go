@@ -11,8 +11,8 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay/replaytest"
 	"github.com/rote-agent/rote/services/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
 )
 
 // fp is the environment every scripted dispatcher is.

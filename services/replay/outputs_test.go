@@ -6,8 +6,8 @@ import (
 
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay/replaytest"
 	"github.com/rote-agent/rote/services/replay"
+	"github.com/rote-agent/rote/services/replay/replaytest"
 )
 
 // labelRecord is a create-then-label playbook whose label call takes the

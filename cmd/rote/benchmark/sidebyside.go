@@ -12,8 +12,8 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/planner"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // SuiteSpeed is the side-by-side: Rote's warm replays of B1, B2 (the

@@ -9,9 +9,9 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/planner"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // Environment is where a playbook is replayed: a browser on a site, or

@@ -23,11 +23,11 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/services/actuator"
-	"github.com/rote-agent/rote/services/replay"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/rote-agent/rote/services/matcher"
 	"github.com/rote-agent/rote/services/perception"
 	"github.com/rote-agent/rote/services/planner"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // The roles a node can run. The recorder is none of them: it runs once
