@@ -16,9 +16,10 @@ import (
 )
 
 // playbookOffer offers a recorded session's client the playbooks promoted
-// for its server as tools (recorder.Offer): calling one replays it over
-// the session, as a run of its own. The node that replays (with the
-// planner and matcher, for model-backed steps) starts on the first call.
+// for its server as tools (recorder.Offer over replay.Offer): calling one
+// replays it over the session, as a run of its own. The node that
+// replays (with the planner and matcher, for model-backed steps) starts
+// on the first call.
 type playbookOffer struct {
 	app    *App
 	ctx    context.Context // the session's
@@ -26,7 +27,7 @@ type playbookOffer struct {
 
 	mu    sync.Mutex
 	bus   *bus.Bus // the recorder's, once it opened
-	tools []replay.PlaybookTool
+	offer *replay.Offer
 	node  *node.Node
 }
 
@@ -37,37 +38,29 @@ func (o *playbookOffer) useBus(b *bus.Bus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.bus == nil {
-		o.bus = b
+		o.bus, o.offer = b, &replay.Offer{Store: b.Playbooks()}
 	}
 }
 
-func (o *playbookOffer) store() (*bus.Bus, error) {
+func (o *playbookOffer) store() (*bus.Bus, *replay.Offer, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.bus == nil {
-		return nil, schema.Errorf(schema.CodeUnavailable, "the bus is unreachable: no playbook can be read")
+		return nil, nil, schema.Errorf(schema.CodeUnavailable, "the bus is unreachable: no playbook can be read")
 	}
-	return o.bus, nil
+	return o.bus, o.offer, nil
 }
 
 // Tools are the playbooks bound to env's fingerprint.
 func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]schema.ToolSpec, error) {
-	b, err := o.store()
+	_, offer, err := o.store()
 	if err != nil {
 		return nil, err
 	}
-	fp, err := schema.Fingerprint(env)
+	tools, err := offer.Tools(ctx, env, env.Tools)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := b.Playbooks().Bound(ctx, fp)
-	if err != nil {
-		return nil, err
-	}
-	tools := replay.PlaybookTools(entries, env.Tools)
-	o.mu.Lock()
-	o.tools = tools
-	o.mu.Unlock()
 	specs := make([]schema.ToolSpec, len(tools))
 	for i, t := range tools {
 		specs[i] = t.Spec
@@ -77,7 +70,7 @@ func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]sc
 
 // Changed follows the playbook store.
 func (o *playbookOffer) Changed() <-chan struct{} {
-	b, err := o.store()
+	b, _, err := o.store()
 	if err != nil {
 		return nil
 	}
@@ -89,39 +82,32 @@ func (o *playbookOffer) Changed() <-chan struct{} {
 	return ch
 }
 
-// Call replays the playbook behind tool with the client's arguments.
+// Call replays the playbook behind tool with the client's arguments over
+// the recorded session.
 func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMessage, down recorder.Downstream) json.RawMessage {
-	o.mu.Lock()
-	i := slices.IndexFunc(o.tools, func(t replay.PlaybookTool) bool { return t.Spec.Name == tool })
-	var t replay.PlaybookTool
-	if i >= 0 {
-		t = o.tools[i]
-	}
-	o.mu.Unlock()
-	if i < 0 {
-		return encodeResult(replay.ToolResult(replay.PlaybookTool{Playbook: &schema.Playbook{Name: tool}}, nil,
-			schema.Errorf(schema.CodeNotFound, "%s is no longer offered: list the tools again", tool)))
-	}
-	params, err := t.Params(args)
+	_, offer, err := o.store()
 	if err != nil {
-		return encodeResult(replay.ToolResult(t, nil, err))
+		return encodeResult(replay.ToolResult(replay.PlaybookTool{Playbook: &schema.Playbook{Name: tool}}, nil, err))
 	}
-	n, err := o.replayer(ctx)
-	if err != nil {
-		return encodeResult(replay.ToolResult(t, nil, err))
-	}
-	down.Secrets(slices.Collect(maps.Values(t.Playbook.Secrets(params))))
-	open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.target, t.Playbook, params)
-	res, err := n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: open})
-	if err == nil {
-		fmt.Fprintf(o.app.Stderr, "rote record: %s replayed for the client: run %s %s\n", t.Playbook.Name, res.RunID, res.Outcome)
-	}
-	return encodeResult(replay.ToolResult(t, res, err))
+	r, _ := offer.Call(ctx, tool, args, func(ctx context.Context, t replay.PlaybookTool, params map[string]string) (*schema.ReplayResult, error) {
+		n, err := o.replayer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		down.Secrets(slices.Collect(maps.Values(t.Playbook.Secrets(params))))
+		open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.target, t.Playbook, params)
+		res, err := n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: open})
+		if err == nil {
+			fmt.Fprintf(o.app.Stderr, "rote record: %s replayed for the client: run %s %s\n", t.Playbook.Name, res.RunID, res.Outcome)
+		}
+		return res, err
+	})
+	return encodeResult(r)
 }
 
 // replayer starts the node on the first call.
 func (o *playbookOffer) replayer(ctx context.Context) (*node.Node, error) {
-	b, err := o.store()
+	b, _, err := o.store()
 	if err != nil {
 		return nil, err
 	}

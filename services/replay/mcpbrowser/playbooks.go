@@ -16,10 +16,10 @@ import (
 )
 
 // Playbooks offers a session's client, as tools, the playbooks promoted
-// for the site its page is on: when the page reaches another origin, and
-// when a playbook is promoted, the tool list changes and the client is
-// told (notifications/tools/list_changed). Calling one replays it on the
-// session's own page, from where the agent is.
+// for the site its page is on (a replay.Offer): when the page reaches
+// another origin, and when a playbook is promoted, the tool list changes
+// and the client is told (notifications/tools/list_changed). Calling one
+// replays it on the session's own page, from where the agent is.
 type Playbooks struct {
 	Store *bus.PlaybookStore
 	// Replay replays t with params on session s, whose site is base.
@@ -30,7 +30,7 @@ type Playbooks struct {
 // offered is what the session offers now.
 type offered struct {
 	origin string
-	tools  map[string]replay.PlaybookTool // by tool name
+	specs  map[string]schema.ToolSpec // by tool name
 }
 
 // follow offers the playbooks of the origin of pageURL, if it is not the
@@ -75,23 +75,18 @@ func (m *Tools) watch(ctx context.Context) {
 
 // reoffer makes the tool list the browser's tools and origin's playbooks.
 func (m *Tools) reoffer(ctx context.Context, origin string) {
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(origin))
-	if err != nil {
-		return
-	}
-	entries, err := m.playbooks.Store.Bound(ctx, fp)
+	tools, err := m.offers.Tools(ctx, schema.BrowserEnvironment(origin), schema.BrowserTools())
 	if err != nil {
 		m.playbooks.Log.Warn("the playbooks of this site are not offered", "origin", origin, "err", err)
 		return
 	}
-	tools := replay.PlaybookTools(entries, schema.BrowserTools())
-	next := map[string]replay.PlaybookTool{}
+	next := map[string]schema.ToolSpec{}
 	for _, t := range tools {
-		next[t.Spec.Name] = t
+		next[t.Spec.Name] = t.Spec
 	}
 	m.mu.Lock()
-	prev := m.offer.tools
-	m.offer = offered{origin: origin, tools: next}
+	prev := m.offer.specs
+	m.offer = offered{origin: origin, specs: next}
 	m.mu.Unlock()
 	var gone []string
 	for name := range prev {
@@ -103,11 +98,11 @@ func (m *Tools) reoffer(ctx context.Context, origin string) {
 		m.server.RemoveTools(gone...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(next)) {
-		t := next[name]
-		if old, ok := prev[name]; ok && old.Spec.Description == t.Spec.Description && bytes.Equal(old.Spec.InputSchema, t.Spec.InputSchema) {
+		spec := next[name]
+		if old, ok := prev[name]; ok && old.Description == spec.Description && bytes.Equal(old.InputSchema, spec.InputSchema) {
 			continue
 		}
-		m.server.AddTool(&mcp.Tool{Name: name, Description: t.Spec.Description, InputSchema: json.RawMessage(t.Spec.InputSchema)},
+		m.server.AddTool(&mcp.Tool{Name: name, Description: spec.Description, InputSchema: json.RawMessage(spec.InputSchema)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return m.replay(ctx, name, req.Params.Arguments), nil
 			})
@@ -119,27 +114,21 @@ func (m *Tools) reoffer(ctx context.Context, origin string) {
 // on from it.
 func (m *Tools) replay(ctx context.Context, tool string, args json.RawMessage) *mcp.CallToolResult {
 	m.mu.Lock()
-	t, ok := m.offer.tools[tool]
 	origin := m.offer.origin
 	m.mu.Unlock()
-	if !ok {
-		return toolError(tool + " is no longer offered here: list the tools again")
-	}
-	params, err := t.Params(args)
-	if err != nil {
-		return replay.ToolResult(t, nil, err)
-	}
-	s, err := m.open(ctx)
-	if err != nil {
-		return replay.ToolResult(t, nil, err)
-	}
-	// The secrets the client gives are masked like those of the
-	// environment, in what the session records and returns.
-	m.addSecrets(t.Playbook.Secrets(params))
-	m.replaying.Lock() // replays take turns: two would act on one page
-	res, err := m.playbooks.Replay(ctx, t, params, s, origin)
-	m.replaying.Unlock()
-	r := replay.ToolResult(t, res, err)
+	var s *bus.BrowserSession
+	r, res := m.offers.Call(ctx, tool, args, func(ctx context.Context, t replay.PlaybookTool, params map[string]string) (*schema.ReplayResult, error) {
+		var err error
+		if s, err = m.open(ctx); err != nil {
+			return nil, err
+		}
+		// The secrets the client gives are masked like those of the
+		// environment, in what the session records and returns.
+		m.addSecrets(t.Playbook.Secrets(params))
+		m.replaying.Lock() // replays take turns: two would act on one page
+		defer m.replaying.Unlock()
+		return m.playbooks.Replay(ctx, t, params, s, origin)
+	})
 	if res != nil && res.Outcome != schema.OutcomeSuccess {
 		if rep, oerr := s.Observe(ctx, "", false, 0); oerr == nil {
 			r.Content = append(r.Content, &mcp.TextContent{Text: "\n" + pageLines(rep.Observation) + rep.Observation.Render})

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // Session is one MCP session served as a run.
@@ -41,7 +42,9 @@ func Serve(ctx context.Context, browsers *bus.Browsers, runs *bus.RunLog, s Sess
 		return err
 	}
 	tools := New(browsers, runID, s.Secrets)
-	tools.playbooks = s.Playbooks
+	if s.Playbooks != nil {
+		tools.playbooks, tools.offers = s.Playbooks, &replay.Offer{Store: s.Playbooks.Store}
+	}
 	gate := newSerial(in, out)
 	server := tools.Server(s.Version)
 	watch, stop := context.WithCancel(ctx)

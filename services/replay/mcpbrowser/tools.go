@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/services/replay"
 )
 
 // Verdict is what the agent driving an MCP browser session said last:
@@ -31,7 +32,8 @@ type Tools struct {
 	runID    string
 	secrets  map[string]string
 
-	playbooks *Playbooks // nil: none offered
+	playbooks *Playbooks    // nil: none offered
+	offers    *replay.Offer // the playbooks offered, when playbooks is set
 	server    *mcp.Server
 	replaying sync.Mutex // held by the offered playbook replaying
 
