@@ -10,9 +10,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
-	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/services/recorder"
 	"github.com/rote-agent/rote/services/replay"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +67,7 @@ func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	cfg.TookOver = func(b *bus.Bus, at time.Time) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		a.closeOrphans(ctx, b, at)
+		node.CloseOrphans(ctx, b, a.DataDir, at, a.Log)
 	}
 	b, err := bus.Open(ctx, cfg)
 	if err != nil {
@@ -77,32 +75,9 @@ func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	}
 	a.bus = b
 	if b.Server() != nil {
-		a.closeOrphans(ctx, b, opened)
+		node.CloseOrphans(ctx, b, a.DataDir, opened, a.Log)
 	}
 	return b, nil
-}
-
-// closeOrphans finishes, as aborted, the runs that processes which died
-// before this one took over the data directory left open: recorded
-// sessions (with what their spools kept), then every other run that
-// started before and that no live process holds (its recorder, or the
-// process that opened it, which may have survived the owner it took the
-// directory over from).
-func (a *App) closeOrphans(ctx context.Context, b *bus.Bus, opened time.Time) {
-	aborted, err := recorder.Recover(ctx, b.Runs(), a.DataDir, opened)
-	if err == nil {
-		var more []string
-		more, err = runlog.AbortOrphans(ctx, b.Runs(), opened, func(runID string) bool {
-			return recorder.Alive(a.DataDir, runID) || bus.RunAlive(a.DataDir, runID)
-		})
-		aborted = append(aborted, more...)
-	}
-	if err != nil {
-		a.Log.Warn("could not close the runs of dead processes", "err", err)
-	}
-	if len(aborted) > 0 {
-		a.Log.Info("marked the runs of dead processes aborted", "runs", aborted)
-	}
 }
 
 // busConfig is the bus the global flags name, for a client called name,
@@ -118,8 +93,8 @@ func (a *App) busConfig(name string) (bus.Config, error) {
 		return bus.Config{}, usageError("%v", err)
 	}
 	cfg.SigningKey = key
-	if err := storeLimits(&cfg.RunsMaxBytes, &cfg.BlobsMaxBytes); err != nil {
-		return bus.Config{}, err
+	if err := node.StoreLimits(&cfg.RunsMaxBytes, &cfg.BlobsMaxBytes); err != nil {
+		return bus.Config{}, usageError("%v", err)
 	}
 	return cfg, nil
 }

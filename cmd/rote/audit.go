@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rote-agent/rote/cmd/rote/runlog"
-	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/cmd/rote/view"
 )
 
 func newAuditCommand(app *App) *cobra.Command {
@@ -52,11 +52,11 @@ recorded as accepted, and Rote's limits are set again.`,
 				return err
 			}
 			if asJSON {
-				if err := writeJSON(app, rep); err != nil {
+				if err := view.JSON(app.Stdout, rep); err != nil {
 					return err
 				}
 			} else {
-				printAudit(app, rep)
+				view.Audit(app.Stdout, rep)
 			}
 			if !rep.Agrees {
 				return fmt.Errorf("run %s: %d mismatch(es) with its manifest", a[0], len(rep.Mismatches))
@@ -87,7 +87,7 @@ func auditStore(cmd *cobra.Command, app *App, accept, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(app, st)
+		return view.JSON(app.Stdout, st)
 	}
 	w := app.Stdout
 	fmt.Fprintf(w, "ROTE_RUNS: %d events (sequences %d to %d), %d of %d bytes\n", st.Events, st.FirstSeq, st.LastSeq, st.Bytes, st.MaxBytes)
@@ -98,25 +98,4 @@ func auditStore(cmd *cobra.Command, app *App, accept, asJSON bool) error {
 		fmt.Fprintln(w, "  as Rote set them, and no event lost since Rote last looked")
 	}
 	return nil
-}
-
-func printAudit(app *App, a *schema.Audit) {
-	w := app.Stdout
-	fmt.Fprintf(w, "run %s: %d events\n", a.RunID, a.Events)
-	if a.Recorded != nil {
-		fmt.Fprintf(w, "  recorded  outcome %s; %s\n", a.Recorded.Outcome, schema.UsageText(a.Recorded.Usage))
-	}
-	fmt.Fprintf(w, "  derived   outcome %s; %s\n", a.Outcome, schema.UsageText(a.Usage))
-	if a.Offline {
-		fmt.Fprintln(w, "  model     the offline scripted test model answered these calls")
-	}
-	if a.Unsigned {
-		fmt.Fprintln(w, "  signatures not checked: this bus has no signing key ($ROTE_SIGNING_KEY, or a NATS URL with user rote and its password), so a forged event would pass")
-	}
-	for _, m := range a.Mismatches {
-		fmt.Fprintf(w, "  MISMATCH  %s\n", m)
-	}
-	if a.Agrees {
-		fmt.Fprintln(w, "  agrees with its manifest")
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/benchmark"
 	"github.com/rote-agent/rote/cmd/rote/lab"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,7 @@ or FAIL, and a failed gate exits non-zero.`,
 				return err
 			}
 			if asJSON {
-				if err := writeJSON(app, s); err != nil {
+				if err := view.JSON(app.Stdout, s); err != nil {
 					return err
 				}
 			} else {
@@ -129,7 +130,7 @@ func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency s
 		return err
 	}
 	if asJSON {
-		if err := writeJSON(app, s); err != nil {
+		if err := view.JSON(app.Stdout, s); err != nil {
 			return err
 		}
 	} else {

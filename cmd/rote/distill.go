@@ -10,6 +10,7 @@ import (
 
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/safefile"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/distiller"
 	"github.com/spf13/cobra"
@@ -188,7 +189,7 @@ func shadowPromote(ctx context.Context, app *App, c *distiller.Candidate, values
 	}
 	defer n.Close()
 	fmt.Fprintf(app.Stdout, "shadow replay of %s against %s\n", c.Playbook.Name, env.Describe())
-	promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { printStep(app, r) })
+	promo, err := n.Promote(ctx, c, values, open, func(r schema.StepReport) { view.Step(app.Stdout, r) })
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/spf13/cobra"
 )
@@ -48,7 +49,7 @@ GET /__state shows its server-side state as JSON; POST /__reset restores the see
 				name = variant
 			}
 			fmt.Fprintf(app.Stdout, "portal (%s) on http://%s/\n", name, ln.Addr())
-			return serveUntilDone(cmd.Context(), ln, p)
+			return node.ServeUntilDone(cmd.Context(), ln, p)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")

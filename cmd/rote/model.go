@@ -8,6 +8,7 @@ import (
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/cmd/rote/lab"
+	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,7 @@ Every output that used it says "` + scripted.Label + `".`,
 				return err
 			}
 			fmt.Fprintf(app.Stdout, "%s on http://%s/v1\n", m.Label, ln.Addr())
-			return serveUntilDone(cmd.Context(), ln, m.Handler)
+			return node.ServeUntilDone(cmd.Context(), ln, m.Handler)
 		},
 	}
 	cmd.Flags().BoolVar(&scriptedFlag, "scripted", false, "serve the scripted offline model (the only one served)")

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -37,8 +36,11 @@ It runs a private, throwaway bus: nothing is recorded.`,
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx := cmd.Context()
 			var rep *schema.SessionObserveReply
-			if err := withBrowsers(ctx, app, "rote-observe", func(browsers *bus.Browsers) (err error) {
-				rep, err = observeURL(ctx, browsers, a[0], budget)
+			if err := node.CheckBrowser(app.Browser); err != nil {
+				return usageError("%v", err)
+			}
+			if err := node.WithBrowsers(ctx, app.Browser, "rote-observe", app.Log, func(browsers *bus.Browsers) (err error) {
+				rep, err = node.ObserveURL(ctx, browsers, a[0], budget)
 				return err
 			}); err != nil {
 				return err
@@ -46,10 +48,10 @@ It runs a private, throwaway bus: nothing is recorded.`,
 			o := rep.Observation
 			stats := observeStats{
 				DOMElements: o.Stats.DOMElements, Nodes: o.Stats.Nodes, Actionable: o.Stats.Actionable, Chars: o.Stats.Chars,
-				Tokens: o.Stats.Tokens, CaptureMS: ms(o.Stats.Capture), DistillMS: ms(o.Stats.Distill), SettleMS: ms(rep.SettleWait), Bootstrap: o.Bootstrap,
+				Tokens: o.Stats.Tokens, CaptureMS: view.MS(o.Stats.Capture), DistillMS: view.MS(o.Stats.Distill), SettleMS: view.MS(rep.SettleWait), Bootstrap: o.Bootstrap,
 			}
 			if asJSON {
-				return writeJSON(app, struct {
+				return view.JSON(app.Stdout, struct {
 					Stats  observeStats          `json:"stats"`
 					Nodes  []schema.ObservedNode `json:"nodes"`
 					Render string                `json:"render"`
@@ -67,48 +69,4 @@ It runs a private, throwaway bus: nothing is recorded.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"stats": {...}, "nodes": [...], "render": "..."}`)
 	cmd.Flags().IntVar(&budget, "budget", 0, "ordinary render budget in characters (default perception's)")
 	return cmd
-}
-
-// withBrowsers runs f with the browsers of a private, throwaway bus (a
-// store that keeps nothing, so no secret key either), in this process.
-func withBrowsers(ctx context.Context, app *App, name string, f func(*bus.Browsers) error) error {
-	if err := node.CheckBrowser(app.Browser); err != nil {
-		return usageError("%v", err)
-	}
-	dir, err := os.MkdirTemp("", name+"-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	b, err := bus.Open(ctx, bus.Config{DataDir: dir, Name: name, Log: app.Log})
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	n, err := node.New(node.Config{Roles: node.Browser, SecretKey: []byte(name + " keeps nothing"), Log: app.Log, Browser: app.Browser}, b)
-	if err != nil {
-		return err
-	}
-	if err := n.Run(ctx); err != nil {
-		return err
-	}
-	defer n.Close()
-	return f(b.Browsers())
-}
-
-// observeURL opens a session, loads url and observes it.
-func observeURL(ctx context.Context, browsers *bus.Browsers, url string, budget int) (*schema.SessionObserveReply, error) {
-	s, err := browsers.Open(ctx, bus.NewID())
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close(context.WithoutCancel(ctx))
-	ev, err := s.Act(ctx, "", schema.Action{Kind: schema.ActNavigate, URL: url})
-	if err != nil {
-		return nil, err
-	}
-	if ev.Error != nil {
-		return nil, ev.Error
-	}
-	return s.Observe(ctx, "", false, budget)
 }

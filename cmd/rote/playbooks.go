@@ -12,6 +12,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 				rows = append(rows, row{e.Name, e.Fingerprint, e.Stored.Version, e.Stored.Origin, p.Intent, len(p.Steps), e.Stored.Time})
 			}
 			if asJSON {
-				return writeJSON(app, rows)
+				return view.JSON(app.Stdout, rows)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintln(app.Stdout, "no playbooks")
@@ -97,7 +98,7 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tFINGERPRINT\tVERSION\tORIGIN\tSTEPS\tUPDATED\tINTENT")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, schema.ShortFingerprint(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), cell(r.Intent, 48))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, schema.ShortFingerprint(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), view.Cell(r.Intent, 48))
 			}
 			return tw.Flush()
 		},
@@ -155,7 +156,7 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 					what += fmt.Sprintf(" %s %q", s.Target.Role, s.Target.Name)
 				}
 				if s.Kind != schema.StepDeterministic {
-					what = string(s.Kind) + ": " + cell(s.Prompt, 60)
+					what = string(s.Kind) + ": " + view.Cell(s.Prompt, 60)
 				}
 				fmt.Fprintf(app.Stdout, "%3d. %s  %s\n", i+1, s.ID, what)
 			}

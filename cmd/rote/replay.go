@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/node"
-	"github.com/rote-agent/rote/cmd/rote/runlog"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/replay"
 	"github.com/spf13/cobra"
@@ -74,7 +73,7 @@ is looked up in the store.`,
 			request := replay.Request{Playbook: p, Version: stored, Params: paramMap, AllowUnbound: true, Open: open}
 			if !asJSON {
 				fmt.Fprintf(app.Stdout, "replaying %s against %s\nplanner (slot, judgment and repair steps): %s\n", p.Name, env.Describe(), n.Model().Label)
-				request.Progress = func(r schema.StepReport) { printStep(app, r) }
+				request.Progress = func(r schema.StepReport) { view.Step(app.Stdout, r) }
 			}
 			res, err := n.Executor().Replay(ctx, request)
 			if err != nil {
@@ -84,11 +83,11 @@ is looked up in the store.`,
 				return err
 			}
 			if asJSON {
-				if err := writeJSON(app, res); err != nil {
+				if err := view.JSON(app.Stdout, res); err != nil {
 					return err
 				}
 			} else {
-				printReplayResult(app, res)
+				view.ReplayResult(app.Stdout, res)
 			}
 			if res.Outcome != schema.OutcomeSuccess {
 				return &exitError{code: exitFailure, err: fmt.Errorf("replay %s: %s", res.Outcome, res.Reason)}
@@ -129,46 +128,4 @@ func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, vers
 	}
 	p, err := e.Decode()
 	return p, e.Stored.Version, err
-}
-
-func printStep(app *App, r schema.StepReport) {
-	status := "ok  "
-	if r.Error != nil {
-		status = "FAIL"
-	}
-	line := fmt.Sprintf("  %s %-16s %d attempt(s) %6.0f ms", status, r.StepID, r.Attempts, ms(r.Duration))
-	if n := r.Tokens.Logical(); n > 0 {
-		line += fmt.Sprintf(", %d tokens", n)
-	}
-	if r.Error != nil {
-		line += ": " + r.Error.Error()
-	}
-	fmt.Fprintln(app.Stdout, line)
-}
-
-func printReplayResult(app *App, res *schema.ReplayResult) {
-	runlog.WriteChecks(app.Stdout, "  ", res.Verify)
-	calls, tokens := 0, int64(0)
-	for _, u := range res.Usage {
-		calls += u.Calls
-		tokens += u.Tokens.Logical()
-	}
-	if res.Answer != "" {
-		fmt.Fprintf(app.Stdout, "  answer %s\n", strings.ReplaceAll(res.Answer, "\n", "; "))
-	}
-	if res.Unsettled > 0 {
-		fmt.Fprintf(app.Stdout, "  note: %d time(s) the page was still changing when the settle wait ran out, and the replay went ahead (rote runs show %s)\n", res.Unsettled, res.RunID)
-	}
-	switch res.Outcome {
-	case schema.OutcomeSuccess:
-		fmt.Fprintf(app.Stdout, "success: verified in %s; %d model call(s), %d tokens; run %s\n", res.Duration.Round(time.Millisecond), calls, tokens, res.RunID)
-	case schema.OutcomeFallback:
-		fmt.Fprintf(app.Stdout, "fallback at step %s: %s\n  completed before it (their effects may have happened): %s\n", res.FailedStep, res.Reason, strings.Join(res.Completed, ", "))
-		if res.FailedStepActed() {
-			fmt.Fprintf(app.Stdout, "  %s itself acted before its check failed: its effect may have happened too\n", res.FailedStep)
-		}
-		fmt.Fprintf(app.Stdout, "  rote replay stops here; rote run --playbook hands over to the agent instead; run %s\n", res.RunID)
-	default:
-		fmt.Fprintf(app.Stdout, "failed: %s; run %s\n", res.Reason, res.RunID)
-	}
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/rote-agent/rote/cmd/rote/node"
-	"github.com/rote-agent/rote/cmd/rote/runlog"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
@@ -99,14 +96,14 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	if !f.asJSON {
 		fmt.Fprintf(out, "task: %s\nsite: %s\nmodel: %s\n", t.Text, t.StartURL, label)
 		if chosen != nil {
-			fmt.Fprintf(out, "playbook: %s\n", playbookLabel(chosen.Playbook.Name, chosen.Version))
+			fmt.Fprintf(out, "playbook: %s\n", view.PlaybookLabel(chosen.Playbook.Name, chosen.Version))
 		}
 	}
 	opts := planner.Options{}
 	var replayProgress func(schema.StepReport)
 	if !f.asJSON {
-		opts.Progress = func(l planner.StepLog) { printAgentStep(app, l) }
-		replayProgress = func(r schema.StepReport) { printStep(app, r) }
+		opts.Progress = func(l planner.StepLog) { view.AgentStep(app.Stdout, l) }
+		replayProgress = func(r schema.StepReport) { view.Step(app.Stdout, r) }
 	}
 	res, err := n.Controller().Run(ctx, t, chosen, opts, replayProgress)
 	if err != nil {
@@ -114,14 +111,18 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	}
 	var checkErr error
 	if site != nil {
-		checkErr = site.check(ctx, answerOf(res))
+		checkErr = site.check(ctx, res.Answer())
 	}
 	if f.asJSON {
-		if err := writeJSON(app, res); err != nil {
+		if err := view.JSON(app.Stdout, res); err != nil {
 			return err
 		}
 	} else {
-		printOutcome(app, res, label, site, checkErr)
+		var sc *view.SiteCheck
+		if site != nil {
+			sc = &view.SiteCheck{Site: site.site, ID: site.id, Err: checkErr}
+		}
+		view.Outcome(app.Stdout, res, label, sc)
 	}
 	if res.Outcome != schema.OutcomeSuccess {
 		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", res.Outcome, res.Reason)}
@@ -130,18 +131,6 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("the site disagrees: %w", checkErr)}
 	}
 	return nil
-}
-
-// answerOf is what an outcome answered: the agent's done reason, else
-// what the replay read.
-func answerOf(o *planner.Outcome) string {
-	switch {
-	case o.Agent != nil:
-		return o.Agent.Answer
-	case o.Replay != nil:
-		return o.Replay.Answer
-	}
-	return ""
 }
 
 // buildTask reads the task from the flags; a suite task comes with the
@@ -190,94 +179,4 @@ func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.T
 		t.Verify = append(t.Verify, schema.Expect{Op: schema.OpTextVisible, Arg: text})
 	}
 	return t, site, nil
-}
-
-func printAgentStep(app *App, l planner.StepLog) {
-	what := string(l.Action.Kind)
-	if t := l.Action.Target; t != nil {
-		what += " " + t.Role + " " + strconv.Quote(t.Name)
-	}
-	switch {
-	case l.Action.URL != "":
-		what += " " + l.Action.URL
-	case l.Action.Value != "":
-		what += " = " + strconv.Quote(l.Action.Value)
-	case l.Action.Reason != "":
-		what += ": " + l.Action.Reason
-	}
-	source := "planner"
-	if l.Tokens.Logical() == 0 {
-		source = "-"
-	}
-	fmt.Fprintf(app.Stdout, "  %3d %-8s %6d tok %6.0f ms  %s  [%s]\n", l.N, source, l.Tokens.Logical(), ms(l.Duration), what, l.Result)
-}
-
-func printOutcome(app *App, o *planner.Outcome, label string, site *suiteRun, checkErr error) {
-	w := app.Stdout
-	if m := o.Match; m != nil {
-		if m.Hit {
-			fmt.Fprintf(w, "  matched %s (score %.2f, %d candidate(s) in this environment)\n", playbookLabel(m.Playbook.Name, m.Playbook.Version), m.Score, m.Candidates)
-		} else {
-			fmt.Fprintf(w, "  no playbook matched: %s\n", m.Reason)
-		}
-	}
-	mode := "agent"
-	switch {
-	case o.Replay != nil && o.Agent != nil:
-		mode = "replay, then agent fallback"
-		fmt.Fprintf(w, "  replay fell back at %s: %v\n  completed before it: %s\n", o.Replay.FailedStep, o.Replay.Reason, strings.Join(o.Replay.Completed, ", "))
-		if o.Replay.FailedStepActed() {
-			fmt.Fprintf(w, "  %s itself acted before its check failed\n", o.Replay.FailedStep)
-		}
-	case o.Replay != nil:
-		mode = "replay"
-	}
-	if o.Replay != nil && o.Replay.Patched != nil {
-		fmt.Fprintf(w, "  repaired and saved as %s v%d\n", o.Replay.Patched.Name, o.Replay.Patched.Version)
-	} else if o.Replay != nil && o.Replay.PatchNote != "" {
-		fmt.Fprintf(w, "  %s\n", o.Replay.PatchNote)
-	}
-	var verify []schema.Check
-	if o.Agent != nil {
-		verify = o.Agent.Verify
-	} else if o.Replay != nil {
-		verify = o.Replay.Verify
-	}
-	runlog.WriteChecks(w, "  ", verify)
-	var calls int
-	var total schema.TokenUsage
-	fmt.Fprintf(w, "summary (%s)\n", label)
-	fmt.Fprintf(w, "  mode         %s\n", mode)
-	for _, u := range o.Usage {
-		calls += u.Calls
-		total = total.Plus(u.Tokens)
-		fmt.Fprintf(w, "  %-12s %d call(s), %d tokens logical, %.0f cache-adjusted (uncached %d, cache read %d, cache write %d, output %d)\n",
-			u.Source, u.Calls, u.Tokens.Logical(), u.Tokens.Adjusted(), u.Tokens.Uncached, u.Tokens.CacheRead, u.Tokens.CacheWrite, u.Tokens.Output)
-	}
-	fmt.Fprintf(w, "  model calls  %d\n  tokens       %d logical, %.0f cache-adjusted\n  wall time    %s\n", calls, total.Logical(), total.Adjusted(), o.Duration.Round(time.Millisecond))
-	fmt.Fprintf(w, "  runs         %s\n", strings.Join(o.Runs(), ", "))
-	if a := answerOf(o); a != "" {
-		fmt.Fprintf(w, "  answer       %s\n", strings.ReplaceAll(a, "\n", "; "))
-	}
-	if site != nil {
-		if checkErr != nil {
-			fmt.Fprintf(w, "  site state FAIL (%s): %v\n", site.site, checkErr)
-		} else {
-			fmt.Fprintf(w, "  site state agrees (%s, %s)\n", site.site, site.id)
-		}
-	}
-	reason := ""
-	if o.Reason != nil {
-		reason = ": " + o.Reason.Error()
-	}
-	fmt.Fprintf(w, "outcome: %s%s\n", o.Outcome, reason)
-}
-
-// playbookLabel names a playbook and its stored version, or says it came
-// from a file.
-func playbookLabel(name string, version uint64) string {
-	if version == 0 {
-		return name + " (from a file)"
-	}
-	return fmt.Sprintf("%s v%d", name, version)
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
+	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +55,7 @@ below the table; --all lists them too.`,
 				runs = shown
 			}
 			if asJSON {
-				return writeJSON(app, runs)
+				return view.JSON(app.Stdout, runs)
 			}
 			if hidden > 0 {
 				defer fmt.Fprintf(app.Stdout, "(%d session(s) of rote mcp browser with no task left out: --all lists them)\n", hidden)
@@ -75,7 +71,7 @@ below the table; --all lists them too.`,
 				if !r.Finished.IsZero() {
 					duration = r.Finished.Sub(r.Started).Round(time.Millisecond).String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, cell(taskCell(r), 48), r.Outcome,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.RunID, r.Mode, view.Cell(view.TaskCell(r), 48), r.Outcome,
 					r.Started.UTC().Format(time.RFC3339), duration, r.Steps, r.ModelCalls(), schema.LogicalTokens(r.Usage))
 			}
 			return tw.Flush()
@@ -102,7 +98,7 @@ func newRunsShowCommand(app *App) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(app, jsonEvents(envs))
+				return view.JSON(app.Stdout, view.Events(envs))
 			}
 			runlog.WriteTimeline(app.Stdout, envs)
 			return nil
@@ -144,36 +140,4 @@ gives the same bytes.`,
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write into (created if missing)")
 	return cmd
-}
-
-// jsonEvent is one event as `rote runs show --json` prints it.
-type jsonEvent struct {
-	Seq     uint64       `json:"seq"`
-	Subject string       `json:"subject"`
-	Type    string       `json:"type"`
-	Stored  time.Time    `json:"stored"`
-	Event   schema.Event `json:"event"`
-}
-
-func jsonEvents(envs []bus.Envelope) []jsonEvent {
-	out := make([]jsonEvent, len(envs))
-	for i, env := range envs {
-		out[i] = jsonEvent{Seq: env.Seq, Subject: env.Subject, Type: env.Event.EventType(), Stored: env.Time.UTC(), Event: env.Event}
-	}
-	return out
-}
-
-// taskCell names a run's task, or for a session recorded with no task
-// the tools it called, most called first.
-func taskCell(r runlog.Summary) string {
-	if label := r.Task.Label(); label != "" || len(r.ToolCalls) == 0 {
-		return label
-	}
-	tools := slices.Collect(maps.Keys(r.ToolCalls))
-	slices.SortFunc(tools, func(a, b string) int { return cmp.Or(r.ToolCalls[b]-r.ToolCalls[a], strings.Compare(a, b)) })
-	parts := make([]string, len(tools))
-	for i, t := range tools {
-		parts[i] = fmt.Sprintf("%s×%d", t, r.ToolCalls[t])
-	}
-	return "(no task) " + strings.Join(parts, " ")
 }

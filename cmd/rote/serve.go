@@ -3,10 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/bus"
@@ -33,12 +30,12 @@ Services log to stderr (--log-level, --log-json), with the run and task
 they work on as attributes.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			roles, err := serveRoles(roleFlag)
+			roles, err := node.ServeRoles(roleFlag)
 			if err != nil {
-				return err
+				return usageError("%v", err)
 			}
-			if app.Log, err = newLogger(app.Stderr, logLevel, logJSON); err != nil {
-				return err
+			if app.Log, err = node.NewLogger(app.Stderr, logLevel, logJSON); err != nil {
+				return usageError("%v", err)
 			}
 			ctx := cmd.Context()
 			cfg, err := app.busConfig("rote-serve-" + roleFlag)
@@ -113,37 +110,4 @@ they work on as attributes.`,
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "what services log: debug, info, warn or error")
 	cmd.Flags().BoolVar(&logJSON, "log-json", false, "log one JSON object a line instead of text")
 	return cmd
-}
-
-// serveRoles are the roles --role names: every role for "all".
-func serveRoles(role string) ([]string, error) {
-	switch {
-	case role == "all":
-		return node.Roles, nil
-	case role == "recorder":
-		return nil, usageError("the recorder runs once per MCP session, in front of the server: rote record -- COMMAND")
-	case slices.Contains(node.Roles, role):
-		return []string{role}, nil
-	}
-	return nil, usageError("unknown role %q: want all, %s", role, strings.Join(node.Roles, ", "))
-}
-
-// newLogger logs at level to w, as text or JSON.
-func newLogger(w io.Writer, level string, asJSON bool) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, usageError("--log-level %q: want debug, info, warn or error", level)
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	if asJSON {
-		// Durations as Go writes them ("1.87s"), not as nanoseconds.
-		opts.ReplaceAttr = func(_ []string, a slog.Attr) slog.Attr {
-			if a.Value.Kind() == slog.KindDuration {
-				a.Value = slog.StringValue(a.Value.Duration().String())
-			}
-			return a
-		}
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return slog.New(slog.NewTextHandler(w, opts)), nil
 }

@@ -96,6 +96,18 @@ func (o *Outcome) Mode() string {
 	return "agent"
 }
 
+// Answer is what the task answered: the agent's done reason, else what
+// the replay read.
+func (o *Outcome) Answer() string {
+	switch {
+	case o.Agent != nil:
+		return o.Agent.Answer
+	case o.Replay != nil:
+		return o.Replay.Answer
+	}
+	return ""
+}
+
 // Run does t: by replaying chosen when given, else with the agent.
 func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Options, progress func(schema.StepReport)) (*Outcome, error) {
 	began := time.Now()

@@ -1,4 +1,4 @@
-package perceive
+package compare
 
 import (
 	"regexp"

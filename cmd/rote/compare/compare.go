@@ -1,10 +1,10 @@
-// Package perceive compares what Rote's perception makes of a page with
+// Package compare compares what Rote's perception makes of a page with
 // @playwright/mcp's snapshot of the same page, in one run: the size of
 // each in o200k tokens, how long each takes to load the page and to read
 // it, and the controls each shows that the other does not. Both drive
 // the same Chromium binary, each in a browser of its own, signed in the
 // same way.
-package perceive
+package compare
 
 import (
 	"context"

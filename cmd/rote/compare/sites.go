@@ -1,4 +1,4 @@
-package perceive
+package compare
 
 // PortalSite is the fixture portal at base: its pages, signed in, the
 // release board among them with and without its cross-site help desk

@@ -1,6 +1,7 @@
-package main
+package node
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -8,10 +9,10 @@ import (
 	"github.com/rote-agent/rote/bus"
 )
 
-// envBytes is the byte count in environment variable name ("" is 0): a
+// EnvBytes is the byte count in environment variable name ("" is 0): a
 // whole number, with an optional unit K, M, G or T (powers of 1024; KiB,
 // MiB, GiB and TiB too).
-func envBytes(name string) (int64, error) {
+func EnvBytes(name string) (int64, error) {
 	raw := strings.TrimSpace(os.Getenv(name))
 	if raw == "" {
 		return 0, nil
@@ -22,12 +23,12 @@ func envBytes(name string) (int64, error) {
 	s, ok := units[unit]
 	n, err := strconv.ParseInt(strings.TrimSpace(digits), 10, 64)
 	if err != nil || !ok || n <= 0 || n > (1<<62)>>s {
-		return 0, usageError("%s=%q: want a positive size in bytes, such as 8G or 500M", name, raw)
+		return 0, fmt.Errorf("%s=%q: want a positive size in bytes, such as 8G or 500M", name, raw)
 	}
 	return n << s, nil
 }
 
-// units is the power of two each unit envBytes takes stands for.
+// units is the power of two each unit EnvBytes takes stands for.
 var units = map[string]uint{"": 0, "B": 0,
 	"K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20,
 	"G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}
@@ -37,16 +38,16 @@ var units = map[string]uint{"": 0, "B": 0,
 // first run that kept a large result.
 const minStoreBytes = 16 * bus.MaxEventBytes
 
-// storeLimits sets a bus configuration's store bounds from
+// StoreLimits sets a bus configuration's store bounds from
 // $ROTE_RUNS_MAX_BYTES and $ROTE_BLOBS_MAX_BYTES.
-func storeLimits(runs, blobs *int64) error {
+func StoreLimits(runs, blobs *int64) error {
 	for name, to := range map[string]*int64{"ROTE_RUNS_MAX_BYTES": runs, "ROTE_BLOBS_MAX_BYTES": blobs} {
-		n, err := envBytes(name)
+		n, err := EnvBytes(name)
 		if err != nil {
 			return err
 		}
 		if n != 0 && n < minStoreBytes {
-			return usageError("%s=%s: want at least %dM, room for sixteen of the largest events", name, os.Getenv(name), minStoreBytes>>20)
+			return fmt.Errorf("%s=%s: want at least %dM, room for sixteen of the largest events", name, os.Getenv(name), minStoreBytes>>20)
 		}
 		*to = n
 	}

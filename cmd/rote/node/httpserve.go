@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// serveUntilDone serves h on ln until ctx ends, then shuts down gently.
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
+// ServeUntilDone serves h on ln until ctx ends, then shuts down gently.
+func ServeUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
