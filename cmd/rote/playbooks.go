@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
@@ -71,36 +68,14 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type row struct {
-				Name        string    `json:"name"`
-				Fingerprint string    `json:"fingerprint"`
-				Version     uint64    `json:"version"`
-				Origin      string    `json:"origin"`
-				Intent      string    `json:"intent"`
-				Steps       int       `json:"steps"`
-				Updated     time.Time `json:"updated"`
-			}
-			rows := []row{}
-			for _, e := range list {
-				p, err := e.Decode()
-				if err != nil {
-					return fmt.Errorf("stored playbook %s: %w", e.Name, err)
-				}
-				rows = append(rows, row{e.Name, e.Fingerprint, e.Stored.Version, e.Stored.Origin, p.Intent, len(p.Steps), e.Stored.Time})
+			rows, err := view.PlaybookRows(list)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return view.JSON(app.Stdout, rows)
 			}
-			if len(rows) == 0 {
-				fmt.Fprintln(app.Stdout, "no playbooks")
-				return nil
-			}
-			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tFINGERPRINT\tVERSION\tORIGIN\tSTEPS\tUPDATED\tINTENT")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Name, schema.ShortFingerprint(r.Fingerprint), r.Version, r.Origin, r.Steps, r.Updated.Format(time.RFC3339), view.Cell(r.Intent, 48))
-			}
-			return tw.Flush()
+			return view.PlaybookTable(app.Stdout, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -134,35 +109,7 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Stdout, "%s version %d (%s, %s)\nintent: %s\nfingerprint: %s\n", p.Name, e.Stored.Version, e.Stored.Origin,
-				e.Stored.Time.Format(time.RFC3339), p.Intent, e.Fingerprint)
-			var names []string
-			for n := range p.Params {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				decl := p.Params[n]
-				req := ""
-				if decl.Required {
-					req = ", required"
-				}
-				fmt.Fprintf(app.Stdout, "param %s: %s%s\n", n, decl.Type, req)
-			}
-			order, _ := p.Order()
-			for i, s := range order {
-				what := s.Tool
-				if s.Target != nil {
-					what += fmt.Sprintf(" %s %q", s.Target.Role, s.Target.Name)
-				}
-				if s.Kind != schema.StepDeterministic {
-					what = string(s.Kind) + ": " + view.Cell(s.Prompt, 60)
-				}
-				fmt.Fprintf(app.Stdout, "%3d. %s  %s\n", i+1, s.ID, what)
-			}
-			for _, v := range p.Verify {
-				fmt.Fprintf(app.Stdout, "verify %s\n", v)
-			}
+			view.Playbook(app.Stdout, e, p)
 			return nil
 		},
 	}
@@ -187,12 +134,7 @@ func newPlaybooksHistoryCommand(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tORIGIN\tTIME\tNOTE")
-			for _, h := range hist {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", h.Stored.Version, h.Stored.Origin, h.Stored.Time.Format(time.RFC3339), h.Stored.Note)
-			}
-			return tw.Flush()
+			return view.History(app.Stdout, hist)
 		},
 	}
 	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint, when the name exists under several")

@@ -69,10 +69,10 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 			// The client may go away at any moment: a write to a closed
 			// stdout must be an error to handle, not a fatal SIGPIPE.
 			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-			var offered *playbookOffer
+			var offered *node.RecordOffer
 			var recOffer recorder.Offer
 			if offer {
-				offered = &playbookOffer{app: app, ctx: cmd.Context(), target: target}
+				offered = &node.RecordOffer{Ctx: cmd.Context(), Target: target, Config: app.nodeConfig, Stderr: app.Stderr, Log: app.Log}
 				defer offered.Close()
 				recOffer = offered
 			}
@@ -90,7 +90,7 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 				cfg.PublishPatience = -1 // the recorder spools what NATS does not take at once
 				b, err := bus.Open(ctx, cfg)
 				if err == nil && offered != nil {
-					offered.useBus(b)
+					offered.UseBus(b)
 				}
 				return b, err
 			})

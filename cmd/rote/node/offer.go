@@ -1,40 +1,45 @@
-package main
+package node
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/recorder"
 	"github.com/rote-agent/rote/services/replay"
 )
 
-// playbookOffer offers a recorded session's client the playbooks promoted
+// RecordOffer offers a recorded session's client the playbooks promoted
 // for its server as tools (recorder.Offer over replay.Offer): calling one
 // replays it over the session, as a run of its own. The node that
 // replays (with the planner and matcher, for model-backed steps) starts
-// on the first call.
-type playbookOffer struct {
-	app    *App
-	ctx    context.Context // the session's
-	target string
+// on the first call, configured by Config. Give it each bus the
+// recorder opens (UseBus), and Close it after the session.
+type RecordOffer struct {
+	Ctx    context.Context // the session's
+	Target string
+	// Config is the node's configuration for roles.
+	Config func(roles ...string) (Config, error)
+	Stderr io.Writer
+	Log    *slog.Logger
 
 	mu    sync.Mutex
 	bus   *bus.Bus // the recorder's, once it opened
 	offer *replay.Offer
-	node  *node.Node
+	node  *Node
 }
 
-var _ recorder.Offer = (*playbookOffer)(nil)
+var _ recorder.Offer = (*RecordOffer)(nil)
 
-// useBus is called with each bus the recorder opens.
-func (o *playbookOffer) useBus(b *bus.Bus) {
+// UseBus is called with each bus the recorder opens.
+func (o *RecordOffer) UseBus(b *bus.Bus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.bus == nil {
@@ -42,7 +47,7 @@ func (o *playbookOffer) useBus(b *bus.Bus) {
 	}
 }
 
-func (o *playbookOffer) store() (*bus.Bus, *replay.Offer, error) {
+func (o *RecordOffer) store() (*bus.Bus, *replay.Offer, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.bus == nil {
@@ -52,7 +57,7 @@ func (o *playbookOffer) store() (*bus.Bus, *replay.Offer, error) {
 }
 
 // Tools are the playbooks bound to env's fingerprint.
-func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]schema.ToolSpec, error) {
+func (o *RecordOffer) Tools(ctx context.Context, env schema.Environment) ([]schema.ToolSpec, error) {
 	_, offer, err := o.store()
 	if err != nil {
 		return nil, err
@@ -69,14 +74,14 @@ func (o *playbookOffer) Tools(ctx context.Context, env schema.Environment) ([]sc
 }
 
 // Changed follows the playbook store.
-func (o *playbookOffer) Changed() <-chan struct{} {
+func (o *RecordOffer) Changed() <-chan struct{} {
 	b, _, err := o.store()
 	if err != nil {
 		return nil
 	}
-	ch, err := b.Playbooks().Watch(o.ctx)
+	ch, err := b.Playbooks().Watch(o.Ctx)
 	if err != nil {
-		o.app.Log.Warn("promotions during this session will not be offered until the client lists tools again", "err", err)
+		o.Log.Warn("promotions during this session will not be offered until the client lists tools again", "err", err)
 		return nil
 	}
 	return ch
@@ -84,7 +89,7 @@ func (o *playbookOffer) Changed() <-chan struct{} {
 
 // Call replays the playbook behind tool with the client's arguments over
 // the recorded session.
-func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMessage, down recorder.Downstream) json.RawMessage {
+func (o *RecordOffer) Call(ctx context.Context, tool string, args json.RawMessage, down recorder.Downstream) json.RawMessage {
 	_, offer, err := o.store()
 	if err != nil {
 		return encodeResult(replay.ToolResult(replay.PlaybookTool{Playbook: &schema.Playbook{Name: tool}}, nil, err))
@@ -95,10 +100,10 @@ func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMess
 			return nil, err
 		}
 		down.Secrets(slices.Collect(maps.Values(t.Playbook.Secrets(params))))
-		open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.target, t.Playbook, params)
+		open := n.SessionOpener(replay.RPCFunc(down.Call), down.Env, o.Target, t.Playbook, params)
 		res, err := n.Executor().Replay(ctx, replay.Request{Playbook: t.Playbook, Version: t.Version, Params: params, Open: open})
 		if err == nil {
-			fmt.Fprintf(o.app.Stderr, "rote record: %s replayed for the client: run %s %s\n", t.Playbook.Name, res.RunID, res.Outcome)
+			fmt.Fprintf(o.Stderr, "rote record: %s replayed for the client: run %s %s\n", t.Playbook.Name, res.RunID, res.Outcome)
 		}
 		return res, err
 	})
@@ -106,7 +111,7 @@ func (o *playbookOffer) Call(ctx context.Context, tool string, args json.RawMess
 }
 
 // replayer starts the node on the first call.
-func (o *playbookOffer) replayer(ctx context.Context) (*node.Node, error) {
+func (o *RecordOffer) replayer(ctx context.Context) (*Node, error) {
 	b, _, err := o.store()
 	if err != nil {
 		return nil, err
@@ -116,15 +121,15 @@ func (o *playbookOffer) replayer(ctx context.Context) (*node.Node, error) {
 	if o.node != nil {
 		return o.node, nil
 	}
-	cfg, err := o.app.nodeConfig(node.Planner, node.Matcher)
+	cfg, err := o.Config(Planner, Matcher)
 	if err != nil {
 		return nil, err
 	}
-	n, err := node.New(cfg, b)
+	n, err := New(cfg, b)
 	if err != nil {
 		return nil, err
 	}
-	if err := n.Run(o.ctx); err != nil {
+	if err := n.Run(o.Ctx); err != nil {
 		return nil, err
 	}
 	o.node = n
@@ -132,7 +137,7 @@ func (o *playbookOffer) replayer(ctx context.Context) (*node.Node, error) {
 }
 
 // Close stops the node, if one started.
-func (o *playbookOffer) Close() {
+func (o *RecordOffer) Close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.node != nil {
