@@ -11,7 +11,6 @@ import (
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/chromium"
-	"github.com/rote-agent/rote/cmd/rote/benchmark"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/spf13/cobra"
@@ -20,7 +19,7 @@ import (
 func newBenchCommand(app *App) *cobra.Command {
 	var latency string
 	var asJSON bool
-	cfg := benchmark.Config{Progress: app.Stderr}
+	cfg := lab.Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
 		Use:   "bench [--suite portal|wordpress|variation|speed] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
@@ -54,7 +53,7 @@ reduction, success parity, wrong outcomes, false matches, latency) print PASS
 or FAIL, and a failed gate exits non-zero.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfg.Suite == benchmark.SuiteSpeed {
+			if cfg.Suite == lab.SuiteSpeed {
 				if !cmd.Flags().Changed("model-latency") {
 					latency = "none" // the browser's side is what it measures
 				}
@@ -69,7 +68,7 @@ or FAIL, and a failed gate exits non-zero.`,
 				return err
 			}
 			defer l.Close()
-			s, err := benchmark.Run(cmd.Context(), l, cfg)
+			s, err := lab.Bench(cmd.Context(), l, cfg)
 			if err != nil {
 				return err
 			}
@@ -115,7 +114,7 @@ func openLab(cmd *cobra.Command, app *App, suiteName, latency string) (*lab.Lab,
 
 // runSideBySide runs the speed suite: replays against hand-written
 // programs on the portal.
-func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency string, asJSON bool) error {
+func runSideBySide(cmd *cobra.Command, app *App, cfg lab.Config, latency string, asJSON bool) error {
 	if cfg.Reps < 1 {
 		return usageError("--reps must be at least 1")
 	}
@@ -125,7 +124,7 @@ func runSideBySide(cmd *cobra.Command, app *App, cfg benchmark.Config, latency s
 		return err
 	}
 	defer l.Close()
-	s, err := benchmark.RunSideBySide(cmd.Context(), l, cfg, chromium.Path)
+	s, err := lab.RunSideBySide(cmd.Context(), l, cfg, chromium.Path)
 	if err != nil {
 		return err
 	}

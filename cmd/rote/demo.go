@@ -4,7 +4,6 @@ package main
 
 import (
 	"github.com/rote-agent/rote/bench/suite"
-	"github.com/rote-agent/rote/cmd/rote/demo"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +49,7 @@ says which. It exits non-zero if any outcome is not what it should be.`,
 				return err
 			}
 			defer l.Close()
-			return demo.Run(ctx, l, app.DataDir, app.Stdout)
+			return lab.Demo(ctx, l, app.DataDir, app.Stdout)
 		},
 	}
 }

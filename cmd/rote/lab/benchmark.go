@@ -1,11 +1,4 @@
-// Package benchmark runs a frozen suite cold against warm: it learns a
-// playbook from one cold run of each learned task (distill, shadow
-// replay, promote), then for every task and repetition runs the cold
-// agent twice on the same instance (the first warms the provider cache)
-// and Rote warm once (match, bind, replay, the drift ladder), each on a
-// fresh site. Every number is read back from ROTE_RUNS; success is the
-// site's server-side state. The report, plots and gates are bench/report's.
-package benchmark
+package lab
 
 import (
 	"cmp"
@@ -18,7 +11,6 @@ import (
 	"github.com/rote-agent/rote/bench/report"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 )
@@ -92,17 +84,23 @@ func (cfg Config) Check() error {
 // bench is a benchmark in progress.
 type bench struct {
 	ctx     context.Context
-	lab     *lab.Lab
+	lab     *Lab
 	results []report.Result
 	// nearMisses are the near misses sent to the matcher.
 	nearMisses []report.NearMiss
 	progress   *progress
 }
 
-// Run benchmarks cfg's suite on l (whose site must be that suite's),
-// writes the report to cfg.Out and returns its summary. The gates are in
-// the summary: a failed gate is no error here.
-func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
+// Bench benchmarks cfg's suite on l (whose site must be that suite's)
+// cold against warm: it learns a playbook from one cold run of each
+// learned task (distill, shadow replay, promote), then for every task
+// and repetition runs the cold agent twice on the same instance (the
+// first warms the provider cache) and Rote warm once (match, bind,
+// replay, the drift ladder), each on a fresh site. Every number is read
+// back from ROTE_RUNS; success is the site's server-side state. It
+// writes the report to cfg.Out (bench/report's report, plots and gates)
+// and returns its summary: a failed gate is no error here.
+func Bench(ctx context.Context, l *Lab, cfg Config) (*report.Summary, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -164,7 +162,7 @@ func Run(ctx context.Context, l *lab.Lab, cfg Config) (*report.Summary, error) {
 
 // task is the planner task of suite task t's repetition rep.
 func (bn *bench) task(t *suite.Task, rep int) planner.Task {
-	return lab.Task(t, t.Params(rep), bn.lab.Site.Base())
+	return Task(t, t.Params(rep), bn.lab.Site.Base())
 }
 
 // learn runs t cold once, distills the run and promotes it after a shadow

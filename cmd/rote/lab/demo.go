@@ -1,9 +1,4 @@
-// Package demo runs the learning loop end to end on the fixture portal:
-// a cold run, its distillation and promotion, a warm replay, and three
-// kinds of drift (a dialog in the way, a submit that now posts
-// elsewhere, a renamed field), each checked by its verify gate and by
-// the portal's own state.
-package demo
+package lab
 
 import (
 	"context"
@@ -15,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bench/suite"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
@@ -36,11 +30,15 @@ type demoRow struct {
 	runs   []string
 }
 
-// Run runs the demo on l, whose site must be the fixture portal, and
-// prints its progress and table to out; where names the store for
+// Demo runs the learning loop end to end on l, whose site must be the
+// fixture portal: a cold run, its distillation and promotion, a warm
+// replay, and three kinds of drift (a dialog in the way, a submit that
+// now posts elsewhere, a renamed field), each checked by its verify gate
+// and by the portal's own state. It prints its progress and table to
+// out; where names the store for
 // people. It returns an error if any outcome is not what it should be.
-func Run(ctx context.Context, l *lab.Lab, where string, out io.Writer) error {
-	site, ok := l.Site.(*lab.Portal)
+func Demo(ctx context.Context, l *Lab, where string, out io.Writer) error {
+	site, ok := l.Site.(*Portal)
 	if !ok {
 		return fmt.Errorf("the demo runs on the fixture portal, not %s", l.Site.Describe())
 	}
@@ -89,7 +87,7 @@ type demo struct {
 	ctx  context.Context
 	out  io.Writer
 	n    *node.Node
-	site *lab.Portal
+	site *Portal
 	task *suite.Task
 	rows []demoRow
 	err  error
@@ -112,7 +110,7 @@ func (d *demo) run(name, variant string, rep int, check func(*planner.Outcome) s
 	}
 	params := d.task.Params(rep)
 	fmt.Fprintf(d.out, "%s (%s): %s ...\n", name, row.variant, params["company"])
-	o, err := d.n.Controller().Run(d.ctx, lab.Task(d.task, params, d.site.Base()), nil, planner.Options{}, nil)
+	o, err := d.n.Controller().Run(d.ctx, Task(d.task, params, d.site.Base()), nil, planner.Options{}, nil)
 	if err != nil {
 		d.err = fmt.Errorf("%s: %w", name, err)
 		return nil
@@ -161,7 +159,7 @@ func (d *demo) promote(cold *planner.Outcome) {
 		return
 	}
 	params := d.task.Params(0)
-	cand, promo, err := d.n.PromoteRun(d.ctx, cold.Agent.RunID, lab.Task(d.task, params, d.site.Base()).StartURL, params)
+	cand, promo, err := d.n.PromoteRun(d.ctx, cold.Agent.RunID, Task(d.task, params, d.site.Base()).StartURL, params)
 	if cand == nil {
 		d.err = err
 		return

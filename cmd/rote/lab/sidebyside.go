@@ -1,4 +1,4 @@
-package benchmark
+package lab
 
 import (
 	"cmp"
@@ -10,7 +10,6 @@ import (
 	"github.com/rote-agent/rote/bench/report"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/rote-agent/rote/services/replay"
@@ -35,7 +34,7 @@ var sideTasks = []string{"B1", "B2", "B3"}
 // goes first. Every arm must do the task right, by the portal's state: an
 // arm that does not is an error, not a slow result. It writes cfg.Out's
 // report.
-func RunSideBySide(ctx context.Context, l *lab.Lab, cfg Config, chromiumPath string) (*report.SideBySide, error) {
+func RunSideBySide(ctx context.Context, l *Lab, cfg Config, chromiumPath string) (*report.SideBySide, error) {
 	if cfg.Reps < 1 {
 		return nil, fmt.Errorf("--reps must be at least 1")
 	}
