@@ -5,11 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/cmd/rote/view"
 )
 
-func newAuditCommand(app *App) *cobra.Command {
+func newAuditCommand(app *cli.App) *cobra.Command {
 	var asJSON, store, accept bool
 	cmd := &cobra.Command{
 		Use:   "audit RUN | audit --store [--accept]",
@@ -32,12 +33,12 @@ process of user rote checks the same, and refuses a log that fails). With
 recorded as accepted, and Rote's limits are set again.`,
 		Args: func(cmd *cobra.Command, a []string) error {
 			if store {
-				return args(cobra.NoArgs)(cmd, a)
+				return cli.Args(cobra.NoArgs)(cmd, a)
 			}
 			if accept {
-				return usageError("--accept goes with --store")
+				return cli.Usagef("--accept goes with --store")
 			}
-			return args(cobra.ExactArgs(1))(cmd, a)
+			return cli.Args(cobra.ExactArgs(1))(cmd, a)
 		},
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if store {
@@ -72,13 +73,13 @@ recorded as accepted, and Rote's limits are set again.`,
 
 // auditStore opens the bus, which checks the run log (refusing one that
 // was changed outside Rote unless accept), and prints its state.
-func auditStore(cmd *cobra.Command, app *App, accept, asJSON bool) error {
-	cfg, err := app.busConfig("rote-audit")
+func auditStore(cmd *cobra.Command, app *cli.App, accept, asJSON bool) error {
+	cfg, err := app.BusConfig("rote-audit")
 	if err != nil {
 		return err
 	}
 	cfg.AcceptLogChanges = accept
-	b, err := app.openBus(cmd.Context(), cfg)
+	b, err := app.OpenBus(cmd.Context(), cfg)
 	if err != nil {
 		return err
 	}

@@ -11,12 +11,13 @@ import (
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/chromium"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/spf13/cobra"
 )
 
-func newBenchCommand(app *App) *cobra.Command {
+func newBenchCommand(app *cli.App) *cobra.Command {
 	var latency string
 	var asJSON bool
 	cfg := lab.Config{Progress: app.Stderr}
@@ -51,7 +52,7 @@ Every number is read back from ROTE_RUNS. --out gets results.jsonl,
 summary.json, report.md and the plots (SVG and PNG); the gates (token
 reduction, success parity, wrong outcomes, false matches, latency) print PASS
 or FAIL, and a failed gate exits non-zero.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cfg.Suite == lab.SuiteSpeed {
 				if !cmd.Flags().Changed("model-latency") {
@@ -60,7 +61,7 @@ or FAIL, and a failed gate exits non-zero.`,
 				return runSideBySide(cmd, app, cfg, latency, asJSON)
 			}
 			if err := cfg.Check(); err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
 			l, err := openLab(cmd, app, cfg.Suite, latency)
@@ -83,7 +84,7 @@ or FAIL, and a failed gate exits non-zero.`,
 				}
 			}
 			if !s.Pass() {
-				return &exitError{code: exitFailure, err: fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)}
+				return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
 			}
 			return nil
 		},
@@ -99,13 +100,13 @@ or FAIL, and a failed gate exits non-zero.`,
 
 // openLab opens the lab of suiteName on the app's bus, its offline model
 // answering with latency.
-func openLab(cmd *cobra.Command, app *App, suiteName, latency string) (*lab.Lab, error) {
+func openLab(cmd *cobra.Command, app *cli.App, suiteName, latency string) (*lab.Lab, error) {
 	app.ModelLatency = latency
 	b, err := app.Bus(cmd.Context())
 	if err != nil {
 		return nil, err
 	}
-	ncfg, err := app.nodeConfig()
+	ncfg, err := app.NodeConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +115,9 @@ func openLab(cmd *cobra.Command, app *App, suiteName, latency string) (*lab.Lab,
 
 // runSideBySide runs the speed suite: replays against hand-written
 // programs on the portal.
-func runSideBySide(cmd *cobra.Command, app *App, cfg lab.Config, latency string, asJSON bool) error {
+func runSideBySide(cmd *cobra.Command, app *cli.App, cfg lab.Config, latency string, asJSON bool) error {
 	if cfg.Reps < 1 {
-		return usageError("--reps must be at least 1")
+		return cli.Usagef("--reps must be at least 1")
 	}
 	cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
 	l, err := openLab(cmd, app, suite.SuitePortal, latency)
@@ -141,7 +142,7 @@ func runSideBySide(cmd *cobra.Command, app *App, cfg lab.Config, latency string,
 		fmt.Fprintln(app.Stdout, s.Gate)
 	}
 	if !s.Gate.Pass {
-		return &exitError{code: exitFailure, err: fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)}
+		return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
 	}
 	return nil
 }

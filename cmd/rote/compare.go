@@ -7,13 +7,14 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/chromium"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/compare"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/spf13/cobra"
 )
 
-func newCompareCommand(app *App) *cobra.Command {
+func newCompareCommand(app *cli.App) *cobra.Command {
 	var (
 		out, wordpress, wpUser, wpPassword, playwright string
 		reps                                           int
@@ -31,12 +32,12 @@ not. The fixture portal is served on loopback (its release board with and
 without a frame from its other loopback origin); --wordpress adds a WordPress
 admin (scripts/wordpress serves one on http://127.0.0.1:8090). --out gets
 perception.md and perception.json.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			cli, err := compare.PlaywrightCLI(playwright)
+			playwrightCLI, err := compare.PlaywrightCLI(playwright)
 			if err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			tmp, err := os.MkdirTemp("", "rote-compare-pw-")
 			if err != nil {
@@ -44,7 +45,7 @@ perception.md and perception.json.`,
 			}
 			defer os.RemoveAll(tmp)
 			cfg := compare.Config{Reps: reps, Progress: func(s string) { fmt.Fprintln(app.Stderr, s) },
-				Playwright: []string{"env", "TMPDIR=" + tmp, "node", cli, "--headless", "--no-sandbox", "--isolated",
+				Playwright: []string{"env", "TMPDIR=" + tmp, "node", playwrightCLI, "--headless", "--no-sandbox", "--isolated",
 					"--executable-path", chromium.Path, "--output-dir", tmp}}
 			if !noPortal {
 				base, stop, err := compare.ServePortal(ctx)
@@ -58,11 +59,11 @@ perception.md and perception.json.`,
 				cfg.Sites = append(cfg.Sites, compare.WordPressSite(strings.TrimRight(wordpress, "/"), wpUser, wpPassword))
 			}
 			if len(cfg.Sites) == 0 {
-				return usageError("nothing to compare: --no-portal and no --wordpress")
+				return cli.Usagef("nothing to compare: --no-portal and no --wordpress")
 			}
 			var rows []compare.Row
 			if err := node.CheckBrowser(app.Browser); err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			if err := node.WithBrowsers(ctx, app.Browser, "rote-compare", app.Log, func(browsers *bus.Browsers) (err error) {
 				rows, err = compare.Compare(ctx, browsers, cfg)

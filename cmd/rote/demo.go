@@ -4,11 +4,12 @@ package main
 
 import (
 	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/spf13/cobra"
 )
 
-func newDemoCommand(app *App) *cobra.Command {
+func newDemoCommand(app *cli.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole loop on embedded defaults: cold run, distill, promote, warm replay, drift",
@@ -33,14 +34,14 @@ Every outcome is checked twice: by the run's verify gate and by the portal's
 own server-side state (for row 5: no vendor registered, none imported). The
 model is ROTE_LLM_BASE_URL, else the offline scripted model, and the table
 says which. It exits non-zero if any outcome is not what it should be.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			b, err := app.Bus(ctx)
 			if err != nil {
 				return err
 			}
-			cfg, err := app.nodeConfig()
+			cfg, err := app.NodeConfig()
 			if err != nil {
 				return err
 			}

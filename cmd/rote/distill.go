@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/safefile"
 	"github.com/rote-agent/rote/cmd/rote/view"
@@ -16,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newDistillCommand(app *App) *cobra.Command {
+func newDistillCommand(app *cli.App) *cobra.Command {
 	var out string
 	var lf learnFlags
 	cmd := &cobra.Command{
@@ -38,7 +39,7 @@ tasks. Nothing is written to the run.
 It refuses a run that is not a verified success, a value that comes from the
 task but is no parameter, and a choice it could only freeze. The candidate is
 printed as YAML (or written to -o FILE); promote it with rote promote.`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx := cmd.Context()
 			b, err := app.Bus(ctx)
@@ -74,7 +75,7 @@ printed as YAML (or written to -o FILE); promote it with rote promote.`,
 }
 
 // distillRun distills run runID as it was recorded.
-func distillRun(ctx context.Context, app *App, runID, name string) (*distiller.Candidate, error) {
+func distillRun(ctx context.Context, app *cli.App, runID, name string) (*distiller.Candidate, error) {
 	b, err := app.Bus(ctx)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func distillRun(ctx context.Context, app *App, runID, name string) (*distiller.C
 }
 
 // distillFold distills r and reports what it pruned and noted on stderr.
-func distillFold(app *App, r *schema.RunFold, name string) (*distiller.Candidate, error) {
+func distillFold(app *cli.App, r *schema.RunFold, name string) (*distiller.Candidate, error) {
 	c, err := distiller.Distill(r, distiller.Options{Name: name})
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func distillFold(app *App, r *schema.RunFold, name string) (*distiller.Candidate
 	return c, nil
 }
 
-func newPromoteCommand(app *App) *cobra.Command {
+func newPromoteCommand(app *cli.App) *cobra.Command {
 	var params []string
 	var base, target, name, fromRun string
 	cmd := &cobra.Command{
@@ -120,9 +121,9 @@ The parameters are the source run's (RUN, or --run for a FILE); a secret is
 recorded only as a digest, so give it with --param. A browser candidate runs
 on the site the source run used unless --url says otherwise; after -- the
 candidate runs against that MCP server.`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			a, server, err := oneBeforeDash(cmd, a, "promote takes one RUN or FILE before --")
+			a, server, err := cli.OneBeforeDash(cmd, a, "promote takes one RUN or FILE before --")
 			if err != nil {
 				return err
 			}
@@ -132,8 +133,8 @@ candidate runs against that MCP server.`,
 				return err
 			}
 			var c *distiller.Candidate
-			if isPlaybookFile(a[0]) {
-				p, err := readPlaybookFile(a[0])
+			if cli.IsPlaybookFile(a[0]) {
+				p, err := cli.ReadPlaybookFile(a[0])
 				if err != nil {
 					return err
 				}
@@ -144,7 +145,7 @@ candidate runs against that MCP server.`,
 					return err
 				}
 			}
-			given, err := keyValues("--param", params)
+			given, err := cli.KeyValues("--param", params)
 			if err != nil {
 				return err
 			}
@@ -176,14 +177,14 @@ candidate runs against that MCP server.`,
 // shadowPromote shadow-replays candidate c with values in env and
 // promotes it when the replay verifies, printing each step. A secret
 // that values hold only as its digest is a usage error naming flag.
-func shadowPromote(ctx context.Context, app *App, c *distiller.Candidate, values map[string]string, env node.Environment, flag string) error {
+func shadowPromote(ctx context.Context, app *cli.App, c *distiller.Candidate, values map[string]string, env node.Environment, flag string) error {
 	values = c.Values(values)
 	for k, decl := range c.Playbook.Params {
 		if decl.IsSecret() && (values[k] == "" || strings.HasPrefix(values[k], "secret:")) {
-			return usageError("%s is secret and recorded only as a digest: give it with %s %s=VALUE", k, flag, k)
+			return cli.Usagef("%s is secret and recorded only as a digest: give it with %s %s=VALUE", k, flag, k)
 		}
 	}
-	n, open, err := app.replayNode(ctx, env, c.Playbook, values)
+	n, open, err := app.ReplayNode(ctx, env, c.Playbook, values)
 	if err != nil {
 		return err
 	}

@@ -6,23 +6,24 @@ import (
 	"net"
 	"strings"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/spf13/cobra"
 )
 
-func newFixtureCommand(app *App) *cobra.Command {
+func newFixtureCommand(app *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fixture",
 		Short: "Serve the fixture sites Rote is tested and benchmarked on",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newFixtureServeCommand(app))
 	return cmd
 }
 
-func newFixtureServeCommand(app *App) *cobra.Command {
+func newFixtureServeCommand(app *cli.App) *cobra.Command {
 	var addr, variant string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -31,11 +32,11 @@ func newFixtureServeCommand(app *App) *cobra.Command {
 GET /__state shows its server-side state as JSON; POST /__reset restores the seed.
 
 --variant changes the site in one controlled way: %s.`, portal.Username, portal.Password, strings.Join(portal.Variants(), ", ")),
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := portal.New(portal.Config{Variant: variant})
 			if errors.Is(err, portal.ErrUnknownVariant) {
-				return usageError("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
+				return cli.Usagef("%v (variants: %s)", err, strings.Join(portal.Variants(), ", "))
 			}
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
@@ -38,12 +39,12 @@ func (l *learnFlags) register(cmd *cobra.Command) {
 // declare applies the flags to run runID's fold (never to the run log)
 // and prints what the slice kept and the gate checked. It returns the
 // fold and the clear values a shadow replay needs.
-func (l *learnFlags) declare(ctx context.Context, app *App, b *bus.Bus, runID string) (*schema.RunFold, map[string]string, error) {
-	params, secrets, err := taskValues(l.params, l.secrets)
+func (l *learnFlags) declare(ctx context.Context, app *cli.App, b *bus.Bus, runID string) (*schema.RunFold, map[string]string, error) {
+	params, secrets, err := cli.TaskValues(l.params, l.secrets)
 	if err != nil {
 		return nil, nil, err
 	}
-	exps, err := parseExpects(l.verify)
+	exps, err := cli.ParseExpects(l.verify)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +59,7 @@ func (l *learnFlags) declare(ctx context.Context, app *App, b *bus.Bus, runID st
 	var verr *runlog.VerifyError
 	switch {
 	case errors.Is(err, runlog.ErrBadDeclaration):
-		return nil, nil, &exitError{code: exitUsage, err: err}
+		return nil, nil, cli.Usage(err)
 	case errors.As(err, &verr):
 		runlog.WriteChecks(app.Stdout, "", verr.Checks)
 		return nil, nil, err
@@ -73,7 +74,7 @@ func (l *learnFlags) declare(ctx context.Context, app *App, b *bus.Bus, runID st
 	return got.Fold, got.Values, nil
 }
 
-func newLearnCommand(app *App) *cobra.Command {
+func newLearnCommand(app *cli.App) *cobra.Command {
 	var lf learnFlags
 	var base, target string
 	cmd := &cobra.Command{
@@ -95,9 +96,9 @@ when the shadow replay verifies. Each stage is printed.
 
 A secret the session was not told of is in its run log in clear; the playbook
 and every later run keep only its digest.`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			a, server, err := oneBeforeDash(cmd, a, "learn takes one RUN before --")
+			a, server, err := cli.OneBeforeDash(cmd, a, "learn takes one RUN before --")
 			if err != nil {
 				return err
 			}

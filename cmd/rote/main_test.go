@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/schema"
 )
 
@@ -109,7 +110,7 @@ func TestTakeoverAbortsTheRunsOfTheOwner(t *testing.T) {
 	}
 	startRun(owner, "OWNERS")
 	var stderr bytes.Buffer
-	app := &App{DataDir: dir, Stderr: &stderr, Log: slog.New(slog.NewTextHandler(&stderr, nil))}
+	app := &cli.App{DataDir: dir, Stderr: &stderr, Log: slog.New(slog.NewTextHandler(&stderr, nil))}
 	survivor, err := app.Bus(ctx)
 	if err != nil {
 		t.Fatal(err)

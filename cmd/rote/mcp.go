@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/recorder"
@@ -14,18 +15,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMCPCommand(app *App) *cobra.Command {
+func newMCPCommand(app *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve Rote over the Model Context Protocol",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMCPBrowserCommand(app))
 	return cmd
 }
 
-func newMCPBrowserCommand(app *App) *cobra.Command {
+func newMCPBrowserCommand(app *cli.App) *cobra.Command {
 	var task, text string
 	var offer bool
 	cmd := &cobra.Command{
@@ -49,7 +50,7 @@ this page and answers with what it verified, or where and why it stopped with
 the page as it is. The list changes, and the client is told, when the page
 reaches another site or a playbook is promoted. Under rote record the recorder
 offers the playbooks learned through it instead. --offer=false turns this off.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			recording := os.Getenv(recorder.EnvRecording)
@@ -58,7 +59,7 @@ offers the playbooks learned through it instead. --offer=false turns this off.`,
 			if offer {
 				roles = node.Tasks // a replay's slot and judgment steps ask the planner
 			}
-			n, err := app.startNode(ctx, roles...)
+			n, err := app.StartNode(ctx, roles...)
 			if err != nil {
 				return err
 			}

@@ -7,23 +7,24 @@ import (
 	"net"
 
 	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/spf13/cobra"
 )
 
-func newModelCommand(app *App) *cobra.Command {
+func newModelCommand(app *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model",
 		Short: "Serve the offline scripted test model",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newModelServeCommand(app))
 	return cmd
 }
 
-func newModelServeCommand(app *App) *cobra.Command {
+func newModelServeCommand(app *cli.App) *cobra.Command {
 	var addr, latency string
 	var scriptedFlag bool
 	cmd := &cobra.Command{
@@ -40,14 +41,14 @@ It answers at once unless --latency (or $ROTE_SCRIPTED_LATENCY) gives it a
 simulated latency: "hosted" (` + scripted.HostedLatency.String() + `) or
 first=DURATION,prefill=TOKENS_PER_S,decode=TOKENS_PER_S.
 Every output that used it says "` + scripted.Label + `".`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !scriptedFlag {
-				return usageError("only the scripted offline model is served here: rote model serve --scripted (for a real model, set ROTE_LLM_BASE_URL)")
+				return cli.Usagef("only the scripted offline model is served here: rote model serve --scripted (for a real model, set ROTE_LLM_BASE_URL)")
 			}
 			offline, err := lab.Offline(latency)
 			if err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			m, err := offline()
 			if err != nil {

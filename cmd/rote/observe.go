@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
@@ -23,7 +24,7 @@ type observeStats struct {
 	Bootstrap   bool    `json:"bootstrap"`
 }
 
-func newObserveCommand(app *App) *cobra.Command {
+func newObserveCommand(app *cli.App) *cobra.Command {
 	var asJSON bool
 	var budget int
 	cmd := &cobra.Command{
@@ -32,12 +33,12 @@ func newObserveCommand(app *App) *cobra.Command {
 		Long: `observe loads URL, waits until it settles, and prints the distilled page: one
 line per node (stable id, role, name, value and state) and its statistics.
 It runs a private, throwaway bus: nothing is recorded.`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			ctx := cmd.Context()
 			var rep *schema.SessionObserveReply
 			if err := node.CheckBrowser(app.Browser); err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			if err := node.WithBrowsers(ctx, app.Browser, "rote-observe", app.Log, func(browsers *bus.Browsers) (err error) {
 				rep, err = node.ObserveURL(ctx, browsers, a[0], budget)

@@ -1,27 +1,23 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
 
-func newPlaybooksCommand(app *App) *cobra.Command {
+func newPlaybooksCommand(app *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "playbooks",
 		Short: "Manage the playbook store, ROTE_PLAYBOOKS",
 		Long: `Playbooks are stored by fingerprint and name; every change is a new version,
 kept in the key's history (the newest 64). A playbook without a fingerprint is
 stored as unbound: it can be replayed by name, and the matcher never chooses it.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPlaybooksListCommand(app), newPlaybooksShowCommand(app), newPlaybooksHistoryCommand(app),
@@ -29,36 +25,12 @@ stored as unbound: it can be replayed by name, and the matcher never chooses it.
 	return cmd
 }
 
-// findPlaybook resolves a name (and an optional fingerprint) to the
-// stored playbook's key.
-func findPlaybook(ctx context.Context, b *bus.Bus, name, fingerprint string) (string, error) {
-	if fingerprint != "" {
-		return fingerprint, nil
-	}
-	e, err := b.Playbooks().Find(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	return e.Fingerprint, nil
-}
-
-// storedPlaybook opens the bus and finds the fingerprint of the stored
-// playbook called name.
-func (a *App) storedPlaybook(ctx context.Context, name, fingerprint string) (*bus.Bus, string, error) {
-	b, err := a.Bus(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	fp, err := findPlaybook(ctx, b, name, fingerprint)
-	return b, fp, err
-}
-
-func newPlaybooksListCommand(app *App) *cobra.Command {
+func newPlaybooksListCommand(app *cli.App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the latest version of every playbook",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := app.Bus(cmd.Context())
 			if err != nil {
@@ -82,18 +54,18 @@ func newPlaybooksListCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-func newPlaybooksShowCommand(app *App) *cobra.Command {
+func newPlaybooksShowCommand(app *cli.App) *cobra.Command {
 	var version uint64
 	var fingerprint, output string
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show a playbook: a summary, or its YAML with -o yaml",
-		Args:  args(cobra.ExactArgs(1)),
+		Args:  cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if output != "" && output != "yaml" {
-				return usageError("-o %q: want yaml", output)
+				return cli.Usagef("-o %q: want yaml", output)
 			}
-			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
+			b, fp, err := app.StoredPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
@@ -119,14 +91,14 @@ func newPlaybooksShowCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-func newPlaybooksHistoryCommand(app *App) *cobra.Command {
+func newPlaybooksHistoryCommand(app *cli.App) *cobra.Command {
 	var fingerprint string
 	cmd := &cobra.Command{
 		Use:   "history NAME",
 		Short: "List the kept versions of a playbook",
-		Args:  args(cobra.ExactArgs(1)),
+		Args:  cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
+			b, fp, err := app.StoredPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
@@ -141,13 +113,13 @@ func newPlaybooksHistoryCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-func newPlaybooksImportCommand(app *App) *cobra.Command {
+func newPlaybooksImportCommand(app *cli.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE",
 		Short: "Validate a playbook file and store it as a new version",
-		Args:  args(cobra.ExactArgs(1)),
+		Args:  cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			p, err := readPlaybookFile(a[0])
+			p, err := cli.ReadPlaybookFile(a[0])
 			if err != nil {
 				return err
 			}
@@ -165,34 +137,18 @@ func newPlaybooksImportCommand(app *App) *cobra.Command {
 	}
 }
 
-// readPlaybookFile reads and validates a playbook file; a playbook that
-// does not validate is a usage error listing every problem with its line.
-func readPlaybookFile(path string) (*schema.Playbook, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := schema.ReadPlaybook(f)
-	var verr *schema.ValidationError
-	if errors.As(err, &verr) {
-		return nil, usageError("%s: %s", path, strings.TrimPrefix(verr.Error(), "invalid playbook "))
-	}
-	return p, err
-}
-
-func newPlaybooksRollbackCommand(app *App) *cobra.Command {
+func newPlaybooksRollbackCommand(app *cli.App) *cobra.Command {
 	var to uint64
 	var fingerprint string
 	cmd := &cobra.Command{
 		Use:   "rollback NAME --to N",
 		Short: "Store version N again as the newest version (nothing is deleted)",
-		Args:  args(cobra.ExactArgs(1)),
+		Args:  cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if to == 0 {
-				return usageError("rollback needs --to VERSION")
+				return cli.Usagef("rollback needs --to VERSION")
 			}
-			b, fp, err := app.storedPlaybook(cmd.Context(), a[0], fingerprint)
+			b, fp, err := app.StoredPlaybook(cmd.Context(), a[0], fingerprint)
 			if err != nil {
 				return err
 			}
@@ -209,7 +165,7 @@ func newPlaybooksRollbackCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-func newPlaybooksMigrateCommand(app *App) *cobra.Command {
+func newPlaybooksMigrateCommand(app *cli.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
 		Short: "Rebind playbooks learned under an older fingerprint of the same environment",
@@ -221,7 +177,7 @@ the drag and set_value actions. A playbook promoted before is still replayed
 migrate moves each such playbook, with its whole history, to the fingerprint
 its environment has now: a server's as the inventories in the run log record
 it, a browser site's as the runs started on it do.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			b, err := app.Bus(ctx)

@@ -9,13 +9,14 @@ import (
 	"syscall"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/recorder"
 	"github.com/spf13/cobra"
 )
 
-func newRecordCommand(app *App) *cobra.Command {
+func newRecordCommand(app *cli.App) *cobra.Command {
 	var (
 		task, text, target string
 		params, secrets    []string
@@ -48,13 +49,13 @@ over this session, as a run of its own that the recording leaves out, and
 answers with the outcome, what was verified and the run id; on a stop, which
 step stopped, why, and the steps done. A promotion during the session sends
 notifications/tools/list_changed. --offer=false turns this off.`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, command []string) error {
-			paramMap, secretMap, err := taskValues(params, secrets)
+			paramMap, secretMap, err := cli.TaskValues(params, secrets)
 			if err != nil {
 				return err
 			}
-			exps, err := parseExpects(verify)
+			exps, err := cli.ParseExpects(verify)
 			if err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 			var offered *node.RecordOffer
 			var recOffer recorder.Offer
 			if offer {
-				offered = &node.RecordOffer{Ctx: cmd.Context(), Target: target, Config: app.nodeConfig, Stderr: app.Stderr, Log: app.Log}
+				offered = &node.RecordOffer{Ctx: cmd.Context(), Target: target, Config: app.NodeConfig, Stderr: app.Stderr, Log: app.Log}
 				defer offered.Close()
 				recOffer = offered
 			}
@@ -82,7 +83,7 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 				Secrets: secretMap, Target: target, SecretKey: key, DataDir: app.DataDir, Verify: exps,
 				Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: log, Offer: recOffer,
 			}, func(ctx context.Context) (*bus.Bus, error) {
-				cfg, err := app.busConfig("rote-record")
+				cfg, err := app.BusConfig("rote-record")
 				if err != nil {
 					return nil, err
 				}
@@ -103,10 +104,10 @@ notifications/tools/list_changed. --offer=false turns this off.`,
 				fmt.Fprintln(app.Stderr, "rote record:", runErr)
 			}
 			if code := rec.ExitCode(); code != 0 {
-				return &exitError{code: code, err: fmt.Errorf("MCP server exited with status %d", code)}
+				return &cli.ExitError{Code: code, Err: fmt.Errorf("MCP server exited with status %d", code)}
 			}
 			if runErr != nil {
-				return &exitError{code: exitFailure, err: runErr}
+				return runErr
 			}
 			return nil
 		},

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
@@ -15,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newReplayCommand(app *App) *cobra.Command {
+func newReplayCommand(app *cli.App) *cobra.Command {
 	var params []string
 	var base, target, fingerprint string
 	var version uint64
@@ -34,13 +32,13 @@ names the environment as rote record --target did.
 A playbook bound to a fingerprint is refused against an environment with
 another one. A file without a fingerprint is replayed with a warning; a name
 is looked up in the store.`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			a, server, err := oneBeforeDash(cmd, a, "replay takes one playbook, NAME or FILE, before --")
+			a, server, err := cli.OneBeforeDash(cmd, a, "replay takes one playbook, NAME or FILE, before --")
 			if err != nil {
 				return err
 			}
-			paramMap, err := keyValues("--param", params)
+			paramMap, err := cli.KeyValues("--param", params)
 			if err != nil {
 				return err
 			}
@@ -49,7 +47,7 @@ is looked up in the store.`,
 			if err != nil {
 				return err
 			}
-			p, stored, err := loadPlaybook(ctx, b, a[0], fingerprint, version)
+			p, stored, err := cli.LoadPlaybook(ctx, b, a[0], fingerprint, version)
 			if err != nil {
 				return err
 			}
@@ -57,15 +55,15 @@ is looked up in the store.`,
 			// command line's fault: say so before starting a browser.
 			env := node.Environment{Base: base, Server: server, Target: target, Stderr: os.Stderr}
 			if err := env.Check(); err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return cli.Usage(err)
 			}
 			if _, err := p.Bind(paramMap); err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return cli.Usage(err)
 			}
 			if p.Fingerprint == "" {
 				fmt.Fprintf(app.Stderr, "rote replay: warning: %s is not bound to an environment; replaying it as given\n", p.Name)
 			}
-			n, open, err := app.replayNode(ctx, env, p, paramMap)
+			n, open, err := app.ReplayNode(ctx, env, p, paramMap)
 			if err != nil {
 				return err
 			}
@@ -78,7 +76,7 @@ is looked up in the store.`,
 			res, err := n.Executor().Replay(ctx, request)
 			if err != nil {
 				if errors.Is(err, schema.ErrUnknownParam) || errors.Is(err, schema.ErrMissingParam) || errors.Is(err, schema.ErrParamType) {
-					return &exitError{code: exitUsage, err: err}
+					return cli.Usage(err)
 				}
 				return err
 			}
@@ -90,7 +88,7 @@ is looked up in the store.`,
 				view.ReplayResult(app.Stdout, res)
 			}
 			if res.Outcome != schema.OutcomeSuccess {
-				return &exitError{code: exitFailure, err: fmt.Errorf("replay %s: %s", res.Outcome, res.Reason)}
+				return fmt.Errorf("replay %s: %s", res.Outcome, res.Reason)
 			}
 			return nil
 		},
@@ -102,30 +100,4 @@ is looked up in the store.`,
 	cmd.Flags().Uint64Var(&version, "version", 0, "the stored version to replay (default the latest)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-// isPlaybookFile tells a playbook file from a stored playbook's name: it
-// exists, or is named like YAML.
-func isPlaybookFile(ref string) bool {
-	_, err := os.Stat(ref)
-	return err == nil || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")
-}
-
-// loadPlaybook reads a playbook file, or finds a stored playbook by name.
-// It returns the stored version, 0 for a file.
-func loadPlaybook(ctx context.Context, b *bus.Bus, ref, fingerprint string, version uint64) (*schema.Playbook, uint64, error) {
-	if isPlaybookFile(ref) {
-		p, err := readPlaybookFile(ref)
-		return p, 0, err
-	}
-	fp, err := findPlaybook(ctx, b, ref, fingerprint)
-	if err != nil {
-		return nil, 0, err
-	}
-	e, err := b.Playbooks().Get(ctx, fp, ref, version)
-	if err != nil {
-		return nil, 0, err
-	}
-	p, err := e.Decode()
-	return p, e.Stored.Version, err
 }

@@ -7,10 +7,11 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/spf13/cobra"
 )
 
-func newRootCommand(app *App) *cobra.Command {
+func newRootCommand(app *cli.App, suites suiteSupport) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "rote",
 		Short: "Trajectory memoization for AI agents",
@@ -20,10 +21,10 @@ no model in the loop for deterministic steps, verifying every step and the
 final state.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          args(cobra.NoArgs),
+		Args:          cli.Args(cobra.NoArgs),
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(flagErrors)
+	root.SetFlagErrorFunc(cli.FlagErrors)
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
 		// A flag is on the command line, which every local user reads.
 		if u, err := url.Parse(app.NATSURL); err == nil && cmd.Flags().Changed("nats") {
@@ -58,13 +59,13 @@ final state.`,
 		newFixtureCommand(app),
 		newPlaybooksCommand(app),
 		newReplayCommand(app),
-		newRunCommand(app),
+		newRunCommand(app, suites),
 		newDistillCommand(app),
 		newPromoteCommand(app),
 		newLearnCommand(app),
 	)
-	if app.suites.commands != nil {
-		root.AddCommand(app.suites.commands(app)...)
+	if suites.commands != nil {
+		root.AddCommand(suites.commands(app)...)
 	}
 	return root
 }

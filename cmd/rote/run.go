@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
@@ -20,7 +21,7 @@ type runFlags struct {
 	asJSON                           bool
 }
 
-func newRunCommand(app *App) *cobra.Command {
+func newRunCommand(app *cli.App, suites suiteSupport) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   `run "TASK" --url URL [flags] | run --suite-task ID [flags]`,
@@ -46,8 +47,8 @@ server-side state. A rote built with -tags nobench has no suite tasks.
 A run succeeds only when its verify gate passes: give --verify-text for a
 free-form task. It prints each step (source, tokens, ms) and a summary, and
 exits 0 only on a verified success.`,
-		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error { return runTask(cmd.Context(), app, f, a) },
+		Args: cli.Args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error { return runTask(cmd.Context(), app, suites, f, a) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "url", "", "the site, e.g. http://127.0.0.1:8080")
@@ -61,7 +62,7 @@ exits 0 only on a verified success.`,
 	fl.StringVar(&f.variant, "variant", "", "the fixture portal's variant, with --suite-task and no --url")
 	fl.IntVar(&f.rep, "rep", 0, "which repetition's parameters a suite task uses")
 	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
-	if app.suites.run == nil {
+	if suites.run == nil {
 		for _, name := range []string{"suite-task", "variant", "rep"} {
 			fl.MarkHidden(name) // this build has no suite tasks
 		}
@@ -70,15 +71,15 @@ exits 0 only on a verified success.`,
 }
 
 // runTask is rote run.
-func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
-	t, site, err := buildTask(ctx, app, f, a)
+func runTask(ctx context.Context, app *cli.App, suites suiteSupport, f runFlags, a []string) error {
+	t, site, err := buildTask(ctx, suites, f, a)
 	if err != nil {
 		return err
 	}
 	if site != nil {
 		defer site.close()
 	}
-	n, err := app.startNode(ctx, node.Tasks...)
+	n, err := app.StartNode(ctx, node.Tasks...)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 	label := n.Model().Label
 	var chosen *planner.Chosen
 	if f.playbook != "" {
-		p, v, err := loadPlaybook(ctx, n.Bus(), f.playbook, "", f.version)
+		p, v, err := cli.LoadPlaybook(ctx, n.Bus(), f.playbook, "", f.version)
 		if err != nil {
 			return err
 		}
@@ -125,22 +126,22 @@ func runTask(ctx context.Context, app *App, f runFlags, a []string) error {
 		view.Outcome(app.Stdout, res, label, sc)
 	}
 	if res.Outcome != schema.OutcomeSuccess {
-		return &exitError{code: exitFailure, err: fmt.Errorf("run %s: %v", res.Outcome, res.Reason)}
+		return fmt.Errorf("run %s: %v", res.Outcome, res.Reason)
 	}
 	if checkErr != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("the site disagrees: %w", checkErr)}
+		return fmt.Errorf("the site disagrees: %w", checkErr)
 	}
 	return nil
 }
 
 // buildTask reads the task from the flags; a suite task comes with the
 // site this process serves for it, unless --url names one.
-func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.Task, *suiteRun, error) {
-	params, err := keyValues("--param", f.params)
+func buildTask(ctx context.Context, suites suiteSupport, f runFlags, a []string) (planner.Task, *suiteRun, error) {
+	params, err := cli.KeyValues("--param", f.params)
 	if err != nil {
 		return planner.Task{}, nil, err
 	}
-	secrets, err := keyValues("--secret", f.secrets)
+	secrets, err := cli.KeyValues("--secret", f.secrets)
 	if err != nil {
 		return planner.Task{}, nil, err
 	}
@@ -148,11 +149,11 @@ func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.T
 	var site *suiteRun
 	switch {
 	case f.suiteID != "" && len(a) > 0:
-		return t, nil, usageError("give a task text or --suite-task, not both")
-	case f.suiteID != "" && app.suites.run == nil:
-		return t, nil, usageError("--suite-task: %s", errNoSuites)
+		return t, nil, cli.Usagef("give a task text or --suite-task, not both")
+	case f.suiteID != "" && suites.run == nil:
+		return t, nil, cli.Usagef("--suite-task: %s", errNoSuites)
 	case f.suiteID != "":
-		if site, err = app.suites.run(ctx, f.suiteID, f.rep, params, f.variant, f.base); err != nil {
+		if site, err = suites.run(ctx, f.suiteID, f.rep, params, f.variant, f.base); err != nil {
 			return t, nil, err
 		}
 		t = site.task
@@ -161,9 +162,9 @@ func buildTask(ctx context.Context, app *App, f runFlags, a []string) (planner.T
 			site = nil
 		}
 	case len(a) == 0:
-		return t, nil, usageError(`run needs a task: rote run "TASK" --url URL, or --suite-task ID`)
+		return t, nil, cli.Usagef(`run needs a task: rote run "TASK" --url URL, or --suite-task ID`)
 	case f.base == "":
-		return t, nil, usageError("run needs --url, the site the task is on")
+		return t, nil, cli.Usagef("run needs --url, the site the task is on")
 	default:
 		t = planner.Task{Text: a[0], Params: params, StartURL: f.base}
 	}

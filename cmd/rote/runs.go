@@ -5,24 +5,25 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
 
-func newRunsCommand(app *App) *cobra.Command {
+func newRunsCommand(app *cli.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "Inspect the run log in ROTE_RUNS",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newRunsListCommand(app), newRunsShowCommand(app), newRunsExportCommand(app), newRunsVerifyCommand(app))
 	return cmd
 }
 
-func newRunsListCommand(app *App) *cobra.Command {
+func newRunsListCommand(app *cli.App) *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -32,7 +33,7 @@ how long it took, its steps (tool calls and browser actions), model calls and
 tokens. The sessions rote mcp browser opens for itself with no task (under
 rote record, whose run is the session's record) are left out and counted
 below the table; --all lists them too.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := app.Bus(cmd.Context())
 			if err != nil {
@@ -82,12 +83,12 @@ below the table; --all lists them too.`,
 	return cmd
 }
 
-func newRunsShowCommand(app *App) *cobra.Command {
+func newRunsShowCommand(app *cli.App) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Print one run's events as a timeline",
-		Args:  args(cobra.ExactArgs(1)),
+		Args:  cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			b, err := app.Bus(cmd.Context())
 			if err != nil {
@@ -108,7 +109,7 @@ func newRunsShowCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-func newRunsExportCommand(app *App) *cobra.Command {
+func newRunsExportCommand(app *cli.App) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "export RUN --dir DIR",
@@ -121,10 +122,10 @@ func newRunsExportCommand(app *App) *cobra.Command {
 
 The files are a pure function of the stream: exporting the same run twice
 gives the same bytes.`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if dir == "" {
-				return usageError("export needs --dir")
+				return cli.Usagef("export needs --dir")
 			}
 			b, err := app.Bus(cmd.Context())
 			if err != nil {

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
 
-func newRunsVerifyCommand(app *App) *cobra.Command {
+func newRunsVerifyCommand(app *cli.App) *cobra.Command {
 	var expects []string
 	cmd := &cobra.Command{
 		Use:   "verify RUN --expect EXPECT [--expect EXPECT ...]",
@@ -19,12 +20,12 @@ func newRunsVerifyCommand(app *App) *cobra.Command {
 of a finished recorded run, and appends the checks to the run as a
 verify.checked.v1 event: the run's outcome, for the distiller, is that event,
 never a bare flag. It exits 0 only when every assertion holds.`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cli.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if len(expects) == 0 {
-				return usageError("give at least one --expect, e.g. --expect 'text_visible: Saved'")
+				return cli.Usagef("give at least one --expect, e.g. --expect 'text_visible: Saved'")
 			}
-			exps, err := parseExpects(expects)
+			exps, err := cli.ParseExpects(expects)
 			if err != nil {
 				return err
 			}
@@ -54,7 +55,7 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			}
 			runlog.WriteChecks(app.Stdout, "", checks)
 			if !passed {
-				return &exitError{code: exitFailure, err: fmt.Errorf("run %s did not verify", a[0])}
+				return fmt.Errorf("run %s did not verify", a[0])
 			}
 			fmt.Fprintf(app.Stdout, "run %s verified\n", a[0])
 			return nil

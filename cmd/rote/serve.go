@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/spf13/cobra"
 )
 
-func newServeCommand(app *App) *cobra.Command {
+func newServeCommand(app *cli.App) *cobra.Command {
 	var roleFlag, listen, httpAddr, logLevel string
 	var logJSON bool
 	var browsers int
@@ -28,17 +29,17 @@ scripted model, and serve says which.
 
 Services log to stderr (--log-level, --log-json), with the run and task
 they work on as attributes.`,
-		Args: args(cobra.NoArgs),
+		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			roles, err := node.ServeRoles(roleFlag)
 			if err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			if app.Log, err = node.NewLogger(app.Stderr, logLevel, logJSON); err != nil {
-				return usageError("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			ctx := cmd.Context()
-			cfg, err := app.busConfig("rote-serve-" + roleFlag)
+			cfg, err := app.BusConfig("rote-serve-" + roleFlag)
 			if err != nil {
 				return err
 			}
@@ -47,9 +48,9 @@ they work on as attributes.`,
 				// Joining another process's server: as the role's user.
 				cfg.Role = roles[0]
 			} else if u, err := url.Parse(app.NATSURL); err == nil && u.User != nil && bus.IsRole(u.User.Username()) {
-				return usageError("--role %s runs every role, so it connects as user rote, not as the role user %s", roleFlag, u.User.Username())
+				return cli.Usagef("--role %s runs every role, so it connects as user rote, not as the role user %s", roleFlag, u.User.Username())
 			}
-			b, err := app.openBus(ctx, cfg)
+			b, err := app.OpenBus(ctx, cfg)
 			if err != nil {
 				return err
 			}
@@ -67,7 +68,7 @@ they work on as attributes.`,
 				// (bus.Open refused --listen in that case).
 				app.Log.Warn("the data directory is served by another rote process: when that one stops, this one (or another that joined it) takes the directory over", "data", app.DataDir, "nats", b.ClientURL(), "user", cmp.Or(cfg.Role, "rote"))
 			}
-			ncfg, err := app.nodeConfig(roles...)
+			ncfg, err := app.NodeConfig(roles...)
 			if err != nil {
 				return err
 			}

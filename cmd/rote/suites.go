@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/services/planner"
 	"github.com/spf13/cobra"
@@ -14,14 +15,14 @@ import (
 // (suites_on.go); -tags nobench builds rote without it (suites_off.go),
 // and every place that needs it says so.
 type suiteSupport struct {
-	// offline is the scripted model with a simulated latency.
+	// offline is the scripted model with a simulated latency (cli.App's).
 	offline func(latency string) (node.OfflineModel, error)
 	// expand fills a claimed task request that names a suite task.
 	expand node.SuiteTasks
 	// run prepares a suite task for rote run.
 	run func(ctx context.Context, id string, rep int, params map[string]string, variant, base string) (*suiteRun, error)
 	// commands are the commands that exist only with the suites.
-	commands func(app *App) []*cobra.Command
+	commands func(app *cli.App) []*cobra.Command
 }
 
 // suiteRun is a suite task as rote run does it.

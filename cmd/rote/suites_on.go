@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/spf13/cobra"
 )
@@ -18,7 +19,7 @@ func builtinSuites() suiteSupport {
 		run: func(ctx context.Context, id string, rep int, params map[string]string, variant, base string) (*suiteRun, error) {
 			r, err := lab.NewSuiteRun(ctx, id, rep, params, variant, base)
 			if errors.Is(err, lab.ErrBadTask) {
-				return nil, usageError("%v", err)
+				return nil, cli.Usagef("%v", err)
 			}
 			if err != nil {
 				return nil, err
@@ -29,7 +30,7 @@ func builtinSuites() suiteSupport {
 			}
 			return sr, nil
 		},
-		commands: func(app *App) []*cobra.Command {
+		commands: func(app *cli.App) []*cobra.Command {
 			return []*cobra.Command{newModelCommand(app), newDemoCommand(app), newBenchCommand(app)}
 		},
 	}

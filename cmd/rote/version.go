@@ -6,17 +6,18 @@ import (
 	"runtime/debug"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
-func newVersionCommand(app *App) *cobra.Command {
+func newVersionCommand(app *cli.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of rote and of what it embeds",
-		Args:  args(cobra.NoArgs),
+		Args:  cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(app.Stdout, "rote %s (%s, nats-server %s)\n", buildVersion(), runtime.Version(), server.VERSION)
 			return nil

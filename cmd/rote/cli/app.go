@@ -1,9 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/services/replay"
-	"github.com/spf13/cobra"
 )
 
 // App holds what every command shares: the global flags, the output
@@ -43,8 +40,14 @@ type App struct {
 	// command (rote serve) asks for more.
 	Log *slog.Logger
 
-	suites suiteSupport
-	bus    *bus.Bus
+	// Offline, when the frozen suites are built in, is their scripted
+	// model with a simulated latency.
+	Offline func(latency string) (node.OfflineModel, error)
+	// SuiteTasks, when they are built in, fills a claimed task request
+	// that names a suite task.
+	SuiteTasks node.SuiteTasks
+
+	bus *bus.Bus
 }
 
 // Bus opens the bus on first use: the external server when --nats is
@@ -53,16 +56,16 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	if a.bus != nil {
 		return a.bus, nil
 	}
-	cfg, err := a.busConfig("rote")
+	cfg, err := a.BusConfig("rote")
 	if err != nil {
 		return nil, err
 	}
-	return a.openBus(ctx, cfg)
+	return a.OpenBus(ctx, cfg)
 }
 
-// openBus opens the bus cfg names as this process's, and when this
+// OpenBus opens the bus cfg names as this process's, and when this
 // process runs the embedded server, closes the runs of dead processes.
-func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
+func (a *App) OpenBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	opened := time.Now()
 	cfg.TookOver = func(b *bus.Bus, at time.Time) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -80,53 +83,53 @@ func (a *App) openBus(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	return b, nil
 }
 
-// busConfig is the bus the global flags name, for a client called name,
+// BusConfig is the bus the global flags name, for a client called name,
 // with $ROTE_SIGNING_KEY (hex) when it is set, for a bus whose rote
 // password this process does not know.
-func (a *App) busConfig(name string) (bus.Config, error) {
+func (a *App) BusConfig(name string) (bus.Config, error) {
 	cfg := bus.Config{URL: a.NATSURL, DataDir: a.DataDir, CAFile: a.NATSCA, Name: name, Log: a.Log}
 	if a.NATSURL != "" {
 		cfg.Replicas = a.NATSReplicas
 	}
 	key, err := node.EnvKey("ROTE_SIGNING_KEY")
 	if err != nil {
-		return bus.Config{}, usageError("%v", err)
+		return bus.Config{}, Usagef("%v", err)
 	}
 	cfg.SigningKey = key
 	if err := node.StoreLimits(&cfg.RunsMaxBytes, &cfg.BlobsMaxBytes); err != nil {
-		return bus.Config{}, usageError("%v", err)
+		return bus.Config{}, Usagef("%v", err)
 	}
 	return cfg, nil
 }
 
-// nodeConfig is a node of roles on this process's settings: its secret
+// NodeConfig is a node of roles on this process's settings: its secret
 // key, its log, and what the frozen suites add when they are built in
 // (the offline model, suite tasks).
-func (a *App) nodeConfig(roles ...string) (node.Config, error) {
+func (a *App) NodeConfig(roles ...string) (node.Config, error) {
 	if err := node.CheckBrowser(a.Browser); err != nil {
-		return node.Config{}, usageError("%v", err)
+		return node.Config{}, Usagef("%v", err)
 	}
 	key, err := node.SecretKey(a.DataDir)
 	if err != nil {
 		return node.Config{}, err
 	}
-	cfg := node.Config{Roles: roles, SecretKey: key, Log: a.Log, Browser: a.Browser, Suites: a.suites.expand}
-	if a.suites.offline != nil {
-		if cfg.Offline, err = a.suites.offline(a.ModelLatency); err != nil {
-			return node.Config{}, usageError("%v", err)
+	cfg := node.Config{Roles: roles, SecretKey: key, Log: a.Log, Browser: a.Browser, Suites: a.SuiteTasks}
+	if a.Offline != nil {
+		if cfg.Offline, err = a.Offline(a.ModelLatency); err != nil {
+			return node.Config{}, Usagef("%v", err)
 		}
 	}
 	return cfg, nil
 }
 
-// startNode opens the bus and runs a node of roles on it; the caller
+// StartNode opens the bus and runs a node of roles on it; the caller
 // closes the node.
-func (a *App) startNode(ctx context.Context, roles ...string) (*node.Node, error) {
+func (a *App) StartNode(ctx context.Context, roles ...string) (*node.Node, error) {
 	b, err := a.Bus(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := a.nodeConfig(roles...)
+	cfg, err := a.NodeConfig(roles...)
 	if err != nil {
 		return nil, err
 	}
@@ -140,15 +143,15 @@ func (a *App) startNode(ctx context.Context, roles ...string) (*node.Node, error
 	return n, nil
 }
 
-// replayNode runs the node a replay in env needs (a browser for a site;
+// ReplayNode runs the node a replay in env needs (a browser for a site;
 // the planner and matcher for model-backed steps) and opens env for
 // playbook p with params; the caller closes the node. A browser
 // environment without a site is a usage error.
-func (a *App) replayNode(ctx context.Context, env node.Environment, p *schema.Playbook, params map[string]string) (*node.Node, replay.Opener, error) {
+func (a *App) ReplayNode(ctx context.Context, env node.Environment, p *schema.Playbook, params map[string]string) (*node.Node, replay.Opener, error) {
 	if err := env.Check(); err != nil {
-		return nil, nil, &exitError{code: exitUsage, err: err}
+		return nil, nil, Usage(err)
 	}
-	n, err := a.startNode(ctx, env.Roles()...)
+	n, err := a.StartNode(ctx, env.Roles()...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,53 +169,4 @@ func (a *App) Close() error {
 		return nil
 	}
 	return a.bus.Close()
-}
-
-// exitError carries a process exit code other than 1.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// Exit codes.
-const (
-	exitOK      = 0
-	exitFailure = 1 // the command ran and failed
-	exitUsage   = 2 // the command line was wrong
-)
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// Main runs the rote command line with args and returns the exit code.
-// It is what main calls and what tests call.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, suites: builtinSuites(),
-		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	root := newRootCommand(app)
-	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
-	if cerr := app.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintln(stderr, "rote:", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return exitFailure
-}
-
-// flagErrors turns cobra's flag parsing errors into usage errors.
-func flagErrors(cmd *cobra.Command, err error) error {
-	return usageError("%v (see %s --help)", err, cmd.CommandPath())
 }

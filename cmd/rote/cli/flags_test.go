@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 // alone from $ROTE_SECRET_NAME, and refuse a name given as both or twice.
 func TestTaskValues(t *testing.T) {
 	t.Setenv("ROTE_SECRET_PASSWORD", "hunter2")
-	params, secrets, err := taskValues([]string{"user=ann", "note=a=b"}, []string{"password"})
+	params, secrets, err := TaskValues([]string{"user=ann", "note=a=b"}, []string{"password"})
 	if err != nil || params["user"] != "ann" || params["note"] != "a=b" || secrets["password"] != "hunter2" {
 		t.Fatalf("got %v %v %v", params, secrets, err)
 	}
@@ -19,8 +19,8 @@ func TestTaskValues(t *testing.T) {
 		{[]string{"=ann"}, nil},
 		{nil, []string{"token"}},
 	} {
-		var exit *exitError
-		if _, _, err := taskValues(c.params, c.secrets); !errors.As(err, &exit) || exit.code != exitUsage {
+		var exit *ExitError
+		if _, _, err := TaskValues(c.params, c.secrets); !errors.As(err, &exit) || exit.Code != ExitUsage {
 			t.Errorf("%v %v: %v, want a usage error", c.params, c.secrets, err)
 		}
 	}
