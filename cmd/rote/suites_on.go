@@ -8,7 +8,6 @@ import (
 
 	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/lab"
-	"github.com/spf13/cobra"
 )
 
 // builtinSuites is the frozen suites, built in.
@@ -30,8 +29,6 @@ func builtinSuites() suiteSupport {
 			}
 			return sr, nil
 		},
-		commands: func(app *cli.App) []*cobra.Command {
-			return []*cobra.Command{newModelCommand(app), newDemoCommand(app), newBenchCommand(app)}
-		},
+		commands: lab.Commands,
 	}
 }

@@ -1,11 +1,10 @@
 //go:build !nobench
 
-package main
+package lab
 
 import (
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/cmd/rote/cli"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/spf13/cobra"
 )
 
@@ -45,12 +44,13 @@ says which. It exits non-zero if any outcome is not what it should be.`,
 			if err != nil {
 				return err
 			}
-			l, err := lab.Open(ctx, b, suite.SuitePortal, cfg)
+			l, err := Open(ctx, b, suite.SuitePortal, cfg)
 			if err != nil {
 				return err
 			}
 			defer l.Close()
-			return lab.Demo(ctx, l, app.DataDir, app.Stdout)
+			return Demo(ctx, l, app.DataDir, app.Stdout)
 		},
 	}
 }
+

@@ -1,6 +1,6 @@
 //go:build !nobench
 
-package main
+package lab
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/cmd/rote/cli"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +45,7 @@ Every output that used it says "` + scripted.Label + `".`,
 			if !scriptedFlag {
 				return cli.Usagef("only the scripted offline model is served here: rote model serve --scripted (for a real model, set ROTE_LLM_BASE_URL)")
 			}
-			offline, err := lab.Offline(latency)
+			offline, err := Offline(latency)
 			if err != nil {
 				return cli.Usagef("%v", err)
 			}

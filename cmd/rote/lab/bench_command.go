@@ -1,6 +1,6 @@
 //go:build !nobench
 
-package main
+package lab
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/cmd/rote/cli"
-	"github.com/rote-agent/rote/cmd/rote/lab"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +19,7 @@ import (
 func newBenchCommand(app *cli.App) *cobra.Command {
 	var latency string
 	var asJSON bool
-	cfg := lab.Config{Progress: app.Stderr}
+	cfg := Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
 		Use:   "bench [--suite portal|wordpress|variation|speed] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
@@ -54,7 +53,7 @@ reduction, success parity, wrong outcomes, false matches, latency) print PASS
 or FAIL, and a failed gate exits non-zero.`,
 		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfg.Suite == lab.SuiteSpeed {
+			if cfg.Suite == SuiteSpeed {
 				if !cmd.Flags().Changed("model-latency") {
 					latency = "none" // the browser's side is what it measures
 				}
@@ -69,7 +68,7 @@ or FAIL, and a failed gate exits non-zero.`,
 				return err
 			}
 			defer l.Close()
-			s, err := lab.Bench(cmd.Context(), l, cfg)
+			s, err := Bench(cmd.Context(), l, cfg)
 			if err != nil {
 				return err
 			}
@@ -100,7 +99,7 @@ or FAIL, and a failed gate exits non-zero.`,
 
 // openLab opens the lab of suiteName on the app's bus, its offline model
 // answering with latency.
-func openLab(cmd *cobra.Command, app *cli.App, suiteName, latency string) (*lab.Lab, error) {
+func openLab(cmd *cobra.Command, app *cli.App, suiteName, latency string) (*Lab, error) {
 	app.ModelLatency = latency
 	b, err := app.Bus(cmd.Context())
 	if err != nil {
@@ -110,12 +109,12 @@ func openLab(cmd *cobra.Command, app *cli.App, suiteName, latency string) (*lab.
 	if err != nil {
 		return nil, err
 	}
-	return lab.Open(cmd.Context(), b, suiteName, ncfg)
+	return Open(cmd.Context(), b, suiteName, ncfg)
 }
 
 // runSideBySide runs the speed suite: replays against hand-written
 // programs on the portal.
-func runSideBySide(cmd *cobra.Command, app *cli.App, cfg lab.Config, latency string, asJSON bool) error {
+func runSideBySide(cmd *cobra.Command, app *cli.App, cfg Config, latency string, asJSON bool) error {
 	if cfg.Reps < 1 {
 		return cli.Usagef("--reps must be at least 1")
 	}
@@ -125,7 +124,7 @@ func runSideBySide(cmd *cobra.Command, app *cli.App, cfg lab.Config, latency str
 		return err
 	}
 	defer l.Close()
-	s, err := lab.RunSideBySide(cmd.Context(), l, cfg, chromium.Path)
+	s, err := RunSideBySide(cmd.Context(), l, cfg, chromium.Path)
 	if err != nil {
 		return err
 	}
