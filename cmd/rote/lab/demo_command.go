@@ -53,4 +53,3 @@ says which. It exits non-zero if any outcome is not what it should be.`,
 		},
 	}
 }
-
