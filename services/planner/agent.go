@@ -15,6 +15,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // Task is a task for the agent.
@@ -80,7 +81,7 @@ func NewAgent(cfg AgentConfig, browsers *bus.Browsers, runs *bus.RunLog, llm *LL
 type Options struct {
 	RunID    string               // default a new id
 	Parent   string               // the run this one continues
-	Ledger   []schema.LedgerEntry // steps that already ran, for Continue
+	Ledger   []prompt.LedgerEntry // steps that already ran, for Continue
 	Progress func(StepLog)
 	// Spent is the model calls already made in the run's name (the
 	// matcher's), counted in its manifest beside the agent's own.
@@ -336,7 +337,7 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 	if err != nil {
 		return nil, err
 	}
-	entry := schema.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
+	entry := prompt.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
 	if t := ev.Action.Target; t != nil {
 		entry.Target, entry.Role, entry.Name = t.ID, t.Role, t.Name
 		action.Target = t

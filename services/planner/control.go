@@ -9,6 +9,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // Replayer replays a playbook in a browser session the control loop owns
@@ -227,8 +228,8 @@ func mergeUsage(m *schema.MatchReply, rep *schema.ReplayResult, agent *Result) [
 // replayedLedger tells the agent what the replay did: a ledger line per
 // step that ran (parameters filled in, secrets as {{name}}), and the step
 // that failed with its reason.
-func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []schema.LedgerEntry {
-	var out []schema.LedgerEntry
+func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []prompt.LedgerEntry {
+	var out []prompt.LedgerEntry
 	fill := func(s string) string {
 		for k, v := range t.Params {
 			if !slices.Contains(t.Secrets, k) {
@@ -242,7 +243,7 @@ func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []sche
 		if st == nil {
 			continue
 		}
-		e := schema.LedgerEntry{Step: i + 1, Action: st.Tool, Result: "ok (replayed)"}
+		e := prompt.LedgerEntry{Step: i + 1, Action: st.Tool, Result: "ok (replayed)"}
 		if st.Kind != schema.StepDeterministic {
 			e.Action = string(st.Kind)
 		}
