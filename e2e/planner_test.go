@@ -18,6 +18,7 @@ import (
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -125,7 +126,7 @@ func storeVendorPlaybook(t *testing.T, b *bus.Bus, base string, edit func(*schem
 		edit(p)
 	}
 	var err error
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+	if p.Fingerprint, err = schema.Fingerprint(tools.BrowserEnvironment(base)); err != nil {
 		t.Fatal(err)
 	}
 	e, err := b.Playbooks().Put(testContext(t), p, "import", "")
@@ -303,7 +304,7 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 	}
 
 	elsewhere, site := portalSite(t, "submit-elsewhere")
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(elsewhere)); err != nil {
+	if p.Fingerprint, err = schema.Fingerprint(tools.BrowserEnvironment(elsewhere)); err != nil {
 		t.Fatal(err)
 	}
 	out, err = c.Run(testContext(t), suiteTask(task, 3, elsewhere), &planner.Chosen{Playbook: p}, planner.Options{}, nil)

@@ -295,20 +295,6 @@ func TestOrdinalDates(t *testing.T) {
 	}
 }
 
-// A tool call that chooses its control by a pick alone (a role, no id or
-// name) is a click on the pick; before, it was refused for having no
-// target.
-func TestToolCallWithAPickAlone(t *testing.T) {
-	pick := &schema.Pick{Name: "Delete", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderLast}}}
-	a, err := schema.ActionFromToolCall("click", []byte(`{"role":"button"}`), pick)
-	if err != nil || a.Target == nil || a.Target.Pick != pick || a.Target.Role != "button" {
-		t.Fatalf("click with a pick: %+v, %v", a.Target, err)
-	}
-	if _, err := schema.ActionFromToolCall("click", []byte(`{}`), nil); !errors.Is(err, schema.ErrInvalid) {
-		t.Errorf("a click with no target and no pick: %v", err)
-	}
-}
-
 // A judgment answer that differs from one option only in case, spacing
 // or the quotes and punctuation around it is that option; anything else,
 // or an answer two options fit, is out of the set.

@@ -10,6 +10,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // Replayer replays a playbook in a browser session the control loop owns
@@ -160,7 +161,7 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 // agent does the task. Its cost (a binding call, if any) is in the
 // outcome's usage.
 func (c *Controller) match(ctx context.Context, t Task, site, runID string, out *Outcome) (*Chosen, error) {
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(site))
+	fp, err := schema.Fingerprint(tools.BrowserEnvironment(site))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 const repairSystemPrompt = `You repair one step of a replayed playbook. The step no longer fits the page: its control is gone, renamed or another kind of field now (a text input turned textarea), or what it expected did not happen. You see the playbook's intent, the failed step, why it failed, and the page now (one element per line: ` + "`id role \"name\" = \"value\" [states]`" + `).
@@ -70,7 +71,7 @@ func replacement(rep *Reply, failed *schema.Step, page string) (*schema.Step, er
 	if rep.ToolCall == nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model proposed no replacement for %s", failed.ID)
 	}
-	a, err := schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
+	a, err := tools.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s is no valid action: %v", failed.ID, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/replay"
 )
 
@@ -75,7 +76,7 @@ func (m *Tools) watch(ctx context.Context) {
 
 // reoffer makes the tool list the browser's tools and origin's playbooks.
 func (m *Tools) reoffer(ctx context.Context, origin string) {
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(origin))
+	fp, err := schema.Fingerprint(tools.BrowserEnvironment(origin))
 	if err != nil {
 		return
 	}
@@ -84,7 +85,7 @@ func (m *Tools) reoffer(ctx context.Context, origin string) {
 		m.playbooks.Log.Warn("the playbooks of this site are not offered", "origin", origin, "err", err)
 		return
 	}
-	tools := replay.PlaybookTools(entries, schema.BrowserTools())
+	tools := replay.PlaybookTools(entries, tools.Browser())
 	next := map[string]replay.PlaybookTool{}
 	for _, t := range tools {
 		next[t.Spec.Name] = t
