@@ -9,6 +9,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
 	"github.com/rote-agent/rote/schema/tools"
 )
 
@@ -173,7 +174,7 @@ func (d *BrowserDispatcher) Records(ctx context.Context, stepID string, target *
 		return nil, schema.World{}, err
 	}
 	d.count(rep)
-	keys, err := target.Pick.Keys(target.Role, rep.Observation.Nodes)
+	keys, err := records.Keys(target.Pick, target.Role, rep.Observation.Nodes)
 	return keys, rep.Observation.World(), err
 }
 
