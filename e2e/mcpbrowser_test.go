@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // TestMCPBrowserThroughTheRecorder drives `rote mcp browser` with the
@@ -41,9 +42,9 @@ func TestMCPBrowserThroughTheRecorder(t *testing.T) {
 		}
 		return r.Content[0].(*mcp.TextContent).Text, r.IsError
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != len(schema.BrowserTools()) {
-		t.Fatalf("tools: %v (%d)", err, len(tools.Tools))
+	listed, err := cs.ListTools(ctx, nil)
+	if err != nil || len(listed.Tools) != len(tools.Browser()) {
+		t.Fatalf("tools: %v (%d)", err, len(listed.Tools))
 	}
 	page, isErr := call("navigate", map[string]any{"url": web.URL + "/"})
 	if isErr || !strings.Contains(page, "navigate ok") || !strings.Contains(page, `textbox "Name"`) {

@@ -12,6 +12,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // TestServeWithoutSuites builds rote with -tags nobench, which leaves the
@@ -112,7 +113,7 @@ func TestServeWithoutSuites(t *testing.T) {
 
 	p := examplePlaybook(t, "download-latest-report")
 	var err2 error
-	if p.Fingerprint, err2 = schema.Fingerprint(schema.BrowserEnvironment(base)); err2 != nil {
+	if p.Fingerprint, err2 = schema.Fingerprint(tools.BrowserEnvironment(base)); err2 != nil {
 		t.Fatal(err2)
 	}
 	if _, err := b.Playbooks().Put(testContext(t), p, "import", ""); err != nil {

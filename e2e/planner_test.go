@@ -17,6 +17,8 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -124,7 +126,7 @@ func storeVendorPlaybook(t *testing.T, b *bus.Bus, base string, edit func(*schem
 		edit(p)
 	}
 	var err error
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+	if p.Fingerprint, err = schema.Fingerprint(tools.BrowserEnvironment(base)); err != nil {
 		t.Fatal(err)
 	}
 	e, err := b.Playbooks().Put(testContext(t), p, "import", "")
@@ -302,7 +304,7 @@ func TestChangedFieldIsRepaired(t *testing.T) {
 	}
 
 	elsewhere, site := portalSite(t, "submit-elsewhere")
-	if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(elsewhere)); err != nil {
+	if p.Fingerprint, err = schema.Fingerprint(tools.BrowserEnvironment(elsewhere)); err != nil {
 		t.Fatal(err)
 	}
 	out, err = c.Run(testContext(t), suiteTask(task, 3, elsewhere), &planner.Chosen{Playbook: p}, planner.Options{}, nil)
@@ -467,11 +469,11 @@ func TestContextGrowsByTheLedgerLine(t *testing.T) {
 			all.WriteString(m.Content)
 		}
 		text := all.String()
-		if strings.Count(text, schema.PromptPage+"\n") != 1 || strings.Count(text, schema.PromptChanges) > 1 {
-			t.Fatalf("request %d carries %d pages and %d diffs", i, strings.Count(text, schema.PromptPage+"\n"), strings.Count(text, schema.PromptChanges))
+		if strings.Count(text, prompt.Page+"\n") != 1 || strings.Count(text, prompt.Changes) > 1 {
+			t.Fatalf("request %d carries %d pages and %d diffs", i, strings.Count(text, prompt.Page+"\n"), strings.Count(text, prompt.Changes))
 		}
 		tail := req.Messages[len(req.Messages)-1].Content
-		page, diff, _ := strings.Cut(tail, schema.PromptChanges)
+		page, diff, _ := strings.Cut(tail, prompt.Changes)
 		s := size{total: count(text), ledger: count(req.Messages[2].Content), page: count(page), diff: count(diff)}
 		everything += s.page + s.diff
 		if i > 0 && page == pages[i-1] {

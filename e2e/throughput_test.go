@@ -10,6 +10,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // BenchmarkTaskThroughput measures tasks per minute through the scaled-out
@@ -40,7 +41,7 @@ func BenchmarkTaskThroughput(b *testing.B) {
 			}
 			defer bs.Close()
 			p := examplePlaybook(b, "download-latest-report")
-			if p.Fingerprint, err = schema.Fingerprint(schema.BrowserEnvironment(base)); err != nil {
+			if p.Fingerprint, err = schema.Fingerprint(tools.BrowserEnvironment(base)); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := bs.Playbooks().Put(testContext(b), p, "import", ""); err != nil {

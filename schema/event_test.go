@@ -285,7 +285,7 @@ func TestSpillKeepsTheResultMeta(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := string(c.ResultMetaOf()[schema.ControlMeta]); got != `{"id":"b1","role":"button","name":"Trash"}` {
+	if got := string(c.ResultMetaOf()["rote/control"]); got != `{"id":"b1","role":"button","name":"Trash"}` {
 		t.Errorf("control kept beside the blob: %s", got)
 	}
 }

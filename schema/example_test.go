@@ -79,9 +79,11 @@ func ExampleFold() {
 // A fingerprint is a hash over a canonical form of the environment: the
 // same environment always gives the same one, whatever the key order.
 func ExampleFingerprint() {
-	a, _ := schema.Fingerprint(schema.BrowserEnvironment("http://127.0.0.1:8080"))
-	b, _ := schema.Fingerprint(schema.BrowserEnvironment("http://127.0.0.1:8080"))
-	c, _ := schema.Fingerprint(schema.BrowserEnvironment("http://127.0.0.1:9090"))
+	echo := []schema.ToolSpec{{Name: "echo", InputSchema: schema.RawJSON(`{"type":"object","properties":{"text":{"type":"string"}}}`)}}
+	echoRe := []schema.ToolSpec{{Name: "echo", InputSchema: schema.RawJSON(`{ "properties": {"text": {"type": "string"}}, "type": "object" }`)}}
+	a, _ := schema.Fingerprint(schema.MCPEnvironment("fixture", "1.0.0", "staging", echo))
+	b, _ := schema.Fingerprint(schema.MCPEnvironment("fixture", "1.0.0", "staging", echoRe))
+	c, _ := schema.Fingerprint(schema.MCPEnvironment("fixture", "1.0.0", "production", echo))
 	fmt.Println(len(a), a == b, a == c)
 	// Output: 64 true false
 }

@@ -40,9 +40,10 @@ type Environment struct {
 // bound before that.
 var MCPProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
-// surfaceProtocol is the surface that once held the negotiated MCP
-// protocol version (and still holds the browser's action protocol).
-const surfaceProtocol = "protocol"
+// SurfaceProtocol is the surface that once held the negotiated MCP
+// protocol version, and still holds the browser's action protocol
+// (tools.BrowserProtocol).
+const SurfaceProtocol = "protocol"
 
 // MCPEnvironment is the environment of an MCP server: its name and
 // version as it reports them, its tools with their schemas, and target,
@@ -57,13 +58,13 @@ func MCPEnvironment(server, version, target string, tools []ToolSpec) Environmen
 // version carries it among its surfaces. A browser's environment (one with
 // an origin) is returned as it is: its protocol is Rote's action protocol.
 func (env Environment) Stable() Environment {
-	if _, ok := env.Surfaces[surfaceProtocol]; !ok || env.Identity.Origin != "" {
+	if _, ok := env.Surfaces[SurfaceProtocol]; !ok || env.Identity.Origin != "" {
 		return env
 	}
 	out := env
 	out.Surfaces = make(map[string]string, len(env.Surfaces))
 	for k, v := range env.Surfaces {
-		if k != surfaceProtocol {
+		if k != SurfaceProtocol {
 			out.Surfaces[k] = v
 		}
 	}
@@ -93,7 +94,7 @@ func LegacyFingerprints(env Environment) []string {
 	var out []string
 	for _, v := range append(slices.Clone(MCPProtocolVersions), "") {
 		legacy := env
-		legacy.Surfaces = map[string]string{surfaceProtocol: v}
+		legacy.Surfaces = map[string]string{SurfaceProtocol: v}
 		for k, x := range env.Surfaces {
 			legacy.Surfaces[k] = x
 		}

@@ -122,25 +122,4 @@ func TestMCPFingerprintIgnoresTheNegotiatedProtocol(t *testing.T) {
 			t.Errorf("protocol %s: the stable environment has fingerprint %s, want %s", v, got, now)
 		}
 	}
-	browser := schema.BrowserEnvironment("http://127.0.0.1:8080")
-	if fp(t, browser.Stable()) != fp(t, browser) {
-		t.Fatal("the browser's action protocol is part of its fingerprint")
-	}
-}
-
-// TestBrowserFingerprintBeforeItsNewTools: the browser's fingerprint
-// before drag and set_value were added is recognised, and no other.
-func TestBrowserFingerprintBeforeItsNewTools(t *testing.T) {
-	browser := schema.BrowserEnvironment("http://127.0.0.1:8080")
-	before := browser
-	before.Tools = nil
-	for _, tool := range browser.Tools {
-		if tool.Name != "drag" && tool.Name != "set_value" {
-			before.Tools = append(before.Tools, tool)
-		}
-	}
-	legacy := schema.LegacyFingerprints(browser)
-	if len(legacy) != 1 || legacy[0] != fp(t, before) || legacy[0] == fp(t, browser) {
-		t.Fatalf("legacy %v, before %s, now %s", legacy, fp(t, before), fp(t, browser))
-	}
 }

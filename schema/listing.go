@@ -118,7 +118,7 @@ var FieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func (p *ItemPick) String() string {
 	var rules []string
 	for _, r := range p.Rules {
-		rules = append(rules, r.describe())
+		rules = append(rules, r.String())
 	}
 	s := strings.Join(rules, ", ")
 	if p.Field != "" {
@@ -306,7 +306,7 @@ func (p *ItemPick) choose(items []ListItem, b Bindings) (int, error) {
 			return 0, err
 		}
 		if chosen >= 0 && k != chosen {
-			return 0, Errorf(CodeAmbiguous, "the rules disagree on this listing, which they must not: %s chooses %q, the one before it %q", r.describe(), items[k].Text(), items[chosen].Text())
+			return 0, Errorf(CodeAmbiguous, "the rules disagree on this listing, which they must not: %s chooses %q, the one before it %q", r.String(), items[k].Text(), items[chosen].Text())
 		}
 		chosen = k
 	}

@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -223,93 +222,13 @@ func ruleValues(rules []PickRule) []any {
 func (p *Pick) String() string {
 	var parts []string
 	for _, r := range p.Rules {
-		parts = append(parts, r.describe())
+		parts = append(parts, r.String())
 	}
 	return strings.Join(parts, ", ")
 }
 
-// Take reads the names of the first n records of role that p's pattern
-// finds on a page, in the page's order (fewer when the page lists
-// fewer), and says what it read, for the record of the run.
-func (p *Pick) Take(role string, nodes []ObservedNode, n int) ([]string, string, error) {
-	set, err := p.records(role, nodes)
-	if err != nil {
-		return nil, "", err
-	}
-	var names []string
-	for _, r := range set.Records[:min(n, len(set.Records))] {
-		names = append(names, r.Name)
-	}
-	return names, fmt.Sprintf("the first %d of %d %s records: %s", len(names), len(set.Records), role, ClipList(names, 5)), nil
-}
-
-// Keys reads the keys of the records of role that p's pattern finds on a
-// page, in the page's order: the options of a judgment among them. Keys
-// that repeat could not tell the records apart, and a page with more
-// than MaxRecords is more than a judgment reads: both fail with
-// CodeAmbiguous.
-func (p *Pick) Keys(role string, nodes []ObservedNode) ([]string, error) {
-	set, err := p.records(role, nodes)
-	if err != nil {
-		return nil, err
-	}
-	if set.More > 0 {
-		return nil, Errorf(CodeAmbiguous, "more than %d %s records to choose among", MaxRecords, role)
-	}
-	keys := make([]string, len(set.Records))
-	for i, r := range set.Records {
-		if slices.Contains(keys[:i], r.Key) {
-			return nil, Errorf(CodeAmbiguous, "two %s records have the key %q: a choice of one could not tell them apart", role, r.Key)
-		}
-		keys[i] = r.Key
-	}
-	return keys, nil
-}
-
-// Choose applies p to the records of role on a page. It returns the
-// index in nodes of the chosen control and what the evaluation found, in
-// words, for the record of the run. It fails with CodeNotFound when the
-// page has no such records or a rule's column is gone, and with
-// CodeAmbiguous when a rule cannot choose one record or the rules
-// disagree.
-func (p *Pick) Choose(role string, nodes []ObservedNode) (int, string, error) {
-	set, err := p.records(role, nodes)
-	if err != nil {
-		return 0, "", err
-	}
-	chosen := -1
-	for _, r := range p.Rules {
-		k, err := r.Apply(set)
-		if err != nil {
-			return 0, "", err
-		}
-		if chosen >= 0 && k != chosen {
-			return 0, "", Errorf(CodeAmbiguous, "the rules disagree on this page, which they must not: %s picks %s, the one before it %s", r.describe(), set.Records[k].label(), set.Records[chosen].label())
-		}
-		chosen = k
-	}
-	return set.Node(chosen), fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].label()), nil
-}
-
-// label names a record for a person: its control's name, and its key
-// when the name does not hold it (a row's Trash button).
-func (r Record) label() string {
-	if strings.Contains(strings.ToLower(r.Name), strings.ToLower(r.Key)) {
-		return r.Name
-	}
-	return fmt.Sprintf("%s in the row %q", r.Name, r.Key)
-}
-
-// records finds p's records of role on a page, or fails CodeNotFound.
-func (p *Pick) records(role string, nodes []ObservedNode) (RecordSet, error) {
-	set := RecordsLike(nodes, role, p.Name, p.Rows, p.Within)
-	if len(set.Records) == 0 {
-		return set, Errorf(CodeNotFound, "no %s %q is on the page in %q", role, p.Name, p.Within)
-	}
-	return set, nil
-}
-
-func (r PickRule) describe() string {
+// String says the rule in words: "newest by Published", "is \"Memo 9\"".
+func (r PickRule) String() string {
 	s := string(r.Order)
 	if r.Order == OrderIs {
 		s += " " + strconv.Quote(r.Value)
@@ -428,7 +347,7 @@ func (s RecordSet) Field(by string) ([]string, error) {
 			continue
 		}
 		if col >= len(rec.Cells) {
-			return nil, Errorf(CodeNotFound, "the record %s has no %s", rec.label(), by)
+			return nil, Errorf(CodeNotFound, "the record %s has no %s", rec.Label(), by)
 		}
 		out[k] = rec.Cells[col]
 	}

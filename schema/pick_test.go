@@ -2,175 +2,12 @@ package schema_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rote-agent/rote/schema"
 )
-
-// reportsPage is a page of reports as perception distills it: a header
-// row, then per report a row and its Download link, newest first, then
-// the navigation around them.
-func reportsPage(months ...int) []schema.ObservedNode {
-	nodes := []schema.ObservedNode{
-		{Role: "link", Name: "Reports", Actionable: true, Context: "navigation Main"},
-		{Role: "link", Name: "Vendors", Actionable: true, Context: "navigation Main"},
-		{Role: "heading", Name: "Reports", Context: "main"},
-		{Role: "row", Name: "Report | Period | Published | File", Context: "main › Reports"},
-	}
-	for _, m := range months {
-		y, mo := 2026+(m-1)/12, (m-1)%12+1
-		period := fmt.Sprintf("%s %d", []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}[mo-1], y)
-		title := "Operations report " + period
-		pub := fmt.Sprintf("%d-%02d-01", y+mo/12, mo%12+1)
-		nodes = append(nodes,
-			schema.ObservedNode{Role: "row", Name: title + " | " + period + " | " + pub + " | Download", Context: "main › Reports"},
-			schema.ObservedNode{Role: "link", Name: "Download " + title, Actionable: true, Context: "main › Reports › " + title})
-	}
-	return nodes
-}
-
-func indexOf(t *testing.T, nodes []schema.ObservedNode, name string) int {
-	t.Helper()
-	for i, n := range nodes {
-		if n.Name == name && n.Actionable {
-			return i
-		}
-	}
-	t.Fatalf("no control %q", name)
-	return -1
-}
-
-// TestRecordsAroundTableRows: a row's control is one of the records of
-// its table, keyed by the row's first cell, with the header read.
-func TestRecordsAroundTableRows(t *testing.T) {
-	nodes := reportsPage(11, 10, 9)
-	set, chosen, ok := schema.RecordsAround(nodes, indexOf(t, nodes, "Download Operations report October 2026"))
-	if !ok || chosen != 1 || len(set.Records) != 3 || !set.Rows || set.Pattern != "Download *" || set.Within != "main › Reports" {
-		t.Fatalf("records %+v chosen %d ok %v", set, chosen, ok)
-	}
-	if got := strings.Join(set.Header, "|"); got != "Report|Period|Published|File" {
-		t.Errorf("header %q", got)
-	}
-	if set.Records[0].Key != "Operations report November 2026" || set.Records[2].Cells[2] != "2026-10-01" {
-		t.Errorf("records %+v", set.Records)
-	}
-	if _, _, ok := schema.RecordsAround(nodes, indexOf(t, nodes, "Vendors")); ok {
-		t.Error("navigation links are records")
-	}
-}
-
-// TestRecordsAroundList: entries of a list whose names share words and
-// differ in data are records; names that differ in words are not.
-func TestRecordsAroundList(t *testing.T) {
-	nodes := []schema.ObservedNode{
-		{Role: "button", Name: "Sign in", Actionable: true, Context: "main"},
-		{Role: "button", Name: "Sign up", Actionable: true, Context: "main"},
-		{Role: "link", Name: "Download RPT-2026-11 (CSV)", Actionable: true, Context: "main › Files"},
-		{Role: "link", Name: "Download RPT-2026-10 (CSV)", Actionable: true, Context: "main › Files"},
-		{Role: "link", Name: "Help", Actionable: true, Context: "main › Files"},
-	}
-	if _, _, ok := schema.RecordsAround(nodes, 0); ok {
-		t.Error(`"Sign in" beside "Sign up" is a choice among records`)
-	}
-	set, chosen, ok := schema.RecordsAround(nodes, 3)
-	if !ok || chosen != 1 || set.Pattern != "Download * (CSV)" || set.Rows || len(set.Records) != 2 || set.Records[1].Key != "RPT-2026-10" {
-		t.Fatalf("records %+v chosen %d ok %v", set, chosen, ok)
-	}
-	p := schema.Pick{Name: set.Pattern, Within: set.Within, Rules: []schema.PickRule{{Order: schema.OrderLast}}}
-	if i, _, err := p.Choose("link", nodes); err != nil || i != 3 {
-		t.Errorf("last: %d %v", i, err)
-	}
-}
-
-// TestPickFollowsTheData: the rules learned on one page choose on the
-// next by what it holds; when they no longer agree, or cannot read the
-// page, the step stops with a typed reason.
-func TestPickFollowsTheData(t *testing.T) {
-	latest := schema.Pick{Name: "Download *", Rows: true, Within: "main › Reports", Rules: []schema.PickRule{
-		{Order: schema.OrderNewest, By: "Published"}, {Order: schema.OrderNewest, By: "Period"}, {Order: schema.OrderFirst}}}
-	if err := latest.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name   string
-		months []int
-		want   string
-		code   schema.Code
-	}{
-		{"as learned", []int{11, 10, 9}, "Download Operations report November 2026", ""},
-		{"a newer report on top", []int{13, 12, 11, 10}, "Download Operations report January 2027", ""},
-		{"a newer report at the bottom", []int{11, 10, 12}, "", schema.CodeAmbiguous},
-		{"no reports", nil, "", schema.CodeNotFound},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			nodes := reportsPage(c.months...)
-			i, why, err := latest.Choose("link", nodes)
-			if c.code != "" {
-				var se *schema.Error
-				if !errors.As(err, &se) || se.Code != c.code {
-					t.Fatalf("err %v, want %s", err, c.code)
-				}
-				return
-			}
-			if err != nil || nodes[i].Name != c.want {
-				t.Fatalf("chose %q (%v), want %q", nodes[i].Name, err, c.want)
-			}
-			if !strings.Contains(why, "newest by Published") || !strings.Contains(why, c.want) {
-				t.Errorf("evaluation %q", why)
-			}
-		})
-	}
-	gone := latest
-	gone.Rules = []schema.PickRule{{Order: schema.OrderNewest, By: "Released"}}
-	if _, _, err := gone.Choose("link", reportsPage(11, 10)); err == nil || !strings.Contains(err.Error(), `no column "Released"`) {
-		t.Errorf("a rule by a column that is gone: %v", err)
-	}
-	byTitle := schema.Pick{Name: "Download *", Rows: true, Within: "main › Reports", Rules: []schema.PickRule{{Order: schema.OrderNewest}}}
-	if _, _, err := byTitle.Choose("link", reportsPage(11, 10)); err == nil || !strings.Contains(err.Error(), "not a date") {
-		t.Errorf("a date rule over keys that are no dates: %v", err)
-	}
-}
-
-// TestPickIsTheWholeField: an is rule chooses the record whose field is
-// the value, case and spacing aside; a record that only holds the value
-// ("Glacier safety memo 99 — Draft" for "Glacier safety memo 99") is
-// another record, and two records that are the value stop the pick.
-func TestPickIsTheWholeField(t *testing.T) {
-	var nodes []schema.ObservedNode
-	for _, title := range []string{"Glacier safety memo 99 — Draft", "Glacier safety memo 9", "Harbor log", "Harbor log"} {
-		nodes = append(nodes,
-			schema.ObservedNode{Role: "row", Name: title + " | admin | 2026-11-02", Context: "main › Posts"},
-			schema.ObservedNode{Role: "link", Name: "Trash", Actionable: true, Context: "main › Posts › " + title})
-	}
-	pick := func(v string) (string, error) {
-		p := schema.Pick{Name: "Trash", Rows: true, Within: "main › Posts", Rules: []schema.PickRule{{Order: schema.OrderIs, Value: v}}}
-		if err := p.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		i, _, err := p.Choose("link", nodes)
-		if err != nil {
-			return "", err
-		}
-		return nodes[i].Context, nil
-	}
-	if got, err := pick("glacier  safety memo 9"); err != nil || got != "main › Posts › Glacier safety memo 9" {
-		t.Errorf("memo 9: %q %v", got, err)
-	}
-	if got, err := pick("Glacier safety memo 99 — Draft"); err != nil || !strings.HasSuffix(got, "memo 99 — Draft") {
-		t.Errorf("memo 99 — Draft: %q %v", got, err)
-	}
-	for _, v := range []string{"Glacier safety memo 99", "Glacier safety memo 7", "Glacier"} {
-		if got, err := pick(v); !errors.Is(err, schema.ErrNotFound) {
-			t.Errorf("%q, which no row is: %q %v", v, got, err)
-		}
-	}
-	if _, err := pick("Harbor log"); !errors.Is(err, schema.ErrAmbiguous) {
-		t.Errorf("a value two rows are: %v", err)
-	}
-}
 
 // TestPickValidate refuses a pick that cannot choose.
 func TestPickValidate(t *testing.T) {
@@ -184,16 +21,6 @@ func TestPickValidate(t *testing.T) {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v validates", p)
 		}
-	}
-}
-
-// TestPickWithoutWithin: a pick that names no context chooses among the
-// first table of such records on the page.
-func TestPickWithoutWithin(t *testing.T) {
-	p := schema.Pick{Name: "Download *", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderOldest, By: "Published"}}}
-	nodes := reportsPage(11, 10, 9)
-	if i, _, err := p.Choose("link", nodes); err != nil || nodes[i].Name != "Download Operations report September 2026" {
-		t.Fatalf("chose %d: %v", i, err)
 	}
 }
 
@@ -292,20 +119,6 @@ func TestOrdinalDates(t *testing.T) {
 		if got, ok := schema.Ordinal(text, true); ok {
 			t.Errorf("%q read as the date %v", text, got)
 		}
-	}
-}
-
-// A tool call that chooses its control by a pick alone (a role, no id or
-// name) is a click on the pick; before, it was refused for having no
-// target.
-func TestToolCallWithAPickAlone(t *testing.T) {
-	pick := &schema.Pick{Name: "Delete", Rows: true, Rules: []schema.PickRule{{Order: schema.OrderLast}}}
-	a, err := schema.ActionFromToolCall("click", []byte(`{"role":"button"}`), pick)
-	if err != nil || a.Target == nil || a.Target.Pick != pick || a.Target.Role != "button" {
-		t.Fatalf("click with a pick: %+v, %v", a.Target, err)
-	}
-	if _, err := schema.ActionFromToolCall("click", []byte(`{}`), nil); !errors.Is(err, schema.ErrInvalid) {
-		t.Errorf("a click with no target and no pick: %v", err)
 	}
 }
 

@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/bench/scripted"
-	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // reading is what an oracle makes of a request's text.
 type reading struct {
 	task     string
 	params   map[string]string
-	ledger   []schema.LedgerEntry
+	ledger   []prompt.LedgerEntry
 	page     Page
 	pageText string // the page section as sent
 	hasPage  bool
@@ -34,47 +34,47 @@ func read(req scripted.Request) reading {
 }
 
 func (r *reading) section(text string) {
-	full, changes, hasChanges := strings.Cut(text, schema.PromptChanges)
-	if body, ok := cutLine(full, schema.PromptPage); ok {
+	full, changes, hasChanges := strings.Cut(text, prompt.Changes)
+	if body, ok := cutLine(full, prompt.Page); ok {
 		r.page, r.pageText, r.hasPage = parsePage(body), body, true
 		if hasChanges {
 			r.page = r.page.apply(strings.TrimSpace(changes))
 		}
-		full = full[:strings.Index(full, schema.PromptPage)]
+		full = full[:strings.Index(full, prompt.Page)]
 	}
 	lines := strings.Split(full, "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
-		case strings.HasPrefix(l, schema.PromptTask):
-			r.task = strings.TrimPrefix(l, schema.PromptTask)
-		case l == schema.PromptParams:
+		case strings.HasPrefix(l, prompt.Task):
+			r.task = strings.TrimPrefix(l, prompt.Task)
+		case l == prompt.Params:
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "- ") {
 				i++
 				k, v, _ := strings.Cut(strings.TrimPrefix(lines[i], "- "), ": ")
 				r.params[k] = v
 			}
-		case strings.HasPrefix(l, schema.PromptSteps):
+		case strings.HasPrefix(l, prompt.Steps):
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "{") {
 				i++
-				var e schema.LedgerEntry
+				var e prompt.LedgerEntry
 				if json.Unmarshal([]byte(lines[i]), &e) == nil {
 					r.ledger = append(r.ledger, e)
 				}
 			}
-		case strings.HasPrefix(l, schema.PromptQuestion):
-			r.question = strings.TrimPrefix(l, schema.PromptQuestion)
-		case strings.HasPrefix(l, schema.PromptOptions):
-			r.options = strings.Split(strings.TrimPrefix(l, schema.PromptOptions), " | ")
-		case strings.HasPrefix(l, schema.PromptFailed):
-			r.failed = strings.TrimPrefix(l, schema.PromptFailed)
+		case strings.HasPrefix(l, prompt.Question):
+			r.question = strings.TrimPrefix(l, prompt.Question)
+		case strings.HasPrefix(l, prompt.Options):
+			r.options = strings.Split(strings.TrimPrefix(l, prompt.Options), " | ")
+		case strings.HasPrefix(l, prompt.Failed):
+			r.failed = strings.TrimPrefix(l, prompt.Failed)
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") {
 				i++
 				r.stepText += strings.TrimSpace(lines[i]) + "\n"
 			}
-		case strings.HasPrefix(l, schema.PromptFailure):
-			r.failure = strings.TrimPrefix(l, schema.PromptFailure)
-		case l == schema.PromptChoices:
+		case strings.HasPrefix(l, prompt.Failure):
+			r.failure = strings.TrimPrefix(l, prompt.Failure)
+		case l == prompt.Choices:
 			for i+1 < len(lines) && strings.Contains(lines[i+1], ". ") {
 				i++
 				_, intent, _ := strings.Cut(lines[i], ". ")

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/bench/scripted"
-	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // The slot steps the distiller writes ask for text composed from a
@@ -15,7 +15,7 @@ import (
 
 // slot answers a slot prompt that shows a result.
 func slot(r *reading) (scripted.Answer, error) {
-	_, result, ok := strings.Cut(r.question, schema.PromptResult)
+	_, result, ok := strings.Cut(r.question, prompt.Result)
 	if !ok || strings.TrimSpace(result) == "" {
 		return scripted.Answer{}, errors.New("no suite task asks for a slot value without a result to write from")
 	}

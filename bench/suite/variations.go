@@ -8,6 +8,7 @@ import (
 
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // SuiteVariation is the portal suite's variations: what a learned
@@ -154,11 +155,11 @@ func drill(t *turn) action {
 // went reports whether the ledger holds a navigation to an address
 // ending in path.
 func (t *turn) went(path string) bool {
-	return slices.ContainsFunc(t.r.ledger, func(e schema.LedgerEntry) bool { return e.Action == "navigate" && strings.HasSuffix(e.URL, path) })
+	return slices.ContainsFunc(t.r.ledger, func(e prompt.LedgerEntry) bool { return e.Action == "navigate" && strings.HasSuffix(e.URL, path) })
 }
 
 // tried reports whether the ledger holds an action on target, whatever
 // came of it.
 func (t *turn) tried(target string) bool {
-	return slices.ContainsFunc(t.r.ledger, func(e schema.LedgerEntry) bool { return e.Target == target })
+	return slices.ContainsFunc(t.r.ledger, func(e prompt.LedgerEntry) bool { return e.Target == target })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rote-agent/rote/cmd/rote/node"
 	"github.com/rote-agent/rote/cmd/rote/runlog"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -118,7 +119,7 @@ and every later run keep only its digest.`,
 				// A browser session served to a client (rote mcp browser)
 				// names no site: the playbook is the one it replays on.
 				if u, err := url.Parse(base); err == nil && schema.Origin(u) != "" {
-					r.Spec.Fingerprint, _ = schema.Fingerprint(schema.BrowserEnvironment(schema.Origin(u)))
+					r.Spec.Fingerprint, _ = schema.Fingerprint(tools.BrowserEnvironment(schema.Origin(u)))
 				}
 			}
 			c, err := distillFold(app, r, lf.name)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 func TestPlaybooksCommands(t *testing.T) {
@@ -65,8 +66,8 @@ func TestPlaybooksMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := []schema.ToolSpec{{Name: "echo", InputSchema: schema.RawJSON(`{"type":"object"}`)}}
-	env := schema.MCPEnvironment("fixture", "1.0.0", "t", tools)
+	specs := []schema.ToolSpec{{Name: "echo", InputSchema: schema.RawJSON(`{"type":"object"}`)}}
+	env := schema.MCPEnvironment("fixture", "1.0.0", "t", specs)
 	old := env
 	old.Surfaces = map[string]string{"server_version": "1.0.0", "protocol": "2025-06-18"}
 	oldFP, _ := schema.Fingerprint(old)
@@ -99,8 +100,8 @@ func TestPlaybooksMigrate(t *testing.T) {
 	// A browser playbook learned before drag and set_value, on a site a
 	// run in the log was started on, moves to the browser's fingerprint now.
 	site := "http://127.0.0.1:8080"
-	browserNow, _ := schema.Fingerprint(schema.BrowserEnvironment(site))
-	browserOld := schema.LegacyFingerprints(schema.BrowserEnvironment(site))[0]
+	browserNow, _ := schema.Fingerprint(tools.BrowserEnvironment(site))
+	browserOld := schema.LegacyFingerprints(tools.BrowserEnvironment(site))[0]
 	b, err = bus.Open(ctx, bus.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/chromium"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
 )
 
 // Config configures the actuator.
@@ -454,7 +455,7 @@ func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*schema.ObservedNode, schema.Resolution, error) {
 	t := ev.Action.Target
 	if t.Pick != nil {
-		i, why, err := t.Pick.Choose(t.Role, nodes)
+		i, why, err := records.Choose(t.Pick, t.Role, nodes)
 		if err != nil {
 			return nil, "", err
 		}
@@ -467,7 +468,7 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 	}
 	for i := range nodes {
 		if &nodes[i] == node {
-			if set, chosen, ok := schema.RecordsAround(nodes, i); ok {
+			if set, chosen, ok := records.Around(nodes, i); ok {
 				ev.Among, ev.Chosen = &set, chosen
 			}
 		}
@@ -525,12 +526,12 @@ func (s *Service) read(ctx context.Context, sess *session, ev *schema.BrowserAct
 	}
 	a := ev.Action
 	if a.Value == "" {
-		ev.Lists = schema.ListsOf(obs.Nodes)
+		ev.Lists = records.Lists(obs.Nodes)
 		text, err := sess.extract(nil)
 		return text, "", err
 	}
 	n, _ := strconv.Atoi(a.Value) // validated
-	names, why, err := a.Target.Pick.Take(a.Target.Role, obs.Nodes, n)
+	names, why, err := records.Take(a.Target.Pick, a.Target.Role, obs.Nodes, n)
 	if err != nil {
 		return "", "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // A call may write what an earlier call read: a file's text copied to
@@ -117,8 +118,8 @@ func (d *distillation) slot(what, tool, key, x string, p producer) (string, erro
 		return "", schema.Errorf(schema.CodeTooLarge, "%s writes %d bytes that the agent wrote from %s's result: more than one slot step may answer (%d tokens); learn a shorter one", what, len(x), p.what, schema.MaxSlotTokens)
 	}
 	text, _ := d.output(p, schema.Output{Text: true})
-	prompt := fmt.Sprintf("%s%s\n\nWrite the %s argument of the call to %s that does this task, from the result below. Answer with that text alone.\n\n%s\n{{%s}}", schema.PromptTask, d.b.intent(), key, tool, schema.PromptResult, text)
-	step := schema.Step{ID: slug(key+" for "+tool, 40), Kind: schema.StepSlot, Prompt: prompt, MaxTokens: max(64, budget)}
+	ask := fmt.Sprintf("%s%s\n\nWrite the %s argument of the call to %s that does this task, from the result below. Answer with that text alone.\n\n%s\n{{%s}}", prompt.Task, d.b.intent(), key, tool, prompt.Result, text)
+	step := schema.Step{ID: slug(key+" for "+tool, 40), Kind: schema.StepSlot, Prompt: ask, MaxTokens: max(64, budget)}
 	d.note("%s writes %q, which the agent wrote from %s's result: a slot step (%d tokens at most) writes it at replay", what, schema.Clip(x, 60), p.what, step.MaxTokens)
 	d.add(step)
 	return d.last, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // mcpRun is a verified MCP session of calls (tool, arguments, result).
@@ -376,10 +377,10 @@ func TestDistillDropsTheIDOfANamedControl(t *testing.T) {
 // replayed on it could undo it), as is a choice nothing explains.
 func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	among := func(role, name, slug string) string {
-		meta, _ := json.Marshal(schema.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Published"},
+		meta, _ := json.Marshal(tools.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Published"},
 			Records: []schema.Record{{Key: "Glacier memo", Cells: []string{"Glacier memo", "2026-11-02"}}, {Key: "Harbor log", Cells: []string{"Harbor log", "2026-10-01"}}}}})
 		text, _ := json.Marshal("click ok (target by id)\ncontrol: {\"id\":\"tr0001\",\"role\":\"" + role + "\",\"name\":\"" + name + "\"}\npage: http://127.0.0.1:8090/open/Glacier%20memo%2099\npage: http://127.0.0.1:8090/" + slug + "\n")
-		return `{"content":[{"type":"text","text":` + string(text) + `}],"_meta":{"` + schema.AmongMeta + `":` + string(meta) + `}}`
+		return `{"content":[{"type":"text","text":` + string(text) + `}],"_meta":{"` + tools.AmongMeta + `":` + string(meta) + `}}`
 	}
 	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
 	distill := func(task string, params map[string]string, role, name, slug string) (*Candidate, error) {
@@ -417,7 +418,7 @@ func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	_ = json.Unmarshal(r.Calls[0].Result, &full)
 	var meta map[string]json.RawMessage
 	_ = json.Unmarshal(full.Meta, &meta)
-	meta[schema.ControlMeta] = json.RawMessage(`{"id":"tr0001","role":"button","name":"Trash"}`)
+	meta[tools.ControlMeta] = json.RawMessage(`{"id":"tr0001","role":"button","name":"Trash"}`)
 	kept, _ := json.Marshal(meta)
 	r.Calls[0].Result, r.Calls[0].ResultMeta, r.Calls[0].BlobRef = nil, kept, schema.Digest([]byte("big"))
 	r.Inventories = append(r.Inventories, inventory)

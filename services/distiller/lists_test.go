@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // resultsRun is a run that searched, read the page's main text and
@@ -36,7 +37,7 @@ func TestDistillReadsTheListTheAnswerNamed(t *testing.T) {
 	if read.Tool != "extract" || read.Args["count"] != "{{n}}" || read.Target == nil || read.Target.Role != "link" || read.Target.Pick.Within != "main" {
 		t.Fatalf("read step %+v target %+v", read, read.Target)
 	}
-	if a, err := schema.ActionFromArgs(schema.ActExtract, map[string]any{"count": "3"}, read.Target); err != nil || a.Value != "3" {
+	if a, err := tools.ActionFromArgs(schema.ActExtract, map[string]any{"count": "3"}, read.Target); err != nil || a.Value != "3" {
 		t.Errorf("the step's action: %+v %v", a, err)
 	}
 	for _, answer := range []string{"top 2: Oak desk; Desk lamp", "nothing matched"} {

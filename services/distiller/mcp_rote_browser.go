@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // RoteBrowserServer is the name `rote mcp browser` gives itself. Its
@@ -31,7 +32,7 @@ var controlLine = regexp.MustCompile(`(?m)^control: (\{.*\})$`)
 // control is the control a rote mcp browser action's result names: on
 // its control line, or in its metadata (kept when the result is a blob).
 func control(c *schema.ToolCall) *schema.Target {
-	raw := c.ResultMetaOf()[schema.ControlMeta]
+	raw := c.ResultMetaOf()[tools.ControlMeta]
 	if m := controlLine.FindStringSubmatch(schema.ToolResultWorld(c.Result).Text); m != nil {
 		raw = json.RawMessage(m[1])
 	}
@@ -114,9 +115,9 @@ func toggledTo(c *schema.ToolCall, id string) (bool, bool) {
 
 // amongOf reads the records a rote mcp browser click or hover chose its
 // control among, from its result's metadata.
-func amongOf(c *schema.ToolCall) (schema.Among, bool) {
-	var among schema.Among
-	raw := c.ResultMetaOf()[schema.AmongMeta]
+func amongOf(c *schema.ToolCall) (tools.Among, bool) {
+	var among tools.Among
+	raw := c.ResultMetaOf()[tools.AmongMeta]
 	if raw == nil || json.Unmarshal(raw, &among) != nil {
 		return among, false
 	}
@@ -126,7 +127,7 @@ func amongOf(c *schema.ToolCall) (schema.Among, bool) {
 // roteBrowserChoice is the step of a click or hover on one of several
 // records: its pick goes in the arguments in place of the control's id
 // and name, for the server to choose by at replay.
-func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *schema.Target, among schema.Among, args map[string]any) (schema.Step, error) {
+func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *schema.Target, among tools.Among, args map[string]any) (schema.Step, error) {
 	what = fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
 	if c := s.Tool; (c != string(schema.ActClick) && c != string(schema.ActHover)) || togglesOnClick[control.Role] {
 		return s, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click or hover it, never to toggle a box it may find either way: not distilled", what)

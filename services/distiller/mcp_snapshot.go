@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
 )
 
 // A browser MCP server's snapshot (@playwright/mcp's aria tree, a line a
@@ -19,7 +20,7 @@ var snapshotLine = regexp.MustCompile(`^(\s*)- ([A-Za-z]+)(?: ("(?:[^"\\]|\\.)*"
 
 // snapshotRecords returns the records the node on line lineNo of a
 // snapshot sits among, and which of them it is: the controls of its role
-// under the same parent (schema.RecordsAround's lists). ok is false for
+// under the same parent (records.Around's lists). ok is false for
 // a control with no such siblings, or a text that is no snapshot.
 func snapshotRecords(text string, lineNo int) (set schema.RecordSet, chosen int, ok bool) {
 	var nodes []schema.ObservedNode
@@ -54,7 +55,7 @@ func snapshotRecords(text string, lineNo int) (set schema.RecordSet, chosen int,
 	if at < 0 {
 		return schema.RecordSet{}, 0, false
 	}
-	return schema.RecordsAround(nodes, at)
+	return records.Around(nodes, at)
 }
 
 // snapshotControls are the roles of a snapshot's controls.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
 )
 
 // settingsPage has one control of each kind under an h1, a frame with a
@@ -290,7 +291,7 @@ func TestEmptyCellsKeepTheirColumns(t *testing.T) {
 	}
 	pick := func(rule schema.PickRule) (string, error) {
 		p := &schema.Pick{Name: "Delete", Rows: true, Within: "main › Memos", Rules: []schema.PickRule{rule}}
-		i, _, err := p.Choose("button", nodes)
+		i, _, err := records.Choose(p, "button", nodes)
 		if err != nil {
 			return "", err
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // Task is a task for the agent.
@@ -80,7 +82,7 @@ func NewAgent(cfg AgentConfig, browsers *bus.Browsers, runs *bus.RunLog, llm *LL
 type Options struct {
 	RunID    string               // default a new id
 	Parent   string               // the run this one continues
-	Ledger   []schema.LedgerEntry // steps that already ran, for Continue
+	Ledger   []prompt.LedgerEntry // steps that already ran, for Continue
 	Progress func(StepLog)
 	// Spent is the model calls already made in the run's name (the
 	// matcher's), counted in its manifest beside the agent's own.
@@ -151,7 +153,7 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	if t.MaxSteps <= 0 {
 		t.MaxSteps = 40
 	}
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(site))
+	fp, err := schema.Fingerprint(tools.BrowserEnvironment(site))
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +217,7 @@ func (a *Agent) recordedParams(t Task) map[string]string {
 // agentTools are the browser tools without observe: the agent observes
 // before every decision anyway.
 func agentTools() []schema.ToolSpec {
-	return slices.DeleteFunc(schema.BrowserTools(), func(t schema.ToolSpec) bool { return t.Name == schema.ToolObserve })
+	return slices.DeleteFunc(tools.Browser(), func(t schema.ToolSpec) bool { return t.Name == tools.Observe })
 }
 
 // agentRun is one run in progress.
@@ -322,7 +324,7 @@ func parseAction(rep *Reply) (schema.Action, error) {
 	if rep.ToolCall == nil {
 		return schema.Action{}, schema.Errorf(schema.CodeInvalid, "no tool call in %q", schema.Clip(rep.Content, 120))
 	}
-	return schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
+	return tools.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
 }
 
 // act performs action (secrets filled in), records it in the ledger and
@@ -336,7 +338,7 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 	if err != nil {
 		return nil, err
 	}
-	entry := schema.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
+	entry := prompt.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, URL: action.URL, Result: "ok"}
 	if t := ev.Action.Target; t != nil {
 		entry.Target, entry.Role, entry.Name = t.ID, t.Role, t.Name
 		action.Target = t

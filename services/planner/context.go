@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // agentSystemPrompt opens every agent prompt. It must never change within
@@ -47,9 +48,9 @@ type Context struct {
 func NewContext(task TaskPrompt, tools []schema.ToolSpec) *Context {
 	c := &Context{}
 	var b strings.Builder
-	b.WriteString(schema.PromptTask + oneLine(task.Text) + "\n")
+	b.WriteString(prompt.Task + oneLine(task.Text) + "\n")
 	if len(task.Params) > 0 {
-		b.WriteString("\n" + schema.PromptParams + "\n")
+		b.WriteString("\n" + prompt.Params + "\n")
 		keys := make([]string, 0, len(task.Params))
 		for k := range task.Params {
 			keys = append(keys, k)
@@ -112,7 +113,7 @@ func (c *Context) SetBrief(s string) {
 }
 
 // Record appends a step to the ledger.
-func (c *Context) Record(e schema.LedgerEntry) {
+func (c *Context) Record(e prompt.LedgerEntry) {
 	data, _ := json.Marshal(e)
 	c.ledger = append(c.ledger, string(data))
 }
@@ -136,18 +137,18 @@ func (c *Context) Messages() ([]openai.ChatCompletionMessage, error) {
 	msgs := slices.Clone(c.prefix)
 	var mid strings.Builder
 	if c.brief != "" {
-		mid.WriteString(schema.PromptSite + c.brief + "\n\n")
+		mid.WriteString(prompt.Site + c.brief + "\n\n")
 	}
-	mid.WriteString(schema.PromptSteps)
+	mid.WriteString(prompt.Steps)
 	if len(c.ledger) == 0 {
 		mid.WriteString(" none yet\n")
 	} else {
 		mid.WriteString("\n" + strings.Join(c.ledger, "\n") + "\n")
 	}
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: mid.String()})
-	tail := schema.PromptPage + "\n" + c.full
+	tail := prompt.Page + "\n" + c.full
 	if c.diff != "" {
-		tail += "\n\n" + schema.PromptChanges + "\n" + c.diff
+		tail += "\n\n" + prompt.Changes + "\n" + c.diff
 	}
 	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: tail}), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 func testContext() *Context {
@@ -48,7 +49,7 @@ func TestPrefixChangeIsRefused(t *testing.T) {
 func TestLiveTailKeepsOnePage(t *testing.T) {
 	c := testContext()
 	c.Observe(&schema.Observation{Kind: schema.ObservationFull, Render: "page A"})
-	c.Record(schema.LedgerEntry{Step: 1, Action: "click", Result: "ok"})
+	c.Record(prompt.LedgerEntry{Step: 1, Action: "click", Result: "ok"})
 	c.Observe(&schema.Observation{Kind: schema.ObservationDiff, Render: "~ a1 = \"x\""})
 	c.Observe(&schema.Observation{Kind: schema.ObservationDiff, Render: "~ a1 = \"xy\""})
 	msgs, _ := c.Messages()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // Replayer replays a playbook in a browser session the control loop owns
@@ -171,7 +173,7 @@ func (c *Controller) Run(ctx context.Context, t Task, chosen *Chosen, opt Option
 // agent does the task. Its cost (a binding call, if any) is in the
 // outcome's usage.
 func (c *Controller) match(ctx context.Context, t Task, site, runID string, out *Outcome) (*Chosen, error) {
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(site))
+	fp, err := schema.Fingerprint(tools.BrowserEnvironment(site))
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +241,8 @@ func mergeUsage(m *schema.MatchReply, rep *schema.ReplayResult, agent *Result) [
 // replayedLedger tells the agent what the replay did: a ledger line per
 // step that ran (parameters filled in, secrets as {{name}}), and the step
 // that failed with its reason.
-func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []schema.LedgerEntry {
-	var out []schema.LedgerEntry
+func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []prompt.LedgerEntry {
+	var out []prompt.LedgerEntry
 	fill := func(s string) string {
 		for k, v := range t.Params {
 			if !slices.Contains(t.Secrets, k) {
@@ -254,7 +256,7 @@ func replayedLedger(p *schema.Playbook, t Task, rep *schema.ReplayResult) []sche
 		if st == nil {
 			continue
 		}
-		e := schema.LedgerEntry{Step: i + 1, Action: st.Tool, Result: "ok (replayed)"}
+		e := prompt.LedgerEntry{Step: i + 1, Action: st.Tool, Result: "ok (replayed)"}
 		if st.Kind != schema.StepDeterministic {
 			e.Action = string(st.Kind)
 		}

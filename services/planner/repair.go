@@ -11,6 +11,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 const repairSystemPrompt = `You repair one step of a replayed playbook. The step no longer fits the page: its control is gone, renamed or another kind of field now (a text input turned textarea), or what it expected did not happen. You see the playbook's intent, the failed step, why it failed, and the page now (one element per line: ` + "`id role \"name\" = \"value\" [states]`" + `).
@@ -24,8 +26,8 @@ Answer with exactly one tool call: the one action that does on this page what th
 // expect holds. For a step whose control is covered, the answer is the
 // step that clears it instead (Clears).
 func (s *Service) repair(ctx context.Context, req *schema.RepairRequest) (*schema.RepairReply, error) {
-	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + describeStep(&req.Step) +
-		schema.PromptFailure + string(req.Failure.Code) + ": " + oneLine(req.Failure.Message) + "\n\n" + schema.PromptPage + "\n" + req.Page
+	user := prompt.Intent + oneLine(req.Intent) + "\n" + describeStep(&req.Step) +
+		prompt.Failure + string(req.Failure.Code) + ": " + oneLine(req.Failure.Message) + "\n\n" + prompt.Page + "\n" + req.Page
 	rep, err := s.llm.Complete(ctx, Call{RunID: req.RunID, StepID: req.Step.ID, Source: schema.SourceRepair, MaxTokens: 256, Tools: functionTools(agentTools()),
 		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: repairSystemPrompt}, {Role: openai.ChatMessageRoleUser, Content: user}}})
 	if err != nil {
@@ -47,7 +49,7 @@ func (s *Service) repair(ctx context.Context, req *schema.RepairRequest) (*schem
 // tool, target, arguments and expect, indented.
 func describeStep(st *schema.Step) string {
 	var b strings.Builder
-	b.WriteString(schema.PromptFailed + st.ID + "\n")
+	b.WriteString(prompt.Failed + st.ID + "\n")
 	fmt.Fprintf(&b, "  tool: %s\n", st.Tool)
 	if t := st.Target; t != nil {
 		fmt.Fprintf(&b, "  target: %s %s\n", t.Role, strconv.Quote(t.Name))
@@ -69,7 +71,7 @@ func replacement(rep *Reply, failed *schema.Step, page string) (*schema.Step, er
 	if rep.ToolCall == nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model proposed no replacement for %s", failed.ID)
 	}
-	a, err := schema.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
+	a, err := tools.ActionFromToolCall(rep.ToolCall.Name, []byte(rep.ToolCall.Arguments), nil)
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s is no valid action: %v", failed.ID, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 const judgmentSystemPrompt = `You classify what a page shows into exactly one of a fixed set of options. Read the question and the page, and answer with one option exactly as it is written, and nothing else.`
@@ -76,12 +77,12 @@ func (s *Service) judgment(ctx context.Context, req *schema.JudgmentRequest) (*s
 	if len(req.Options) == 0 {
 		return nil, schema.Errorf(schema.CodeInvalid, "judgment %s has no options", req.StepID)
 	}
-	user := schema.PromptQuestion + oneLine(req.Prompt) + "\n" + schema.PromptOptions + strings.Join(req.Options, " | ") + "\n\n" + schema.PromptPage + "\n" + req.Page
+	user := prompt.Question + oneLine(req.Prompt) + "\n" + prompt.Options + strings.Join(req.Options, " | ") + "\n\n" + prompt.Page + "\n" + req.Page
 	return s.ask(ctx, req.RunID, req.StepID, schema.SourceJudgment, judgmentSystemPrompt, user, req.MaxTokens)
 }
 
 func (s *Service) slot(ctx context.Context, req *schema.SlotRequest) (*schema.ModelReply, error) {
-	user := schema.PromptQuestion + oneLine(req.Prompt) + "\n\n" + schema.PromptPage + "\n" + req.Page
+	user := prompt.Question + oneLine(req.Prompt) + "\n\n" + prompt.Page + "\n" + req.Page
 	return s.ask(ctx, req.RunID, req.StepID, schema.SourceSlot, slotSystemPrompt, user, req.MaxTokens)
 }
 
@@ -99,7 +100,7 @@ const maxChooseChars = 1200
 // (source matcher). A prompt over the bound is refused, never cut.
 func (s *Service) choose(ctx context.Context, req *schema.BindRequest) (*schema.BindReply, error) {
 	var b strings.Builder
-	b.WriteString(schema.PromptTask + oneLine(req.Task) + "\n" + schema.PromptChoices + "\n")
+	b.WriteString(prompt.Task + oneLine(req.Task) + "\n" + prompt.Choices + "\n")
 	for i, c := range req.Choices {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(c))
 	}
@@ -128,7 +129,7 @@ func (s *Service) bind(ctx context.Context, req *schema.BindRequest) (*schema.Bi
 	if len(req.Choices) > 0 {
 		return s.choose(ctx, req)
 	}
-	user := schema.PromptIntent + oneLine(req.Intent) + "\n" + schema.PromptTask + oneLine(req.Task) + "\n" + schema.PromptBind + strings.Join(req.Names, ", ")
+	user := prompt.Intent + oneLine(req.Intent) + "\n" + prompt.Task + oneLine(req.Task) + "\n" + prompt.Bind + strings.Join(req.Names, ", ")
 	rep, err := s.ask(ctx, req.RunID, "match", schema.SourceMatcher, bindSystemPrompt, user, 256)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // BrowserDispatcher runs steps as browser actions through an actuator on
@@ -83,7 +85,7 @@ func newBrowserDispatcher(base string, origins []string) (*BrowserDispatcher, er
 
 // Fingerprint is that of BrowserEnvironment for the base URL's origin.
 func (d *BrowserDispatcher) Fingerprint(context.Context) (string, error) {
-	return schema.Fingerprint(schema.BrowserEnvironment(d.origins[0]))
+	return schema.Fingerprint(tools.BrowserEnvironment(d.origins[0]))
 }
 
 // Dispatch performs one action and observes the page it leaves.
@@ -118,7 +120,7 @@ func (d *BrowserDispatcher) act(ctx context.Context, stepID, tool string, args m
 	if err != nil {
 		return nil, schema.Errorf(schema.CodeOutOfSet, "unknown tool %q: the browser's tools are its actions", tool)
 	}
-	a, err := schema.ActionFromArgs(kind, args, target)
+	a, err := tools.ActionFromArgs(kind, args, target)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +174,7 @@ func (d *BrowserDispatcher) Records(ctx context.Context, stepID string, target *
 		return nil, schema.World{}, err
 	}
 	d.count(rep)
-	keys, err := target.Pick.Keys(target.Role, rep.Observation.Nodes)
+	keys, err := records.Keys(target.Pick, target.Role, rep.Observation.Nodes)
 	return keys, rep.Observation.World(), err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // MCPConfig says which MCP server to drive and where its calls are
@@ -29,7 +30,7 @@ type MCPConfig struct {
 	Env      []string        // KEY=VALUE added to this process's environment for the server
 	// Secrets are the replay's secret parameters, name to value: each
 	// call tells the server which of its arguments hold one
-	// (schema.SecretArgsMeta).
+	// (tools.SecretArgsMeta).
 	Secrets map[string]string
 	// Client is what this client declares it can do, as the recorded
 	// client did (schema.Playbook.Client): a server may list other tools
@@ -273,8 +274,8 @@ func (d *MCPDispatcher) call(ctx context.Context, stepID, tool string, args map[
 	}
 	start := time.Now()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
-	if secret := schema.SecretArgs(args, d.cfg.Secrets); secret != nil {
-		params.Meta = mcp.Meta{schema.SecretArgsMeta: secret}
+	if secret := tools.SecretArgs(args, d.cfg.Secrets); secret != nil {
+		params.Meta = mcp.Meta{tools.SecretArgsMeta: secret}
 	}
 	res, callErr := d.session.CallTool(ctx, params)
 	took := time.Since(start)

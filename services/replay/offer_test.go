@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/replay"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestOffer(t *testing.T) {
 	ctx := context.Background()
 	b := bustest.Start(t)
-	env := schema.BrowserEnvironment("https://vendors.example")
+	env := tools.BrowserEnvironment("https://vendors.example")
 	p, err := schema.DecodePlaybook([]byte(playbook))
 	if err != nil {
 		t.Fatal(err)
@@ -30,12 +31,12 @@ func TestOffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	offer := &replay.Offer{Store: b.Playbooks()}
-	if others, err := offer.Tools(ctx, schema.BrowserEnvironment("https://elsewhere.example"), nil); err != nil || len(others) != 0 {
+	if others, err := offer.Tools(ctx, tools.BrowserEnvironment("https://elsewhere.example"), nil); err != nil || len(others) != 0 {
 		t.Fatalf("another site is offered %d tools (%v)", len(others), err)
 	}
-	tools, err := offer.Tools(ctx, env, schema.BrowserTools())
-	if err != nil || len(tools) != 1 || tools[0].Spec.Name != "rote_register" {
-		t.Fatalf("tools %+v, %v", tools, err)
+	offered, err := offer.Tools(ctx, env, tools.Browser())
+	if err != nil || len(offered) != 1 || offered[0].Spec.Name != "rote_register" {
+		t.Fatalf("tools %+v, %v", offered, err)
 	}
 
 	var replayed []map[string]string

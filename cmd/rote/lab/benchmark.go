@@ -12,6 +12,7 @@ import (
 	"github.com/rote-agent/rote/bench/suite"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/planner"
 )
 
@@ -193,7 +194,7 @@ func (bn *bench) learn(t *suite.Task) (*bus.PlaybookEntry, error) {
 // of the first repetition, now that t's playbook is stored.
 func (bn *bench) probeNearMisses(t *suite.Task) error {
 	task := bn.task(t, 0)
-	fp, err := schema.Fingerprint(schema.BrowserEnvironment(task.StartURL))
+	fp, err := schema.Fingerprint(tools.BrowserEnvironment(task.StartURL))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // Rebindings maps each fingerprint an environment had before a change
@@ -49,7 +50,7 @@ func Rebindings(ctx context.Context, runs *bus.RunLog) (map[string]string, error
 		if err != nil || schema.Origin(u) == "" {
 			continue // not a browser run
 		}
-		browser := schema.BrowserEnvironment(schema.Origin(u))
+		browser := tools.BrowserEnvironment(schema.Origin(u))
 		now, err := schema.Fingerprint(browser)
 		if err != nil {
 			continue

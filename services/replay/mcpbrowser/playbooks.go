@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/replay"
 )
 
@@ -75,13 +76,13 @@ func (m *Tools) watch(ctx context.Context) {
 
 // reoffer makes the tool list the browser's tools and origin's playbooks.
 func (m *Tools) reoffer(ctx context.Context, origin string) {
-	tools, err := m.offers.Tools(ctx, schema.BrowserEnvironment(origin), schema.BrowserTools())
+	listed, err := m.offers.Tools(ctx, tools.BrowserEnvironment(origin), tools.Browser())
 	if err != nil {
 		m.playbooks.Log.Warn("the playbooks of this site are not offered", "origin", origin, "err", err)
 		return
 	}
 	next := map[string]schema.ToolSpec{}
-	for _, t := range tools {
+	for _, t := range listed {
 		next[t.Spec.Name] = t.Spec
 	}
 	m.mu.Lock()

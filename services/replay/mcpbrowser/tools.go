@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 	"github.com/rote-agent/rote/services/replay"
 )
 
@@ -78,11 +79,11 @@ func (m *Tools) Close(ctx context.Context) error {
 	return m.session.Close(ctx)
 }
 
-// learnSecrets takes, from a call's metadata (schema.SecretArgsMeta),
+// learnSecrets takes, from a call's metadata (tools.SecretArgsMeta),
 // the arguments a replay says hold a secret: from now on they are
 // recorded and shown as {{name}}, like the environment's.
 func (m *Tools) learnSecrets(meta mcp.Meta, arguments json.RawMessage) {
-	named, _ := meta[schema.SecretArgsMeta].(map[string]any)
+	named, _ := meta[tools.SecretArgsMeta].(map[string]any)
 	if len(named) == 0 {
 		return
 	}
@@ -150,7 +151,7 @@ func (m *Tools) open(ctx context.Context) (*bus.BrowserSession, error) {
 // report), as a playbook's target does.
 func (m *Tools) Server(version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rote-browser", Version: version}, nil)
-	for _, spec := range schema.BrowserTools() {
+	for _, spec := range tools.Browser() {
 		s.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: json.RawMessage(withObjects(spec))},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				m.learnSecrets(req.Params.Meta, req.Params.Arguments)
@@ -203,7 +204,7 @@ func rawSchema(s string) any {
 }
 
 func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage) *mcp.CallToolResult {
-	if tool == schema.ToolObserve {
+	if tool == tools.Observe {
 		var a struct {
 			Full bool `json:"full"`
 		}
@@ -230,7 +231,7 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	if pick != nil && tool != string(schema.ActClick) && tool != string(schema.ActHover) {
 		return toolError("bad arguments: a pick chooses the control of a click or a hover; " + tool + " takes a target, role and name")
 	}
-	action, err := schema.ActionFromToolCall(tool, arguments, pick)
+	action, err := tools.ActionFromToolCall(tool, arguments, pick)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
 	}
@@ -275,10 +276,10 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	// show its model, which the recorder keeps inline even when the
 	// result is too large to be.
 	if t := ev.Action.Target; t != nil {
-		r.Meta = mcp.Meta{schema.ControlMeta: t}
+		r.Meta = mcp.Meta{tools.ControlMeta: t}
 	}
 	if ev.Among != nil {
-		r.Meta[schema.AmongMeta] = schema.Among{Records: ev.Among, Chosen: ev.Chosen}
+		r.Meta[tools.AmongMeta] = tools.Among{Records: ev.Among, Chosen: ev.Chosen}
 	}
 	return r
 }
