@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -33,16 +35,21 @@ const SecretArgsMeta = "rote/secret-args"
 // of secrets (name to value), for SecretArgsMeta; nil when none does.
 func SecretArgs(args map[string]any, secrets map[string]string) map[string]string {
 	var out map[string]string
-	for arg, v := range args {
-		s, ok := v.(string)
+	for _, arg := range slices.Sorted(maps.Keys(args)) {
+		s, ok := args[arg].(string)
 		if !ok {
 			continue
 		}
 		for name, secret := range secrets {
-			if secret != "" && strings.Contains(s, secret) {
-				if out == nil {
-					out = map[string]string{}
-				}
+			if secret == "" || !strings.Contains(s, secret) {
+				continue
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			// One argument per secret: the one that is the secret, else
+			// the first by name, so that the same call names the same.
+			if prev, ok := out[name]; !ok || s == secret && args[prev] != secret {
 				out[name] = arg
 			}
 		}
