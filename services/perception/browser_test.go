@@ -83,7 +83,7 @@ func serve(t testing.TB, pages map[string]string) string {
 	return srv.URL
 }
 
-// observeNow captures and distills p's page directly, outside any service.
+// observeNow captures and condenses p's page directly, outside any service.
 func observeNow(t testing.TB, p *page) []schema.ObservedNode {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
@@ -92,5 +92,5 @@ func observeNow(t testing.TB, p *page) []schema.ObservedNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return observedNodes(distill(c))
+	return observedNodes(condense(c))
 }

@@ -70,7 +70,7 @@ func (s *Service) Run(ctx context.Context) error {
 	s.attach = newAttachments(ctx)
 	defer s.attach.close()
 	countTokens("") // load the tokenizer now, not inside the first request
-	svc, err := s.rpc.NewService("rote-perception", "0.1.0", "captures, distills and renders pages")
+	svc, err := s.rpc.NewService("rote-perception", "0.1.0", "captures, condenses and renders pages")
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s *Service) Run(ctx context.Context) error {
 	return nil
 }
 
-// observe captures, distills and renders a page; with a run id it also
+// observe captures, condenses and renders a page; with a run id it also
 // records the observation as browser.observed.v1.
 func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*schema.ObserveReply, error) {
 	if req.Browser.Endpoint == "" || req.Browser.TargetID == "" {
@@ -109,7 +109,7 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 		key = req.Browser.TargetID
 	}
 	if req.NodesOnly {
-		nodes := observedNodes(distill(c))
+		nodes := observedNodes(condense(c))
 		schema.MaskNodeSecrets(nodes, req.Secrets)
 		return &schema.ObserveReply{Observation: schema.Observation{URL: c.url, Title: c.title, Kind: schema.ObservationFull, Nodes: nodes}}, nil
 	}
@@ -136,14 +136,14 @@ func (s *Service) observe(ctx context.Context, req *schema.ObserveRequest) (*sch
 	return &schema.ObserveReply{Observation: *obs}, nil
 }
 
-// build distills a capture, masks secrets in its nodes, and renders it: a
+// build condenses a capture, masks secrets in its nodes, and renders it: a
 // diff against the grounded observation of key when asked for and worth
 // it, else the full page, which becomes the new grounded observation.
 func (s *Service) build(c *capture, key string, wantDiff bool, budget int, secrets map[string]string) (*schema.Observation, error) {
 	start := time.Now()
-	nodes := observedNodes(distill(c))
+	nodes := observedNodes(condense(c))
 	schema.MaskNodeSecrets(nodes, secrets)
-	distilled := time.Since(start)
+	condensed := time.Since(start)
 	full, bootstrap, err := renderFull(c.url, c.title, nodes, budget)
 	if err != nil {
 		var e *schema.Error
@@ -174,7 +174,7 @@ func (s *Service) build(c *capture, key string, wantDiff bool, budget int, secre
 	obs.Stats = schema.ObservationStats{
 		DOMElements: c.elements, Nodes: len(nodes), Actionable: actionable,
 		Chars: runes(obs.Render), Tokens: countTokens(obs.Render),
-		Capture: c.took, Distill: distilled,
+		Capture: c.took, Distill: condensed, // "distill" on the wire, as before the rename
 	}
 	return obs, nil
 }

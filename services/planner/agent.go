@@ -174,10 +174,10 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	log.Info("agent run started")
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
-		ctx: NewContext(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
-	r.ctx.SetBrief(site)
+		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
+	r.prompt.SetBrief(site)
 	for _, e := range opt.Ledger {
-		r.ctx.Record(e)
+		r.prompt.Record(e)
 		r.step = max(r.step, e.Step)
 	}
 	if navigate {
@@ -222,14 +222,14 @@ func agentTools() []schema.ToolSpec {
 
 // agentRun is one run in progress.
 type agentRun struct {
-	a     *Agent
-	t     Task
-	s     *bus.BrowserSession
-	ctx   *Context
-	opt   Options
-	res   *Result
-	calls []*schema.LLMCall
-	step  int // the last step number
+	a      *Agent
+	t      Task
+	s      *bus.BrowserSession
+	prompt *Prompt
+	opt    Options
+	res    *Result
+	calls  []*schema.LLMCall
+	step   int // the last step number
 }
 
 func (r *agentRun) end(outcome schema.Outcome, err error) {
@@ -252,7 +252,7 @@ func (r *agentRun) loop(ctx context.Context) {
 			r.end(schema.OutcomeFailed, err)
 			return
 		}
-		r.ctx.Observe(&obs.Observation)
+		r.prompt.Observe(&obs.Observation)
 		action, usage, err := r.decide(ctx, stepID)
 		if err != nil {
 			r.end(schema.OutcomeFailed, err)
@@ -294,14 +294,14 @@ func (r *agentRun) log(l StepLog) {
 // closed action set, or with bad arguments, gets one retry with the
 // reason; a second is a typed error.
 func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, schema.TokenUsage, error) {
-	msgs, err := r.ctx.Messages()
+	msgs, err := r.prompt.Messages()
 	if err != nil {
 		return schema.Action{}, schema.TokenUsage{}, err
 	}
 	var total schema.TokenUsage
 	for attempt := 1; ; attempt++ {
 		rep, err := r.a.llm.Complete(ctx, Call{RunID: r.res.RunID, StepID: stepID, Source: schema.SourcePlanner,
-			Messages: msgs, Tools: r.ctx.Tools(), MaxTokens: 512, CacheKey: r.ctx.CacheKey()})
+			Messages: msgs, Tools: r.prompt.Tools(), MaxTokens: 512, CacheKey: r.prompt.CacheKey()})
 		if err != nil {
 			return schema.Action{}, total, err
 		}
@@ -347,7 +347,7 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 		entry.Result = "refused: " + ev.Error.Error()
 	}
 	entry.Output = schema.Clip(ev.Output, 400)
-	r.ctx.Record(entry)
+	r.prompt.Record(entry)
 	r.log(StepLog{N: n, Action: action, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
 	return ev, nil
 }

@@ -60,7 +60,7 @@ func find(nodes []schema.ObservedNode, role, name string) *schema.ObservedNode {
 	return nil
 }
 
-func TestDistillKeepsControlsAndMeaning(t *testing.T) {
+func TestCondenseKeepsControlsAndMeaning(t *testing.T) {
 	base := serve(t, map[string]string{"/": formPage, "/frame": framePage})
 	p := openPage(t, base+"/")
 	nodes := observeNow(t, p)

@@ -63,7 +63,7 @@ const (
 	maxValueChars = 2000
 )
 
-// node is a distilled node before it gets its id.
+// node is a condensed node before it gets its id.
 type node struct {
 	role, name, value string
 	states            []string
@@ -101,10 +101,10 @@ type scope struct {
 	frame   string // the iframe the node is in ("frame Help desk"), outermost first
 }
 
-// distiller walks the accessibility trees of a capture. An
-// out-of-process frame is walked by a distiller of its own, which adds
+// condenser walks the accessibility trees of a capture. An
+// out-of-process frame is walked by a condenser of its own, which adds
 // to the same output.
-type distiller struct {
+type condenser struct {
 	c      *capture
 	dom    *domIndex
 	frames map[int64]*axFrame // by owner iframe backend id
@@ -112,16 +112,16 @@ type distiller struct {
 	out    *[]node
 }
 
-// distill turns a capture into the nodes a planner reads, in document
+// condense turns a capture into the nodes a planner reads, in document
 // order.
-func distill(c *capture) []node {
+func condense(c *capture) []node {
 	var out []node
-	newDistiller(c, &out).walkRoot(scope{section: &section{}, content: true})
+	newCondenser(c, &out).walkRoot(scope{section: &section{}, content: true})
 	return out
 }
 
-func newDistiller(c *capture, out *[]node) *distiller {
-	d := &distiller{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out}
+func newCondenser(c *capture, out *[]node) *condenser {
+	d := &condenser{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out}
 	for i := range c.frames {
 		f := &c.frames[i]
 		d.frames[f.Owner] = f
@@ -133,7 +133,7 @@ func newDistiller(c *capture, out *[]node) *distiller {
 }
 
 // walkRoot walks the capture's main document.
-func (d *distiller) walkRoot(sc scope) {
+func (d *condenser) walkRoot(sc scope) {
 	if main := d.frames[0]; main != nil && len(main.Nodes) > 0 {
 		d.walk(root(main), sc)
 	}
@@ -149,7 +149,7 @@ func root(f *axFrame) *accessibility.Node {
 	return f.Nodes[0]
 }
 
-func (d *distiller) walk(n *accessibility.Node, sc scope) {
+func (d *condenser) walk(n *accessibility.Node, sc scope) {
 	role, name := axString(n.Role), clean(axString(n.Name))
 	dn := d.dom.nodes[int64(n.BackendDOMNodeID)]
 	if dn != nil && prop(n, "editable") != "" && (role == "generic" || role == "none") {
@@ -187,13 +187,13 @@ func (d *distiller) walk(n *accessibility.Node, sc scope) {
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
 			d.walk(root(f), sc)
 		} else if rc := d.c.remote[int64(n.BackendDOMNodeID)]; rc != nil {
-			newDistiller(rc, d.out).walkRoot(sc)
+			newCondenser(rc, d.out).walkRoot(sc)
 		}
 	}
 }
 
 // visit emits what n says and returns the scope for its children.
-func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode, sc scope) scope {
+func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode, sc scope) scope {
 	switch {
 	case landmarkRoles[role] && (name != "" || (role != "region" && role != "form")):
 		sc.section = &section{landmark: strings.TrimSpace(role + " " + name)}
@@ -279,7 +279,7 @@ func (d *distiller) visit(n *accessibility.Node, role, name string, dn *domNode,
 }
 
 // definitions renders a description list as "term: definition; ...".
-func (d *distiller) definitions(dl *accessibility.Node) string {
+func (d *condenser) definitions(dl *accessibility.Node) string {
 	var b strings.Builder
 	for _, id := range dl.ChildIDs {
 		c := d.byID[id]
@@ -334,7 +334,7 @@ var documentRoles = set("RootWebArea", "WebArea")
 // those, its own role ("draggable" or "dropzone" when it has none). An
 // element that holds controls is their container, not one itself, unless
 // things are dropped on it. It returns "" for anything else.
-func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) string {
+func (d *condenser) homemade(n *accessibility.Node, role string, dn *domNode) string {
 	drag, drop := draggable(dn), dn.listens&listensDrop != 0
 	if (!plainRoles[role] && !drop) || documentRoles[role] || dn.tag == "body" || dn.tag == "html" {
 		return "" // a drop target may be a landmark (a board's column), never the page itself
@@ -366,7 +366,7 @@ func (d *distiller) homemade(n *accessibility.Node, role string, dn *domNode) st
 }
 
 // acts are the states that say what else a home-made control does.
-func (d *distiller) acts(dn *domNode) []string {
+func (d *condenser) acts(dn *domNode) []string {
 	var states []string
 	if dn.listens&listensHover != 0 {
 		states = append(states, "hover")
@@ -386,7 +386,7 @@ func draggable(dn *domNode) bool {
 
 // holdsControl reports whether a control of the accessibility tree's own
 // is under n (looking at most maxScan nodes deep into it).
-func (d *distiller) holdsControl(n *accessibility.Node) bool {
+func (d *condenser) holdsControl(n *accessibility.Node) bool {
 	const maxScan = 500
 	seen := 0
 	var under func(*accessibility.Node) bool
@@ -408,7 +408,7 @@ func (d *distiller) holdsControl(n *accessibility.Node) bool {
 
 // nearText is the text nearest an element that shows none of its own
 // (an icon that opens a menu): that of its closest ancestor with text.
-func (d *distiller) nearText(n *accessibility.Node) string {
+func (d *condenser) nearText(n *accessibility.Node) string {
 	for p, up := d.byID[n.ParentID], 0; p != nil && up < 3; p, up = d.byID[p.ParentID], up+1 {
 		if t := schema.Clip(d.dataText(p), 60); t != "" {
 			return t
@@ -419,7 +419,7 @@ func (d *distiller) nearText(n *accessibility.Node) string {
 
 // rowCells returns the texts of a row's cells in their places: an empty
 // cell is "", so that the cells of every row line up with the header's.
-func (d *distiller) rowCells(row *accessibility.Node) []string {
+func (d *condenser) rowCells(row *accessibility.Node) []string {
 	var cells []string
 	for _, id := range row.ChildIDs {
 		c := d.byID[id]
@@ -433,16 +433,16 @@ func (d *distiller) rowCells(row *accessibility.Node) []string {
 
 // text returns the visible text under n: its StaticText descendants
 // joined by spaces, or its name when it has no text of its own.
-func (d *distiller) text(n *accessibility.Node) string { return d.collectText(n, nil) }
+func (d *condenser) text(n *accessibility.Node) string { return d.collectText(n, nil) }
 
 // dataText leaves out the text of controls other than links and of
 // labels: it names a control, it is not the content (a row's "Archive"
 // button, a form's "Username" label).
-func (d *distiller) dataText(n *accessibility.Node) string { return d.collectText(n, notData) }
+func (d *condenser) dataText(n *accessibility.Node) string { return d.collectText(n, notData) }
 
 // proseText leaves out links too: what a paragraph says besides its
 // controls ("" for a paragraph that only holds a link).
-func (d *distiller) proseText(n *accessibility.Node) string { return d.collectText(n, notProse) }
+func (d *condenser) proseText(n *accessibility.Node) string { return d.collectText(n, notProse) }
 
 var (
 	namingRoles = set("LabelText", "legend", "caption")
@@ -452,7 +452,7 @@ var (
 
 // collectText joins the text under n, leaving out the subtrees of the
 // roles skip returns true for (n itself is always read).
-func (d *distiller) collectText(n *accessibility.Node, skip func(role string) bool) string {
+func (d *condenser) collectText(n *accessibility.Node, skip func(role string) bool) string {
 	var parts []string
 	var collect func(*accessibility.Node)
 	collect = func(x *accessibility.Node) {
@@ -489,7 +489,7 @@ func (d *distiller) collectText(n *accessibility.Node, skip func(role string) bo
 	return clean(strings.Join(parts, " "))
 }
 
-func (d *distiller) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) *node {
+func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, actionable bool, sc scope) *node {
 	out := node{role: role, name: schema.Clip(name, maxNameChars), actionable: actionable, backend: int64(n.BackendDOMNodeID)}
 	for _, part := range []string{sc.frame, sc.section.landmark, sc.group, sc.section.heading, sc.row} {
 		if part != "" && part != out.name {
@@ -530,7 +530,7 @@ const (
 // without a label left out), at most maxAllOptions of them or else the
 // first maxOptions, the labels of those selected, and how many options it
 // has.
-func (d *distiller) selectOptions(sel *accessibility.Node) (shown, chosen []string, total int) {
+func (d *condenser) selectOptions(sel *accessibility.Node) (shown, chosen []string, total int) {
 	var all []string
 	var walk func(*accessibility.Node)
 	walk = func(x *accessibility.Node) {
@@ -561,7 +561,7 @@ func (d *distiller) selectOptions(sel *accessibility.Node) (shown, chosen []stri
 }
 
 // valueAndStates reads a control's current value and its states.
-func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNode) (string, []string) {
+func (d *condenser) valueAndStates(n *accessibility.Node, role string, dn *domNode) (string, []string) {
 	value := clean(axString(n.Value))
 	switch {
 	case role == "checkbox" || role == "radio" || role == "switch" || role == "link" || role == "button":
@@ -605,7 +605,7 @@ func (d *distiller) valueAndStates(n *accessibility.Node, role string, dn *domNo
 // own formaction and formmethod; a field sends by implicit submission
 // (Enter), which uses the form's default button, so its contract names
 // where that button sends.
-func (d *distiller) contract(dn *domNode) *schema.Contract {
+func (d *condenser) contract(dn *domNode) *schema.Contract {
 	c := &schema.Contract{Tag: dn.tag}
 	switch dn.tag {
 	case "input", "button":

@@ -8,14 +8,14 @@ import (
 	"github.com/rote-agent/rote/schema/prompt"
 )
 
-func testContext() *Context {
-	return NewContext(TaskPrompt{Text: "Sign in as admin and  download\nthe report.", Params: map[string]string{"username": "admin", "password": "hunter2"}, Secrets: []string{"password"}}, agentTools())
+func testPrompt() *Prompt {
+	return NewPrompt(TaskPrompt{Text: "Sign in as admin and  download\nthe report.", Params: map[string]string{"username": "admin", "password": "hunter2"}, Secrets: []string{"password"}}, agentTools())
 }
 
 // TestPrefixShowsSecretsByName: the prefix names the task and its
 // parameters, a secret only as {{name}}, and its key is stable.
 func TestPrefixShowsSecretsByName(t *testing.T) {
-	c := testContext()
+	c := testPrompt()
 	msgs, err := c.Messages()
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestPrefixShowsSecretsByName(t *testing.T) {
 	if !strings.Contains(task, "Task: Sign in as admin and download the report.") || !strings.Contains(task, "- password: {{password}}") || strings.Contains(task, "hunter2") {
 		t.Fatalf("task message:\n%s", task)
 	}
-	if c.CacheKey() != testContext().CacheKey() || len(c.CacheKey()) != 64 {
+	if c.CacheKey() != testPrompt().CacheKey() || len(c.CacheKey()) != 64 {
 		t.Fatal("the same task and tools give another cache key")
 	}
 	for _, m := range msgs {
@@ -37,7 +37,7 @@ func TestPrefixShowsSecretsByName(t *testing.T) {
 // TestPrefixChangeIsRefused: a prefix changed within a session would make
 // the cache key lie; Messages refuses it.
 func TestPrefixChangeIsRefused(t *testing.T) {
-	c := testContext()
+	c := testPrompt()
 	c.prefix[1].Content += "at 2026-11-29T10:00:00Z"
 	if _, err := c.Messages(); err == nil {
 		t.Fatal("a changed prefix was sent")
@@ -47,7 +47,7 @@ func TestPrefixChangeIsRefused(t *testing.T) {
 // TestLiveTailKeepsOnePage: a whole page replaces the last one and its
 // diff; a diff replaces the last diff; the ledger only grows.
 func TestLiveTailKeepsOnePage(t *testing.T) {
-	c := testContext()
+	c := testPrompt()
 	c.Observe(&schema.Observation{Kind: schema.ObservationFull, Render: "page A"})
 	c.Record(prompt.LedgerEntry{Step: 1, Action: "click", Result: "ok"})
 	c.Observe(&schema.Observation{Kind: schema.ObservationDiff, Render: "~ a1 = \"x\""})

@@ -28,13 +28,13 @@ type TaskPrompt struct {
 	Secrets []string // parameter names shown as {{name}}, never by value
 }
 
-// Context is the agent's context, laid out for the prompt cache: an
+// Prompt is the agent's context window, laid out for the prompt cache: an
 // immutable prefix (system prompt, task, tool schemas) whose SHA-256 is
 // the cache key, a session-stable site brief, the action ledger (one
 // compact JSON line per prior step), and the live tail: the last whole
 // page once and the diff since it. Earlier pages are evicted. Only
-// Context orders messages.
-type Context struct {
+// Prompt orders messages.
+type Prompt struct {
 	prefix []openai.ChatCompletionMessage
 	tools  []openai.Tool
 	key    string
@@ -44,9 +44,9 @@ type Context struct {
 	diff   string // the changes since it, "" for none yet
 }
 
-// NewContext builds the prefix for task with tools.
-func NewContext(task TaskPrompt, tools []schema.ToolSpec) *Context {
-	c := &Context{}
+// NewPrompt builds the prefix for task with tools.
+func NewPrompt(task TaskPrompt, tools []schema.ToolSpec) *Prompt {
+	c := &Prompt{}
 	var b strings.Builder
 	b.WriteString(prompt.Task + oneLine(task.Text) + "\n")
 	if len(task.Params) > 0 {
@@ -85,7 +85,7 @@ func functionTools(specs []schema.ToolSpec) []openai.Tool {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func (c *Context) prefixHash() string {
+func (c *Prompt) prefixHash() string {
 	h := sha256.New()
 	data, _ := json.Marshal(struct {
 		M []openai.ChatCompletionMessage
@@ -96,31 +96,31 @@ func (c *Context) prefixHash() string {
 }
 
 // CacheKey is the SHA-256 of the immutable prefix.
-func (c *Context) CacheKey() string { return c.key }
+func (c *Prompt) CacheKey() string { return c.key }
 
 // Prefix returns the prefix messages, for tests that check nothing
 // volatile is in them.
-func (c *Context) Prefix() []openai.ChatCompletionMessage { return slices.Clone(c.prefix) }
+func (c *Prompt) Prefix() []openai.ChatCompletionMessage { return slices.Clone(c.prefix) }
 
 // Tools returns the tool definitions sent with every call.
-func (c *Context) Tools() []openai.Tool { return c.tools }
+func (c *Prompt) Tools() []openai.Tool { return c.tools }
 
 // SetBrief sets the site brief, once per session.
-func (c *Context) SetBrief(s string) {
+func (c *Prompt) SetBrief(s string) {
 	if c.brief == "" {
 		c.brief = s
 	}
 }
 
 // Record appends a step to the ledger.
-func (c *Context) Record(e prompt.LedgerEntry) {
+func (c *Prompt) Record(e prompt.LedgerEntry) {
 	data, _ := json.Marshal(e)
 	c.ledger = append(c.ledger, string(data))
 }
 
 // Observe puts an observation in the live tail: a whole page replaces the
 // last one (and its diff), a diff replaces the last diff.
-func (c *Context) Observe(o *schema.Observation) {
+func (c *Prompt) Observe(o *schema.Observation) {
 	if o.Kind == schema.ObservationDiff && c.full != "" {
 		c.diff = o.Render
 		return
@@ -129,8 +129,8 @@ func (c *Context) Observe(o *schema.Observation) {
 }
 
 // Messages returns the messages of the next call, in order. It fails if
-// the prefix changed since NewContext: the cache key would lie.
-func (c *Context) Messages() ([]openai.ChatCompletionMessage, error) {
+// the prefix changed since NewPrompt: the cache key would lie.
+func (c *Prompt) Messages() ([]openai.ChatCompletionMessage, error) {
 	if c.prefixHash() != c.key {
 		return nil, schema.Errorf(schema.CodeInvalid, "the prompt prefix changed within a session")
 	}
