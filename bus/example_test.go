@@ -64,3 +64,35 @@ func ExamplePlaybookStore() {
 	// open-home unbound 2 patch
 	// 3 rollback rollback to version 1
 }
+
+// A planner claims tasks with a plain function that says what becomes of
+// each: Ack, Retry after a delay, or Reject. Here the first delivery is
+// handed back and the second acknowledged.
+func ExampleTaskQueue_Claim() {
+	dir, _ := os.MkdirTemp("", "rote-example-")
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, _ := bus.Open(ctx, bus.Config{DataDir: dir})
+	defer b.Close()
+	req := &schema.TaskRequested{Meta: schema.Meta{ID: "req-T1", Time: time.Now()}, TaskID: "T1", Task: schema.TaskSpec{Text: "download the latest report"}}
+	if _, err := b.Tasks().Publish(ctx, req); err != nil {
+		fmt.Println(err)
+		return
+	}
+	err := b.Tasks().Claim(ctx, bus.ClaimConfig{MaxDeliver: 3}, func(ctx context.Context, req *schema.TaskRequested, d bus.Delivery) bus.Verdict {
+		v := bus.Ack()
+		if d.Attempt == 1 {
+			v = bus.Retry(0)
+		} else {
+			cancel() // one task is all this example claims
+		}
+		fmt.Println(req.TaskID, "attempt", d.Attempt, v)
+		return v
+	})
+	fmt.Println("claim ended:", err)
+	// Output:
+	// T1 attempt 1 retry after 0s
+	// T1 attempt 2 ack
+	// claim ended: <nil>
+}

@@ -2,15 +2,15 @@ package bus
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/schema"
 )
 
 // TaskQueue is ROTE_TASKS, the work queue of task requests on rote.tasks:
-// any NATS client publishes to it, and planners claim from it through
-// one shared durable consumer, so each task goes to exactly one planner.
+// any NATS client publishes to it, and planners claim from it (Claim)
+// through one shared durable consumer, so each task goes to exactly one
+// planner.
 type TaskQueue struct {
 	*publisher
 }
@@ -24,14 +24,4 @@ const TaskConsumer = "rote-planner"
 // acknowledgement, as RunLog.Publish does.
 func (q *TaskQueue) Publish(ctx context.Context, t *schema.TaskRequested) (*jetstream.PubAck, error) {
 	return q.publish(ctx, t)
-}
-
-// Consumer creates, or updates to cfg, the durable consumer cfg names on
-// ROTE_TASKS and returns it.
-func (q *TaskQueue) Consumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
-	cons, err := q.js.CreateOrUpdateConsumer(ctx, StreamTasks, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("bus: consumer %s on %s: %w", cfg.Durable, StreamTasks, err)
-	}
-	return cons, nil
 }

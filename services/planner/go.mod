@@ -3,7 +3,6 @@ module github.com/rote-agent/rote/services/planner
 go 1.26.0
 
 require (
-	github.com/nats-io/nats.go v1.55.0
 	github.com/rote-agent/rote/bus v0.0.0
 	github.com/rote-agent/rote/schema v0.0.0
 	github.com/sashabaranov/go-openai v1.43.0
@@ -17,12 +16,14 @@ require (
 	github.com/minio/highwayhash v1.0.4 // indirect
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nats-server/v2 v2.15.2 // indirect
+	github.com/nats-io/nats.go v1.55.0 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )
 

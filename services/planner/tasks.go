@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 )
@@ -93,92 +90,69 @@ func (w *TaskWorker) Ready() <-chan struct{} { return w.ready }
 
 // Run claims and does tasks, one at a time, until ctx ends.
 func (w *TaskWorker) Run(ctx context.Context) error {
-	cons, err := w.tasks.Consumer(ctx, jetstream.ConsumerConfig{
-		Durable:       TaskConsumer,
-		Description:   "planners claiming Rote tasks, one each",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       TaskAckWait,
-		MaxDeliver:    TaskDeliveries,
-		FilterSubject: schema.SubjectTasks,
-	})
+	err := w.tasks.Claim(ctx, bus.ClaimConfig{
+		AckWait:    TaskAckWait,
+		MaxDeliver: TaskDeliveries,
+		Log:        w.log,
+		Ready: func() {
+			close(w.ready)
+			w.log.Info("claiming tasks", "subject", schema.SubjectTasks, "consumer", TaskConsumer)
+		},
+		Undecodable: func(ctx context.Context, d bus.Delivery, err error) {
+			w.report(ctx, TaskDone{TaskID: d.TaskID, Seq: d.Seq, MsgID: d.MsgID, Attempt: d.Attempt, Err: err, Rejected: true})
+		},
+	}, w.handle)
 	if err != nil {
 		return fmt.Errorf("planner: task consumer: %w", err)
-	}
-	close(w.ready)
-	w.log.Info("claiming tasks", "subject", schema.SubjectTasks, "consumer", TaskConsumer)
-	for ctx.Err() == nil {
-		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			// The server is away for a moment (a node restarting): wait
-			// and ask again rather than give up the role.
-			w.log.Debug("fetching a task failed, asking again", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		for msg := range batch.Messages() {
-			w.handle(ctx, msg)
-		}
 	}
 	return nil
 }
 
-// handle does one delivered task and settles its message.
-func (w *TaskWorker) handle(ctx context.Context, msg jetstream.Msg) {
-	done := TaskDone{Attempt: 1, MsgID: msg.Headers().Get(nats.MsgIdHdr)}
-	if md, err := msg.Metadata(); err == nil {
-		done.Attempt, done.Seq = int(md.NumDelivered), md.Sequence.Stream
-	}
-	req, err := decodeTask(msg)
-	if err != nil {
-		done.TaskID, done.Err, done.Rejected = schema.TaskIDOf(msg.Data()), err, true
-		_ = msg.Term()
-		w.report(ctx, done)
-		return
-	}
-	done.TaskID = req.TaskID
-	done.RunID = req.TaskID
-	if done.Attempt > 1 {
-		done.RunID = req.TaskID + "-" + strconv.Itoa(done.Attempt)
+// handle does one claimed task and decides what becomes of it.
+func (w *TaskWorker) handle(ctx context.Context, req *schema.TaskRequested, d bus.Delivery) bus.Verdict {
+	done := TaskDone{TaskID: req.TaskID, RunID: req.TaskID, Seq: d.Seq, MsgID: d.MsgID, Attempt: d.Attempt}
+	if d.Attempt > 1 {
+		done.RunID = req.TaskID + "-" + strconv.Itoa(d.Attempt)
 	}
 	t, chosen, err := w.cfg.Resolve(ctx, req)
 	if err != nil {
 		done.Err, done.Rejected = err, true
-		_ = msg.Term()
 		w.report(ctx, done)
-		return
+		return bus.Reject(err)
 	}
 	w.log.Info("task claimed", "task", done.TaskID, "run", done.RunID, "attempt", done.Attempt, "seq", done.Seq)
-	stop := keepClaimed(ctx, msg)
 	out, err := w.c.Run(ctx, t, chosen, Options{RunID: done.RunID}, nil)
-	stop()
+	v := decide(ctx, &done, out, err)
+	w.report(ctx, done)
+	return v
+}
+
+// decide is the verdict on a delivery whose run ended with out or err,
+// and records it in done: a task whose run cannot start for a reason
+// every attempt would meet is rejected; one the machinery failed (the
+// run could not start, or lost its browser) is handed back, up to
+// TaskDeliveries; any other outcome is the task's, and acknowledged.
+func decide(ctx context.Context, done *TaskDone, out *Outcome, err error) bus.Verdict {
 	switch {
 	case ctx.Err() != nil:
 		// Shutting down: another planner takes it over at once.
 		done.Err, done.Retried = ctx.Err(), true
-		_ = msg.Nak()
+		return bus.Retry(0)
 	case err != nil && refused(err):
 		done.Err, done.Rejected = err, true
-		_ = msg.Term()
+		return bus.Reject(err)
 	case err != nil:
 		done.Err, done.Retried = err, done.Attempt < TaskDeliveries
-		_ = msg.NakWithDelay(time.Second)
+		return bus.Retry(time.Second)
 	case out.Outcome != schema.OutcomeSuccess && lostBrowser(out.Reason) && done.Attempt < TaskDeliveries:
 		done.Outcome, done.Err, done.Retried = out.Outcome, out.Reason, true
-		_ = msg.NakWithDelay(time.Second)
-	default:
-		done.Outcome = out.Outcome
-		if out.Reason != nil {
-			done.Err = out.Reason
-		}
-		_ = msg.DoubleAck(ctx)
+		return bus.Retry(time.Second)
 	}
-	w.report(ctx, done)
+	done.Outcome = out.Outcome
+	if out.Reason != nil {
+		done.Err = out.Reason
+	}
+	return bus.Ack()
 }
 
 // report logs how a delivery ended, tells Done, and publishes a
@@ -210,41 +184,6 @@ func (w *TaskWorker) report(ctx context.Context, d TaskDone) {
 	if w.cfg.Done != nil {
 		w.cfg.Done(d)
 	}
-}
-
-// decodeTask reads a task request. Any NATS client may publish one: the
-// Rote-Event-Type header is optional on rote.tasks, but when present it
-// must name task.requested.v1.
-func decodeTask(msg jetstream.Msg) (*schema.TaskRequested, error) {
-	if typ := msg.Headers().Get(bus.HeaderEventType); typ != "" && typ != schema.TypeTaskRequested {
-		return nil, schema.Errorf(schema.CodeInvalid, "a %s event on %s: want %s", typ, schema.SubjectTasks, schema.TypeTaskRequested)
-	}
-	ev, err := schema.Unmarshal(schema.TypeTaskRequested, msg.Data())
-	if err != nil {
-		return nil, err
-	}
-	return ev.(*schema.TaskRequested), nil
-}
-
-// keepClaimed tells the server the task is still being worked on, every
-// third of TaskAckWait, until the returned stop is called.
-func keepClaimed(ctx context.Context, msg jetstream.Msg) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(TaskAckWait / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				_ = msg.InProgress()
-			}
-		}
-	}()
-	return func() { cancel(); <-finished }
 }
 
 // refused reports whether a run that could not start was refused for a
