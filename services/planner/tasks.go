@@ -115,6 +115,12 @@ func (w *TaskWorker) handle(ctx context.Context, req *schema.TaskRequested, d bu
 		done.RunID = req.TaskID + "-" + strconv.Itoa(d.Attempt)
 	}
 	t, chosen, err := w.cfg.Resolve(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		// Shutting down mid-resolve: the task is not at fault.
+		done.Err, done.Retried = ctx.Err(), true
+		w.report(ctx, done)
+		return bus.Retry(0)
+	}
 	if err != nil {
 		done.Err, done.Rejected = err, true
 		w.report(ctx, done)
