@@ -11,15 +11,11 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// A page's alert, confirm, prompt or beforeunload dialog halts its
-// renderer until it is answered: every later evaluation of the session
-// waited on it until the action timed out, and the session was lost. The
-// session answers each at once, the cautious way: dismissed, so a
-// confirm is declined, a prompt gets no text and a beforeunload keeps the
-// page; but during a navigate, whose whole point is to leave the page, a
-// beforeunload is accepted. The action during which it opened says so
-// (BrowserAction.Dialogs): what the page asked was refused, and a
-// replay's checks see what that did.
+// A page's dialog halts its renderer until it is answered, so each is
+// answered at once, the cautious way: dismissed (a confirm declined, a
+// prompt given no text, a beforeunload keeping the page), except a
+// beforeunload during a navigate, which is accepted. The action during
+// which it opened reports it (BrowserAction.Dialogs).
 
 // dialogs answers a page's dialogs and keeps what they said until the
 // next action takes it.

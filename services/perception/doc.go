@@ -7,9 +7,17 @@
 // renders it within a character budget: the whole page once, then diffs
 // against the last grounded observation.
 //
-// Condensing (condense.go) is this package's word for pruning a page to
-// what matters; distilling is the distiller service's, which turns a run
-// into a playbook. The observation's timing keeps its old name, Distill.
+// Terms the code uses:
+//   - condense (condense.go): prune a capture to what matters. Distilling
+//     is the distiller service's word, for turning a run into a playbook;
+//     the observation's timing keeps its old name, Distill.
+//   - stable id: a short hash of a node's role, name and place (landmark
+//     or frame, group, row key), so that a node keeps its id across
+//     captures (ids.go).
+//   - twins: nodes whose ids hash alike; each after the first gets ~2,
+//     ~3, and the render says "(1 of 2)".
+//   - grounded observation: a whole page, rendered within the budget; the
+//     observations after it are diffs against it.
 //
 // The Service answers observe requests for the browsers of its own host on
 // schema.ObserveSubject(host); the actuator, which owns the browsers, sends
