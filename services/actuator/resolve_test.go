@@ -2,6 +2,7 @@ package actuator
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rote-agent/rote/schema"
@@ -69,5 +70,137 @@ func TestResolveRefusesTwinsForRecordedTargets(t *testing.T) {
 		if got, rung, err := resolve(&target, page); err != nil || got.ID != target.ID || rung != schema.ResolvedByID {
 			t.Errorf("%+v: got %v by %s (%v), want itself by id", target, got, rung, err)
 		}
+	}
+}
+
+// TestUsableRefusesWhatThePageDoesNotTake: a disabled control is not
+// clicked, filled, chosen, checked, set or dragged, and a read-only one
+// is not filled or set; looking at one (hover, extract) is not refused,
+// nor is clicking a read-only one.
+func TestUsableRefusesWhatThePageDoesNotTake(t *testing.T) {
+	disabled := &schema.ObservedNode{Role: "button", Name: "Pay", States: []string{"focused", "disabled"}}
+	readonly := &schema.ObservedNode{Role: "textbox", Name: "IBAN", States: []string{"readonly"}}
+	plain := &schema.ObservedNode{Role: "textbox", Name: "Name"}
+	cases := []struct {
+		kind schema.ActionKind
+		node *schema.ObservedNode
+		want string // "" allowed; else what the refusal says
+	}{
+		{schema.ActClick, disabled, `button "Pay" is disabled: refusing to click it`},
+		{schema.ActFill, disabled, "is disabled: refusing to fill"},
+		{schema.ActSelect, disabled, "is disabled: refusing to select"},
+		{schema.ActCheck, disabled, "is disabled: refusing to check"},
+		{schema.ActSetValue, disabled, "is disabled: refusing to set_value"},
+		{schema.ActDrag, disabled, "is disabled: refusing to drag"},
+		{schema.ActHover, disabled, ""},
+		{schema.ActExtract, disabled, ""},
+		{schema.ActFill, readonly, `textbox "IBAN" is read-only: refusing to fill it`},
+		{schema.ActSetValue, readonly, "is read-only: refusing to set_value"},
+		{schema.ActClick, readonly, ""},
+		{schema.ActSelect, readonly, ""},
+		{schema.ActFill, plain, ""},
+		{schema.ActClick, plain, ""},
+	}
+	for _, c := range cases {
+		t.Run(string(c.kind)+" "+c.node.Name, func(t *testing.T) {
+			err := usable(c.kind, c.node)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (!errors.Is(err, schema.ErrStateChanged) || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("err %v, want state_changed saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestAmbiguousNamesAtMostFiveCandidates: a refusal says how many
+// candidates there were and what the target was, and lists five ids at
+// most.
+func TestAmbiguousNamesAtMostFiveCandidates(t *testing.T) {
+	var nodes []*schema.ObservedNode
+	for _, id := range []string{"a1", "a2", "a3", "a4", "a5", "a6", "a7"} {
+		nodes = append(nodes, &schema.ObservedNode{ID: id, Role: "button", Name: "Delete"})
+	}
+	cases := []struct {
+		name   string
+		target schema.Target
+		n      int
+		want   string
+	}{
+		{"five", schema.Target{Role: "button", Name: "Delete"}, 5, `5 elements are button "Delete" (a1, a2, a3, a4, a5): refusing to guess`},
+		{"seven", schema.Target{Role: "button", Name: "Delete"}, 7, `7 elements are button "Delete" (a1, a2, a3, a4, a5, and 2 more): refusing to guess`},
+		{"every part of the target", schema.Target{ID: "a1", Role: "button", Name: "Delete", Near: "Invoices"}, 2, `2 elements are id a1, button "Delete", near "Invoices" (a1, a2)`},
+		{"near alone", schema.Target{Near: "Invoices"}, 2, `2 elements are near "Invoices" (a1, a2)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := ambiguous(&c.target, nodes[:c.n])
+			if !errors.Is(err, schema.ErrAmbiguous) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want ambiguous saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestResolveRecordedRecordsTheChoice: a pick chooses by its rules and
+// says why; a click on one of several sibling records records what it
+// was chosen among, a fill does not (it chose no record).
+func TestResolveRecordedRecordsTheChoice(t *testing.T) {
+	files := []schema.ObservedNode{
+		{ID: "in", Role: "button", Name: "Sign in", Actionable: true, Context: "main"},
+		{ID: "up", Role: "button", Name: "Sign up", Actionable: true, Context: "main"},
+		{ID: "nov", Role: "link", Name: "Download RPT-2026-11 (CSV)", Actionable: true, Context: "main › Files"},
+		{ID: "oct", Role: "link", Name: "Download RPT-2026-10 (CSV)", Actionable: true, Context: "main › Files"},
+		{ID: "help", Role: "link", Name: "Help", Actionable: true, Context: "main › Files"},
+	}
+	cases := []struct {
+		name   string
+		action schema.Action
+		want   string
+		rung   schema.Resolution
+		among  int // records chosen among; 0 none
+		chosen int
+		picked bool
+		err    error
+	}{
+		{"a click on a record", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Name: "Download RPT-2026-10 (CSV)"}},
+			"oct", schema.ResolvedByRoleName, 2, 1, false, nil},
+		{"a hover on a record", schema.Action{Kind: schema.ActHover, Target: &schema.Target{ID: "nov"}},
+			"nov", schema.ResolvedByID, 2, 0, false, nil},
+		{"a click on a lone control", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Sign in"}},
+			"in", schema.ResolvedByRoleName, 0, 0, false, nil},
+		{"an extract of a record", schema.Action{Kind: schema.ActExtract, Target: &schema.Target{Role: "link", Name: "Download RPT-2026-10 (CSV)"}},
+			"oct", schema.ResolvedByRoleName, 0, 0, false, nil},
+		{"a pick", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "Download * (CSV)", Within: "main › Files", Rules: []schema.PickRule{{Order: schema.OrderLast}}}}},
+			"oct", schema.ResolvedByRule, 0, 0, true, nil},
+		{"a pick that finds nothing", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "Export * (PDF)", Rules: []schema.PickRule{{Order: schema.OrderFirst}}}}},
+			"", "", 0, 0, false, schema.ErrNotFound},
+		{"a missing control", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Name: "Archive"}},
+			"", "", 0, 0, false, schema.ErrNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev := &schema.BrowserAction{Action: c.action}
+			node, rung, err := resolveRecorded(ev, files)
+			if c.err != nil {
+				if !errors.Is(err, c.err) {
+					t.Fatalf("err %v, want %v", err, c.err)
+				}
+				return
+			}
+			if err != nil || node.ID != c.want || rung != c.rung {
+				t.Fatalf("resolved %+v by %s (%v), want %s by %s", node, rung, err, c.want, c.rung)
+			}
+			switch {
+			case c.among == 0 && ev.Among != nil:
+				t.Errorf("recorded a choice among %+v", ev.Among)
+			case c.among > 0 && (ev.Among == nil || len(ev.Among.Records) != c.among || ev.Chosen != c.chosen):
+				t.Errorf("among %+v chosen %d, want %d records, chosen %d", ev.Among, ev.Chosen, c.among, c.chosen)
+			}
+			if (ev.Picked != "") != c.picked {
+				t.Errorf("picked %q", ev.Picked)
+			}
+		})
 	}
 }

@@ -81,18 +81,26 @@ func replacement(rep *Reply, failed *schema.Step, page string) (*schema.Step, er
 	}
 	step := &schema.Step{ID: failed.ID, Kind: schema.StepDeterministic, Needs: failed.Needs, Tool: string(a.Kind), Expect: failed.Expect}
 	if t := a.Target; t != nil {
-		role, name := t.Role, t.Name
-		if t.ID != "" {
-			if role, name = lookup(page, t.ID); role == "" {
-				return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s aims at %s, which the page does not show", failed.ID, t.ID)
-			}
+		if step.Target = named(t, page); step.Target == nil {
+			return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s aims at %s, which the page does not show", failed.ID, t.ID)
 		}
-		step.Target = &schema.Target{Role: role, Name: name, Near: t.Near}
 		step.Expect = retarget(failed, step.Target)
 	}
 	switch a.Kind {
 	case schema.ActNavigate:
 		step.Args = map[string]any{"url": a.URL}
+	case schema.ActSetValue:
+		step.Args = map[string]any{"value": a.Value}
+	case schema.ActDrag:
+		to := named(a.To, page)
+		if to == nil {
+			return nil, schema.Errorf(schema.CodeRepairUnavailable, "the model's replacement for %s drops on %s, which the page does not show", failed.ID, a.To.ID)
+		}
+		drop := map[string]any{"role": to.Role, "name": to.Name}
+		if to.Near != "" {
+			drop["near"] = to.Near
+		}
+		step.Args = map[string]any{"to": drop}
 	case schema.ActFill, schema.ActSelect:
 		step.Args = map[string]any{"value": a.Value}
 		if len(step.Expect) == 0 && step.Target != nil {
@@ -106,6 +114,19 @@ func replacement(rep *Reply, failed *schema.Step, page string) (*schema.Step, er
 		}
 	}
 	return step, nil
+}
+
+// named is t aimed by role and name, so that it survives the page's next
+// render: an id is read off page as the role and name of its element.
+// It is nil when page does not show that id.
+func named(t *schema.Target, page string) *schema.Target {
+	role, name := t.Role, t.Name
+	if t.ID != "" {
+		if role, name = lookup(page, t.ID); role == "" {
+			return nil
+		}
+	}
+	return &schema.Target{Role: role, Name: name, Near: t.Near}
 }
 
 // retarget returns the failed step's expect with every assertion about its
