@@ -22,6 +22,7 @@ import (
 // natsNode is one real nats-server process of a loopback cluster.
 type natsNode struct {
 	name, client string
+	log          string // the file its output goes to
 	cmd          *exec.Cmd
 	exited       chan struct{}
 }
@@ -48,7 +49,8 @@ func natsCluster(t *testing.T) []*natsNode {
 		host, port, _ := strings.Cut(n.client, ":")
 		n.cmd = exec.Command(bin, "-a", host, "-p", port, "-n", n.name, "-js", "-sd", filepath.Join(t.TempDir(), n.name),
 			"--cluster_name", "rote", "--cluster", "nats://"+clusterAddrs[i], "--routes", strings.Join(routes, ","))
-		log, err := os.Create(filepath.Join(t.TempDir(), n.name+".log"))
+		n.log = filepath.Join(t.TempDir(), n.name+".log")
+		log, err := os.Create(n.log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +65,10 @@ func natsCluster(t *testing.T) []*natsNode {
 		})
 		nodes = append(nodes, n)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	// Three servers elect a meta leader within seconds on an idle machine;
+	// CI's machines are shared and were seen to need more than 30 s.
+	const wait = 120 * time.Second
+	deadline := time.Now().Add(wait)
 	for {
 		nc, err := nats.Connect(clusterURL(nodes))
 		if err == nil {
@@ -75,10 +80,22 @@ func natsCluster(t *testing.T) []*natsNode {
 			return nodes
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the cluster's JetStream did not answer in 30s: %v", err)
+			t.Fatalf("the cluster's JetStream did not answer in %s: %v\n%s", wait, err, clusterLogs(nodes))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// clusterLogs returns the last lines each node printed, for a failure
+// message that says why the cluster did not form.
+func clusterLogs(nodes []*natsNode) string {
+	var b strings.Builder
+	for _, n := range nodes {
+		out, _ := os.ReadFile(n.log)
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		fmt.Fprintf(&b, "--- %s (%s):\n%s\n", n.name, n.client, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+	}
+	return b.String()
 }
 
 func clusterURL(nodes []*natsNode) string {
