@@ -74,17 +74,17 @@ func TestVendorFlowThroughMCPServers(t *testing.T) {
 	t.Parallel()
 	for _, srv := range []struct {
 		name, protocol string
-		command        func(dir string) []string
+		command        serverCommand
 		drive          func(c *rawClient, base string)
 	}{
-		{"@playwright/mcp", "2025-06-18", func(string) []string { return playwrightCommand(t) }, drivePlaywright},
-		{"rote mcp browser", "2025-11-25", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, driveRoteBrowser},
+		{"@playwright/mcp", "2025-06-18", playwrightMCP, drivePlaywright},
+		{"rote mcp browser", "2025-11-25", roteBrowserServer, driveRoteBrowser},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
 			site := newVariantSite(t)
 			dir := t.TempDir()
-			server := srv.command(dir)
+			server := srv.command(t, dir)
 			args := append([]string{"--task", "register-vendor", "--text", fmt.Sprintf("Register the vendor %s, tax ID %s, email %s, phone %s, at %s in %s",
 				recordedVendor.CompanyName, recordedVendor.TaxID, recordedVendor.Email, recordedVendor.Phone, recordedVendor.Street, recordedVendor.City),
 				"--secret", "password=" + portal.Password, "--target", "portal", "--verify", "text_visible: Vendor Acme GmbH registered"}, vendorFlags(recordedVendor)...)

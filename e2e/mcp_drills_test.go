@@ -32,10 +32,10 @@ func TestDrillsFollowTheInstruction(t *testing.T) {
 	const learned = 101
 	for _, srv := range []struct {
 		name    string
-		command func(dir string) []string
+		command serverCommand
 		drive   func(c *rawClient, base string, d portal.Drill)
 	}{
-		{"@playwright/mcp", func(string) []string { return playwrightCommand(t) }, func(c *rawClient, base string, d portal.Drill) {
+		{"@playwright/mcp", playwrightMCP, func(c *rawClient, base string, d portal.Drill) {
 			t := c.t
 			c.text("browser_navigate", map[string]any{"url": base + "/login"})
 			snap := c.text("browser_snapshot", map[string]any{})
@@ -52,7 +52,7 @@ func TestDrillsFollowTheInstruction(t *testing.T) {
 			c.text("browser_click", map[string]any{"element": "Submit", "target": snapshotRef(t, snap, "button", "Submit")})
 			c.text("browser_snapshot", map[string]any{})
 		}},
-		{"rote mcp browser", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, func(c *rawClient, base string, d portal.Drill) {
+		{"rote mcp browser", roteBrowserServer, func(c *rawClient, base string, d portal.Drill) {
 			t := c.t
 			page := c.text("navigate", map[string]any{"url": base + "/login"})
 			c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": portal.Username})
@@ -72,7 +72,7 @@ func TestDrillsFollowTheInstruction(t *testing.T) {
 			t.Parallel()
 			base, site := portalSite(t, "")
 			dir := t.TempDir()
-			server := srv.command(dir)
+			server := srv.command(t, dir)
 			d := portal.DrillFor(learned)
 			args := append([]string{"--task", "drill", "--text", fmt.Sprintf("Sign in, open drill %d and %s", learned, strings.ToLower(d.Instruction()[:1])+d.Instruction()[1:]),
 				"--param", "username=" + portal.Username, "--secret", "password=" + portal.Password, "--target", "portal",

@@ -64,10 +64,10 @@ func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
 	t.Parallel()
 	for _, srv := range []struct {
 		name    string
-		command func(dir string) []string
+		command serverCommand
 		drive   func(c *rawClient, base string)
 	}{
-		{"@playwright/mcp", func(string) []string { return playwrightCommand(t) }, func(c *rawClient, base string) {
+		{"@playwright/mcp", playwrightMCP, func(c *rawClient, base string) {
 			c.text("browser_navigate", map[string]any{"url": base + "/"})
 			snap := c.text("browser_snapshot", map[string]any{})
 			c.text("browser_type", map[string]any{"element": "Company", "target": snapshotRef(c.t, snap, "textbox", "Company"), "text": "Acme", "submit": true})
@@ -75,7 +75,7 @@ func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
 				c.t.Fatalf("the session did not save:\n%.2000s", final)
 			}
 		}},
-		{"rote mcp browser", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, func(c *rawClient, base string) {
+		{"rote mcp browser", roteBrowserServer, func(c *rawClient, base string) {
 			page := c.text("navigate", map[string]any{"url": base + "/"})
 			field := roteID(c.t, page, "textbox", "Company")
 			c.text("fill", map[string]any{"target": field, "value": "Acme"})
@@ -99,10 +99,10 @@ func TestEnterSendsOnlyWhereItWasRecorded(t *testing.T) {
 // with another value; with drift, also against the form now posting to
 // /purge, and against one that moves there as its field is typed into or
 // as Enter is pressed.
-func enterFlow(t *testing.T, command func(dir string) []string, drive func(c *rawClient, base string), version string, drift bool) {
+func enterFlow(t *testing.T, command serverCommand, drive func(c *rawClient, base string), version string, drift bool) {
 	site := newEnterSite(t)
 	dir := t.TempDir()
-	server := command(dir)
+	server := command(t, dir)
 	rec := startRecording(t, dir, nil, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
 		"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server...)
 	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: version}

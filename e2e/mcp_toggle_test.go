@@ -51,18 +51,18 @@ func TestToggleReplaysToTheRecordedState(t *testing.T) {
 	t.Parallel()
 	for _, srv := range []struct {
 		name    string
-		command func(dir string) []string
+		command serverCommand
 		drive   func(c *rawClient, base string)
 		stops   bool // the replay on a box already on stops, rather than checks it
 	}{
-		{"@playwright/mcp", func(string) []string { return playwrightCommand(t) }, func(c *rawClient, base string) {
+		{"@playwright/mcp", playwrightMCP, func(c *rawClient, base string) {
 			c.text("browser_navigate", map[string]any{"url": base + "/"})
 			snap := c.text("browser_snapshot", map[string]any{})
 			c.text("browser_click", map[string]any{"element": "Weekly digest", "target": snapshotRef(c.t, snap, "checkbox", "Weekly digest")})
 			c.text("browser_click", map[string]any{"element": "Save", "target": snapshotRef(c.t, snap, "button", "Save")})
 			c.text("browser_snapshot", map[string]any{})
 		}, true},
-		{"rote mcp browser", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, func(c *rawClient, base string) {
+		{"rote mcp browser", roteBrowserServer, func(c *rawClient, base string) {
 			page := c.text("navigate", map[string]any{"url": base + "/"})
 			c.text("click", map[string]any{"target": roteID(c.t, page, "checkbox", "Weekly digest")})
 			c.text("click", map[string]any{"target": roteID(c.t, page, "button", "Save")})
@@ -73,7 +73,7 @@ func TestToggleReplaysToTheRecordedState(t *testing.T) {
 			t.Parallel()
 			site := newToggleSite(t)
 			dir := t.TempDir()
-			server := srv.command(dir)
+			server := srv.command(t, dir)
 			rec := startRecording(t, dir, nil, []string{"--task", "digest-on", "--text", "Turn the weekly digest on",
 				"--target", "settings", "--verify", "text_visible: Settings saved"}, server...)
 			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}

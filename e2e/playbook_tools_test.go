@@ -164,14 +164,14 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 	declare := append([]string{"--text", task, "--secret", "password=" + portal.Password, "--verify", "text_visible: Vendor Acme GmbH registered"}, vendorFlags(recordedVendor)...)
 	for _, srv := range []struct {
 		name, protocol string
-		command        func(dir string) []string
+		command        serverCommand
 		drive          func(c *rawClient, base string)
 		learn          bool // record with no flags and learn afterwards
 		long           bool // only in the full suite
 	}{
-		{"@playwright/mcp", "2025-06-18", func(string) []string { return playwrightCommand(t) }, drivePlaywright, true, false},
-		{"rote mcp browser", "2025-11-25", func(dir string) []string { return []string{roteBinary, "--data", dir, "mcp", "browser"} }, driveRoteBrowser, false, false},
-		{"@playwright/mcp with its task", "2025-03-26", func(string) []string { return playwrightCommand(t) }, drivePlaywright, false, true},
+		{"@playwright/mcp", "2025-06-18", playwrightMCP, drivePlaywright, true, false},
+		{"rote mcp browser", "2025-11-25", roteBrowserServer, driveRoteBrowser, false, false},
+		{"@playwright/mcp with its task", "2025-03-26", playwrightMCP, drivePlaywright, false, true},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
 			if srv.long {
@@ -181,7 +181,7 @@ func TestPlaybooksAsToolsThroughRecord(t *testing.T) {
 			base, site := portalSite(t, "")
 			dir := t.TempDir()
 			data := []string{"--data", dir}
-			server := srv.command(dir)
+			server := srv.command(t, dir)
 
 			var recordArgs []string
 			if !srv.learn {

@@ -156,6 +156,19 @@ func playwrightCommand(t *testing.T) []string {
 		"--executable-path", "/usr/bin/chromium", "--output-dir", tmp}
 }
 
+// serverCommand is how a test starts one browser MCP server for a
+// store in dir. It takes the (sub)test's own t: a Fatal on another
+// test's t, from a subtest's goroutine, panics the whole binary.
+type serverCommand func(t *testing.T, dir string) []string
+
+// playwrightMCP starts @playwright/mcp; dir is not its store.
+func playwrightMCP(t *testing.T, _ string) []string { return playwrightCommand(t) }
+
+// roteBrowserServer starts rote mcp browser on the store in dir.
+func roteBrowserServer(_ *testing.T, dir string) []string {
+	return []string{roteBinary, "--data", dir, "mcp", "browser"}
+}
+
 // callText calls a tool that must succeed and returns its text content.
 func callText(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) string {
 	t.Helper()
