@@ -21,6 +21,7 @@ import (
 // task that names a suite task and says why, and still does a free-text
 // task and a task naming a stored playbook to a verified end.
 func TestServeWithoutSuites(t *testing.T) {
+	long(t, "a second build of rote, with -tags nobench")
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "rote-nobench")
 	build := exec.Command("go", "build", "-tags", "nobench", "-o", bin, "github.com/rote-agent/rote/cmd/rote")
