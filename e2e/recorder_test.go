@@ -151,7 +151,14 @@ func fixtureServer() mcpServer {
 // what it leaves behind (its page snapshots, the singleton directories
 // its Chromium makes under $TMPDIR) in a directory the test removes.
 func playwrightCommand(t *testing.T) []string {
-	tmp := t.TempDir()
+	// Not t.TempDir: a subtest's name makes that path long enough that
+	// Chromium's singleton socket under $TMPDIR passes the 108 bytes a
+	// Unix socket's path may have, and its launch fails.
+	tmp, err := os.MkdirTemp("", "pw-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
 	return []string{"env", "TMPDIR=" + tmp, "node", playwrightCLI(t), "--headless", "--no-sandbox", "--isolated",
 		"--executable-path", "/usr/bin/chromium", "--output-dir", tmp}
 }
