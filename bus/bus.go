@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -105,6 +106,7 @@ type Bus struct {
 	denied   chan error // the server's first unread refusal of a request, for Open
 	live     *liveness  // the locks of the runs this process runs
 	tookOver func(*Bus, time.Time)
+	ready    atomic.Bool // Open has handed out the clients a takeover's callback uses
 	log      *slog.Logger
 	user     string    // the NATS user this client connects as
 	gateOnce sync.Once // ServeGate
@@ -205,7 +207,22 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.Close()
 		return nil, err
 	}
+	// A takeover while opening (the owner died meanwhile) is told now,
+	// when the clients its callback uses exist.
+	b.ready.Store(true)
+	b.tellTakeover()
 	return b, nil
+}
+
+// tellTakeover calls the TookOver callback, once, when this process has
+// taken the directory's server over and Open has finished.
+func (b *Bus) tellTakeover() {
+	if !b.ready.Load() || b.tookOver == nil {
+		return
+	}
+	if at, ok := b.heir.takeover(); ok {
+		go b.tookOver(b, at)
+	}
 }
 
 // connUser is the NATS user cfg's client connects as: the URL's, else
@@ -280,9 +297,7 @@ func (b *Bus) connectionEvents() []nats.Option {
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			b.log.Info("NATS connection back", "url", c.ConnectedUrlRedacted())
-			if at, ok := b.heir.takeover(); ok && b.tookOver != nil {
-				go b.tookOver(b, at)
-			}
+			b.tellTakeover()
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { b.log.Debug("NATS connection closed") }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {

@@ -200,6 +200,11 @@ func TestRunsListAndShow(t *testing.T) {
 	if args, ok := events[1].Event["arguments"].(map[string]any); !ok || args["url"] != "http://x" {
 		t.Fatalf("tool arguments are not inline JSON: %v", events[1].Event["arguments"])
 	}
+
+	// An agent's run has its own verify gate: runs verify leaves it be.
+	if code, _, errOut := run(t, "--data", dir, "runs", "verify", "RUN2", "--expect", "text_visible: x"); code != 1 || !strings.Contains(errOut, "does not overwrite") {
+		t.Errorf("runs verify on an agent's run: exit %d: %s", code, errOut)
+	}
 }
 
 func TestExitCodes(t *testing.T) {

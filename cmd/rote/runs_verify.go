@@ -38,7 +38,10 @@ never a bare flag. It exits 0 only when every assertion holds.`,
 			if err != nil {
 				return err
 			}
-			if r.Finished == nil {
+			switch {
+			case r.Spec.Mode != schema.ModeRecord:
+				return schema.Errorf(schema.CodeInvalid, "run %s is a %s run: its outcome is its own verify gate's, which runs verify does not overwrite (it checks recorded sessions)", a[0], r.Spec.Mode)
+			case r.Finished == nil:
 				return schema.Errorf(schema.CodeInvalid, "run %s has not finished", a[0])
 			}
 			world, _, err := runlog.LastWorld(ctx, b.Runs(), r)
