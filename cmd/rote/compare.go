@@ -35,6 +35,12 @@ perception.md and perception.json.`,
 		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if out != "" {
+				// Where the report goes is checked before a minute of work.
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return cli.Usagef("--out %s: %v", out, err)
+				}
+			}
 			playwrightCLI, err := compare.PlaywrightCLI(playwright)
 			if err != nil {
 				return cli.Usagef("%v", err)

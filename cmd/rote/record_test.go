@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRecordThenExport records a session through `rote record` with cat
@@ -107,14 +111,16 @@ func TestRecordUsageErrors(t *testing.T) {
 	}{
 		{[]string{"record"}, "requires at least 1 arg"},
 		{[]string{"record", "--param", "novalue", "--", "cat"}, `--param novalue: $ROTE_SECRET_NOVALUE is not set`},
-		{[]string{"record", "--secret", "=x", "--", "cat"}, `--secret "=x": want name=value`},
+		{[]string{"record", "--secret", "=x", "--", "cat"}, `--secret: want name=value`},
+		// A secret typed without its name is not repeated in the error.
+		{[]string{"record", "--secret", "hunter2xyz", "--", "cat"}, "not repeated here, in case it is the secret itself"},
 		// A name alone is read from the environment, out of ps's sight.
 		{[]string{"record", "--param", "a=1", "--secret", "a", "--", "cat"}, "a is given both as --param and --secret"},
 		{[]string{"record", "--param", "a=1", "--param", "a=2", "--", "cat"}, "--param a given twice"},
 		{[]string{"record", "--param", "a=1", "--secret", "a=2", "--", "cat"}, "a is given both as --param and --secret"},
 	} {
 		code, _, errOut := run(t, append([]string{"--data", dir}, c.args...)...)
-		if code != 2 || !strings.Contains(errOut, c.says) {
+		if code != 2 || !strings.Contains(errOut, c.says) || strings.Contains(errOut, "hunter2xyz") {
 			t.Errorf("rote %v: exit %d, %q; want 2 saying %q", c.args, code, errOut, c.says)
 		}
 	}
@@ -130,4 +136,31 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestRecordEndsWhatTheServerStarted: a server's own children (a browser
+// it launched, a shell's background job) end with the session.
+func TestRecordEndsWhatTheServerStarted(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	code, _, errOut := run(t, "--data", dir, "record", "--", "sh", "-c", "sleep 300 & echo $! > "+pidFile+"; exit 3")
+	if code != 3 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		// Gone, or a zombie its new parent has yet to reap.
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the server's child %d outlived the session", pid)
+		}
+	}
 }

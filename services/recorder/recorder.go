@@ -273,6 +273,9 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	cmd.Env = append(os.Environ(), EnvRecording+"="+r.cfg.RunID)
 	cmd.Env = append(cmd.Env, schema.SecretEnviron(r.cfg.Secrets)...)
 	cmd.WaitDelay = drainGrace
+	// The server leads a process group of its own, so that what it
+	// started (a browser, a shell's children) ends with the session.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	stdinR.Close() // the server holds its own copies now
 	stdoutW.Close()
@@ -335,7 +338,11 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 	}()
 	exited := make(chan struct{})
 	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
+	go func() {
+		waitErr = cmd.Wait()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the server left running
+		close(exited)
+	}()
 
 	var outErr error
 	var drain, shutdown <-chan time.Time
@@ -383,8 +390,8 @@ func (r *Recorder) proxy(ctx context.Context, session *Session) error {
 // terminate asks the server to stop, and kills it if it has not stopped
 // after terminateGrace.
 func terminate(cmd *exec.Cmd) {
-	cmd.Process.Signal(syscall.SIGTERM)
-	time.AfterFunc(terminateGrace, func() { cmd.Process.Kill() })
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	time.AfterFunc(terminateGrace, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 }
 
 func exitStatus(cmd *exec.Cmd, waitErr error) int {

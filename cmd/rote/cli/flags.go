@@ -47,11 +47,20 @@ func KeyValues(flag string, kvs []string) (map[string]string, error) {
 	out := make(map[string]string, len(kvs))
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
+		// A --secret given wrong may be the secret itself, typed without
+		// its name: an error does not repeat it.
+		secret := flag == "--secret"
 		if k == "" {
+			if secret {
+				return nil, Usagef("%s: want name=value (what was given is not repeated, in case it is the secret)", flag)
+			}
 			return nil, Usagef("%s %q: want name=value", flag, kv)
 		}
 		if !ok {
 			if v, ok = os.LookupEnv(schema.SecretEnv(k)); !ok || v == "" {
+				if secret {
+					return nil, Usagef("%s NAME without =value takes its value from $ROTE_SECRET_<NAME>, which is not set for the name given (not repeated here, in case it is the secret itself): give name=value, or set it", flag)
+				}
 				return nil, Usagef("%s %s: $%s is not set (give %s=value, or set it)", flag, k, schema.SecretEnv(k), k)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
@@ -63,11 +64,18 @@ func (a *App) StoredPlaybook(ctx context.Context, name, fingerprint string) (*bu
 // ReadPlaybookFile reads and validates a playbook file; a playbook that
 // does not validate is a usage error listing every problem with its line.
 func ReadPlaybookFile(path string) (*schema.Playbook, error) {
-	f, err := os.Open(path)
+	// Opened without blocking and held to a regular file: a FIFO or a
+	// device would block the read, past any signal.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, Usagef("%s is not a regular file (%s): a playbook is read from a file", path, st.Mode().Type())
+	}
 	p, err := schema.ReadPlaybook(f)
 	var verr *schema.ValidationError
 	if errors.As(err, &verr) {
