@@ -213,6 +213,9 @@ func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode,
 	}
 	switch {
 	case actionableRoles[role]:
+		if name == "" && fieldRoles[role] {
+			name = d.shownLabel(n, role)
+		}
 		d.emit(n, role, name, dn, true, sc)
 		// A control labelled other than what it shows still shows it:
 		// WordPress's editor notices are a button "Dismiss this notice"

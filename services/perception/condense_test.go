@@ -258,3 +258,46 @@ func TestContractFollowsBaseHref(t *testing.T) {
 		t.Fatalf("help contract %+v, want the base's origin and path", n)
 	}
 }
+
+// A field the page gives no accessible name is named by the text a
+// person reads as its label, whatever markup carries it; where no short
+// text stands beside it before another control, it stays unnamed rather
+// than take a neighbour's label or a paragraph.
+func TestFieldsNamedByTheirVisibleLabel(t *testing.T) {
+	const page = `<!doctype html><html><body><main>
+<form>
+  <label>Username</label><input name="u">
+  <label>Password</label><input name="p" type="password">
+  <div class="row"><span>Start date</span></div><div class="row"><input type="date"></div>
+  <table><tr><td>Quantity</td><td><input type="number"></td></tr></table>
+  <div><input type="checkbox"> Remember me</div>
+  <div><input type="radio" name="s"> <span>Small</span> <input type="radio" name="s"> <span>Large</span></div>
+  <input placeholder="Search the catalog">
+  <p>This paragraph explains at length what the next field is for, and it is far too long to be a label.</p><input name="long">
+  <label>Street</label><input name="a1"><input name="a2">
+  <button>Sign in</button>
+</form></main></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	for _, c := range []struct{ role, name string }{
+		{"textbox", "Username"}, {"textbox", "Password"}, {"date-picker", "Start date"}, {"spinbutton", "Quantity"},
+		{"checkbox", "Remember me"}, {"radio", "Small"}, {"radio", "Large"}, {"textbox", "Search the catalog"}, {"textbox", "Street"},
+	} {
+		if find(nodes, c.role, c.name) == nil {
+			t.Errorf("no %s %q in\n%s", c.role, c.name, renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true }))
+		}
+	}
+	var unnamed []string
+	for _, n := range nodes {
+		if n.Actionable && n.Name == "" {
+			unnamed = append(unnamed, n.Role)
+		}
+	}
+	// The field after a long paragraph and the second street line.
+	if len(unnamed) != 2 {
+		t.Errorf("want two fields left unnamed, got %v in\n%s", unnamed, renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true }))
+	}
+	if u, p := find(nodes, "textbox", "Username"), find(nodes, "textbox", "Password"); u != nil && p != nil && u.ID == p.ID {
+		t.Errorf("username and password share id %s", u.ID)
+	}
+}

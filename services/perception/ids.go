@@ -45,20 +45,35 @@ func stableID(role, name string, context []string) string {
 // heading each sits under is added to their hash when it tells them
 // apart (two Save buttons under "Profile" and "Password"), and twins it
 // cannot tell apart are told apart by their order in the document: the
-// second is id~2, the third id~3.
+// second is id~2, the third id~3. Twins that take different input (a text
+// and a password field) are told apart by their input type.
 func observedNodes(nodes []node) []schema.ObservedNode {
 	keyed := make([]string, len(nodes))
 	twins := map[string]int{}
+	kinds := map[string]map[string]bool{} // the input types of each hash's twins
 	for i, n := range nodes {
 		keyed[i] = stableID(n.role, n.name, n.key)
 		twins[keyed[i]]++
+		if kinds[keyed[i]] == nil {
+			kinds[keyed[i]] = map[string]bool{}
+		}
+		kinds[keyed[i]][kindOf(n)] = true
 	}
 	seen := map[string]int{}
 	out := make([]schema.ObservedNode, len(nodes))
 	for i, n := range nodes {
 		id := keyed[i]
+		var apart []string
 		if twins[id] > 1 && n.heading != "" {
-			id = stableID(n.role, n.name, append(slices.Clone(n.key), n.heading))
+			apart = append(apart, n.heading)
+		}
+		if len(kinds[id]) > 1 {
+			// Twins of different kinds (a text and a password field, both
+			// unlabelled) are told apart by what they take.
+			apart = append(apart, "input "+kindOf(n))
+		}
+		if len(apart) > 0 {
+			id = stableID(n.role, n.name, append(slices.Clone(n.key), apart...))
 		}
 		seen[id]++
 		if k := seen[id]; k > 1 {
@@ -71,4 +86,13 @@ func observedNodes(nodes []node) []schema.ObservedNode {
 		}
 	}
 	return out
+}
+
+// kindOf is what a field takes, as its contract says (password, date,
+// text); "" for a node without one.
+func kindOf(n node) string {
+	if n.contract == nil {
+		return ""
+	}
+	return n.contract.InputType
 }
