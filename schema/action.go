@@ -57,7 +57,16 @@ type Target struct {
 	Near     string    `yaml:"near,omitempty" json:"near,omitempty" msgpack:"near,omitempty"`
 	Contract *Contract `yaml:"contract,omitempty" json:"contract,omitempty" msgpack:"contract,omitempty"`
 	Pick     *Pick     `yaml:"pick,omitempty" json:"pick,omitempty" msgpack:"pick,omitempty"`
+	// Twins is how many fields shared the target's role, name and
+	// context when it was recorded, told apart by their order alone (ID
+	// is id~N for the Nth). A replay takes the Nth only while the page
+	// shows that many: the rule the agent acted by, checked.
+	Twins int `yaml:"twins,omitempty" json:"twins,omitempty" msgpack:"twins,omitempty"`
 }
+
+// MaxTwins bounds Target.Twins: more fields alike than this are a list,
+// not a form.
+const MaxTwins = 20
 
 // Empty reports whether t identifies nothing.
 func (t *Target) Empty() bool {

@@ -67,7 +67,8 @@ const (
 	ResolvedByID       Resolution = "id"
 	ResolvedByRoleName Resolution = "role_name"
 	ResolvedByText     Resolution = "text"
-	ResolvedByRule     Resolution = "rule" // a Pick among sibling records
+	ResolvedByRule     Resolution = "rule"  // a Pick among sibling records
+	ResolvedByPlace    Resolution = "place" // the Nth of as many twin fields as recorded (Target.Twins)
 )
 
 // MaxDialogs bounds the dialogs one action reports (the actuator answers
@@ -134,9 +135,9 @@ func (e *BrowserAction) Validate() error {
 		return err
 	}
 	switch e.Resolution {
-	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText, ResolvedByRule:
+	case "", ResolvedByID, ResolvedByRoleName, ResolvedByText, ResolvedByRule, ResolvedByPlace:
 	default:
-		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name, text or rule", TypeBrowserAction, e.Resolution)
+		return Errorf(CodeInvalid, "%s: resolution %q: want id, role_name, text, rule or place", TypeBrowserAction, e.Resolution)
 	}
 	if len(e.Dialogs) > MaxDialogs {
 		return Errorf(CodeInvalid, "%s: %d dialogs, over %d", TypeBrowserAction, len(e.Dialogs), MaxDialogs)

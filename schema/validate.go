@@ -241,6 +241,12 @@ func (p *Playbook) validateSteps(ps *problems) {
 				}
 				return RefsIn(refs)
 			})
+			switch tw := s.Target.Twins; {
+			case tw < 0 || tw > MaxTwins:
+				ps.add(path+".target.twins", "%d: want 0 to %d", tw, MaxTwins)
+			case tw > 0 && (s.Target.ID == "" || s.Target.Pick != nil):
+				ps.add(path+".target.twins", "twins counts the fields an id's ordinal is among: it needs an id and no pick")
+			}
 			if s.Kind == StepJudgment {
 				ps.addErr(path+".target.pick", s.Target.Pick.validateRecords())
 			} else {

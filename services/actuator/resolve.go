@@ -25,7 +25,11 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 			if nodes[i].ID != target.ID {
 				continue
 			}
-			if twins := twinsOf(target.ID, nodes); len(twins) > 1 && (target.Role != "" || target.Name != "") {
+			twins := twinsOf(target.ID, nodes)
+			switch {
+			case len(twins) > 1 && target.Twins == len(twins) && ordinalFields[nodes[i].Role]:
+				return &nodes[i], schema.ResolvedByPlace, nil
+			case len(twins) > 1 && (target.Role != "" || target.Name != ""):
 				return nil, "", ambiguous(target, twins)
 			}
 			return &nodes[i], schema.ResolvedByID, nil
@@ -65,6 +69,14 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 	}
 	return nil, "", schema.Errorf(schema.CodeNotFound, "no element is %s", describeTarget(target))
 }
+
+// ordinalFields are the roles whose twins a form tells apart by order
+// alone (two unlabelled text fields): a recorded place among them holds
+// while the page shows as many. Buttons and links alike are records of
+// a list, chosen by a pick, never by place.
+var ordinalFields = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "listbox": true, "spinbutton": true,
+	"slider": true, "checkbox": true, "radio": true, "switch": true, "date-picker": true, "time-picker": true,
+	"datetime-local-picker": true, "month-picker": true, "week-picker": true, "color-picker": true}
 
 // twinsOf returns the nodes that share id's hash (id, id~2, id~3): the
 // same role, name and context, told apart by document order alone. An id

@@ -204,3 +204,48 @@ func TestResolveRecordedRecordsTheChoice(t *testing.T) {
 		})
 	}
 }
+
+// Twin fields told apart by order alone: a recorded target that counted
+// them (Twins) takes its place among them while the page shows as many,
+// as the agent did when it acted; a page with more or fewer of them, or
+// twins that are buttons (records of a list), stay ambiguous.
+func TestResolveTwinFieldsByTheirRecordedPlace(t *testing.T) {
+	fields := func(n int, role string) []schema.ObservedNode {
+		var page []schema.ObservedNode
+		for i := 1; i <= n; i++ {
+			id := "hhhhhh"
+			if i > 1 {
+				id += "~" + string(rune('0'+i))
+			}
+			page = append(page, schema.ObservedNode{ID: id, Role: role, Context: "main › Sign in"})
+		}
+		return page
+	}
+	cases := []struct {
+		name   string
+		target schema.Target
+		page   []schema.ObservedNode
+		want   string
+		err    error
+	}{
+		{"second of two, as recorded", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2}, fields(2, "textbox"), "hhhhhh~2", nil},
+		{"first of two, as recorded", schema.Target{ID: "hhhhhh", Role: "textbox", Twins: 2}, fields(2, "textbox"), "hhhhhh", nil},
+		{"a third field appeared", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2}, fields(3, "textbox"), "", schema.ErrAmbiguous},
+		{"recorded without a count", schema.Target{ID: "hhhhhh~2", Role: "textbox"}, fields(2, "textbox"), "", schema.ErrAmbiguous},
+		{"buttons are records, not fields", schema.Target{ID: "hhhhhh~2", Role: "button", Twins: 2}, fields(2, "button"), "", schema.ErrAmbiguous},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, rung, err := resolve(&c.target, c.page)
+			if c.err != nil {
+				if !errors.Is(err, c.err) {
+					t.Fatalf("err %v, want %v", err, c.err)
+				}
+				return
+			}
+			if err != nil || got.ID != c.want || rung != schema.ResolvedByPlace {
+				t.Fatalf("got %v by %s (%v), want %s by place", got, rung, err, c.want)
+			}
+		})
+	}
+}

@@ -594,6 +594,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if resolved.Contract == nil {
 			resolved.Contract = node.Contract
 		}
+		if twins := twinsOf(node.ID, nodes); len(twins) > 1 && ordinalFields[node.Role] && resolved.Pick == nil {
+			resolved.Twins = len(twins) // its place holds while as many are shown
+		}
 		ev.Action.Target = &resolved
 		if err := a.Target.Contract.Check(node.Contract); err != nil {
 			return "", rung, err

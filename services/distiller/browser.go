@@ -232,7 +232,7 @@ func (d *distillation) checked(a *schema.BrowserAction) error {
 // and the stable id unless the name is templated (the id hashes the
 // name, and so would a link's href).
 func (d *distillation) target(t *schema.Target) *schema.Target {
-	out := &schema.Target{ID: t.ID, Role: t.Role, Name: t.Name, Near: d.b.within(t.Near), Contract: d.contract(t)}
+	out := &schema.Target{ID: t.ID, Role: t.Role, Name: t.Name, Near: d.b.within(t.Near), Contract: d.contract(t), Twins: t.Twins}
 	name, ok := d.b.whole(t.Name)
 	if !ok {
 		name = d.b.within(t.Name)

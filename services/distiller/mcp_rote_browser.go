@@ -72,6 +72,11 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// rule the task states, on the page as it is then.
 		return d.roteBrowserChoice(what, s, t, among, args)
 	}
+	if _, ok := args["target"]; ok && t.Twins > 0 {
+		// One of fields alike told apart by order: its place holds at
+		// replay while the page shows as many, as it did for the agent.
+		args["twins"] = t.Twins
+	}
 	if c.Tool == string(schema.ActClick) && togglesOnClick[t.Role] {
 		// A click toggles: replayed on a box found the other way it would
 		// undo what the session did. The step checks the box into the

@@ -178,8 +178,11 @@ const pickSchema = `{"type":"object","description":"Instead of target, name and 
 	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
 
-// withObjects adds the contract argument to an action tool that takes a
-// target, and the pick argument to a click and a hover.
+// twinsSchema is the schema of the twins argument.
+const twinsSchema = `{"type":"integer","minimum":2,"maximum":20,"description":"How many fields alike (the same role, name and context) the target's id counted among when recorded: the action takes its place among them only while the page shows as many, else it stops (ambiguous)."}`
+
+// withObjects adds the contract and twins arguments to an action tool
+// that takes a target, and the pick argument to a click and a hover.
 func withObjects(spec schema.ToolSpec) []byte {
 	var s map[string]any
 	if err := json.Unmarshal(spec.InputSchema, &s); err != nil {
@@ -190,6 +193,7 @@ func withObjects(spec schema.ToolSpec) []byte {
 		return spec.InputSchema
 	}
 	props["contract"] = rawSchema(contractSchema)
+	props["twins"] = rawSchema(twinsSchema)
 	if spec.Name == string(schema.ActClick) || spec.Name == string(schema.ActHover) {
 		props["pick"] = rawSchema(pickSchema)
 	}
@@ -224,7 +228,7 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 		m.saw(rep.Observation.URL)
 		return toolText(pageLines(rep.Observation) + rep.Observation.Render)
 	}
-	arguments, contract, pick, err := splitObjects(arguments)
+	arguments, contract, pick, twins, err := splitObjects(arguments)
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
 	}
@@ -240,6 +244,12 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 			return toolError("bad arguments: a contract needs a target")
 		}
 		action.Target.Contract = contract
+	}
+	if twins != 0 {
+		if action.Target == nil || action.Target.ID == "" || pick != nil || twins < 2 || twins > schema.MaxTwins {
+			return toolError(fmt.Sprintf("bad arguments: twins (%d) counts the fields a target id is among: 2 to %d, with a target and no pick", twins, schema.MaxTwins))
+		}
+		action.Target.Twins = twins
 	}
 	s, err := m.open(ctx)
 	if err != nil {
@@ -292,19 +302,17 @@ func refused(e *schema.Error, text string) *mcp.CallToolResult {
 	return r
 }
 
-// splitObjects takes the contract and pick arguments out of an action's
-// arguments, each decoded strictly.
-func splitObjects(arguments json.RawMessage) (json.RawMessage, *schema.Contract, *schema.Pick, error) {
+// splitObjects takes the contract, pick and twins arguments out of an
+// action's arguments, each decoded strictly.
+func splitObjects(arguments json.RawMessage) (rest json.RawMessage, contract *schema.Contract, pick *schema.Pick, twins int, err error) {
 	if len(arguments) == 0 {
-		return arguments, nil, nil, nil
+		return arguments, nil, nil, 0, nil
 	}
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(arguments, &args); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
 	}
-	var contract *schema.Contract
-	var pick *schema.Pick
-	for name, into := range map[string]any{"contract": &contract, "pick": &pick} {
+	for name, into := range map[string]any{"contract": &contract, "pick": &pick, "twins": &twins} {
 		raw, ok := args[name]
 		if !ok {
 			continue
@@ -313,11 +321,11 @@ func splitObjects(arguments json.RawMessage) (json.RawMessage, *schema.Contract,
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(into); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %v", name, err)
+			return nil, nil, nil, 0, fmt.Errorf("%s: %v", name, err)
 		}
 	}
-	rest, err := json.Marshal(args)
-	return rest, contract, pick, err
+	rest, err = json.Marshal(args)
+	return rest, contract, pick, twins, err
 }
 
 // pageLines says where the page is: its URL and title, one per line.

@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// fieldsSite is a sign-in form as home-made pages write it: labels not
+// tied to their fields by for=, and a verification code in two boxes
+// that nothing labels, told apart by their order alone. The server keeps
+// what the last sign-in sent.
+type fieldsSite struct {
+	*httptest.Server
+	mu    sync.Mutex
+	sent  map[string]string
+	third atomic.Bool // a third code box, after the two
+}
+
+func newFieldsSite(t *testing.T) *fieldsSite {
+	s := &fieldsSite{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			s.mu.Lock()
+			s.sent = map[string]string{"user": r.PostForm.Get("user"), "pass": r.PostForm.Get("pass"), "c1": r.PostForm.Get("c1"), "c2": r.PostForm.Get("c2")}
+			s.mu.Unlock()
+			fmt.Fprintf(w, `<!doctype html><title>Welcome</title><main><h1>Welcome</h1><p role="status">Signed in as %s</p></main>`, html.EscapeString(r.PostForm.Get("user")))
+			return
+		}
+		third := ""
+		if s.third.Load() {
+			third = `<div class="code"><input name="c3" size="4"></div>`
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Sign in</title><main><h1>Sign in</h1>
+<form method="post" action="/">
+  <div><label>Username</label><input name="user"></div>
+  <div><label>Password</label><input name="pass" type="password"></div>
+  <div class="code"><input name="c1" size="4"></div><div class="code"><input name="c2" size="4"></div>%s
+  <button>Sign in</button>
+</form></main>`, third)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *fieldsSite) last() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent
+}
+
+// TestUnlabelledFieldsLearnAndReplay records a sign-in through rote mcp
+// browser on fields named only by the text beside them, and on two code
+// boxes nothing names. It is learned (its shadow replay on the unchanged
+// page passes: the rule that let the agent fill the first of two twins
+// lets the replay fill it too) and replayed with other values, each
+// sent in its own field; with a third code box on the page the replay
+// stops as ambiguous and sends nothing.
+func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
+	t.Parallel()
+	site := newFieldsSite(t)
+	dir := t.TempDir()
+	server := roteBrowserServer(t, dir)
+	rec := startRecording(t, dir, nil, []string{"--task", "sign-in", "--text", "Sign in as ada with the code 4711 0815",
+		"--param", "user=ada", "--param", "first=4711", "--param", "second=0815", "--secret", "pass=correct-horse",
+		"--target", "signin", "--verify", "text_visible: Signed in as ada"}, server...)
+	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-11-25"}
+	c.handshake()
+	page := c.text("navigate", map[string]any{"url": site.URL + "/"})
+	boxes := regexp.MustCompile(`(?m)^(\S+) textbox ""`).FindAllStringSubmatch(page, -1)
+	if len(boxes) != 2 {
+		t.Fatalf("want the two code boxes unnamed, the other fields named by their labels:\n%s", page)
+	}
+	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": "ada"})
+	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Password"), "value": "correct-horse"})
+	c.text("fill", map[string]any{"target": boxes[0][1], "value": "4711"})
+	c.text("fill", map[string]any{"target": boxes[1][1], "value": "0815"})
+	c.text("click", map[string]any{"target": roteID(t, page, "button", "Sign in")})
+	c.text("done", map[string]any{"reason": "signed in"})
+	rec.stdin.Close()
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("record: %v\n%s", err, rec.stderr)
+	}
+	if got := site.last(); got["c1"] != "4711" || got["c2"] != "0815" || got["user"] != "ada" {
+		t.Fatalf("the recorded session sent %v", got)
+	}
+	data := []string{"--data", dir}
+	code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "signin", "--param", "pass=correct-horse", "--"), server...)...)
+	if code != 0 || !strings.Contains(out, "promoted sign-in v1") {
+		t.Fatalf("promote (its shadow replay on the unchanged page): exit %d\n%s", code, out)
+	}
+	replay := append(data, "replay", "sign-in", "--target", "signin", "--param", "user=grace", "--param", "first=1234",
+		"--param", "second=9876", "--param", "pass=battery-staple", "--")
+	code, out = rote(t, dir, append(replay, server...)...)
+	want := map[string]string{"user": "grace", "pass": "battery-staple", "c1": "1234", "c2": "9876"}
+	if got := site.last(); code != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the replay with other values: exit %d, the site got %v, want %v\n%s", code, got, want, out)
+	}
+	site.third.Store(true)
+	code, out = rote(t, dir, append(replay, server...)...)
+	if got := site.last(); code == 0 || !strings.Contains(out, "ambiguous") || got["c3"] != "" || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("with a third code box: exit %d, the site got %v; want an ambiguous stop that sends nothing\n%s", code, got, out)
+	}
+}
