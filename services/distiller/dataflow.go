@@ -136,6 +136,9 @@ func (d *distillation) flowValue(what, key string, v any, producers []producer) 
 		}
 		var firstErr error
 		t := handleToken.ReplaceAllStringFunc(rest, func(tok string) string {
+			if t, ok := d.b.whole(tok); ok && head == "" {
+				return t // the task's value, whatever its length: "S4 radio"
+			}
 			var ref string
 			var err error
 			switch {
@@ -320,7 +323,7 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 			if at == 0 {
 				continue
 			}
-			o := schema.Output{Line: d.b.within(trimmed[:at]), Token: token}
+			o := schema.Output{Line: d.b.within(d.b.named(trimmed[:at])), Token: token}
 			if state, toggles := schema.ToggleState(trimmed); toggles {
 				o.State = state
 			}

@@ -508,3 +508,50 @@ func TestDistillRefusesARecordChosenInASnapshot(t *testing.T) {
 		t.Errorf("a lone link is no choice: %v", err)
 	}
 }
+
+// TestDistillBindsAShortWholeName: a value shorter than minLiteral is
+// still found exactly where it is a control's whole name: "Select S4"
+// binds the radio "S4" of a snapshot, while "S4" inside a longer name
+// (radio "S42") is not taken for it.
+func TestDistillBindsAShortWholeName(t *testing.T) {
+	snapshot := "- main [ref=e1]:\n  - radiogroup \"Size\" [ref=e2]:\n" +
+		"    - radio \"S2\" [ref=e3]\n    - radio \"S4\" [ref=e4]\n    - radio \"S42\" [ref=e5]\n  - button \"Submit\" [ref=e6]\n"
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	distill := func(ref, value string) (*Candidate, error) {
+		r := mcpRun(map[string]string{"size": value}, "Select "+value+" and click Submit",
+			[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+			[3]string{"browser_click", `{"element":"` + value + ` radio","ref":"` + ref + `"}`, textResult("clicked")},
+			[3]string{"browser_click", `{"element":"Submit button","ref":"e6"}`, textResult("labelled")},
+		)
+		r.Inventories = append(r.Inventories, inventory)
+		return Distill(r, Options{})
+	}
+	c, err := distill("e4", "S4")
+	if err != nil {
+		t.Fatalf("a 2-character whole name: %v", err)
+	}
+	var lines []string
+	for _, s := range c.Playbook.Steps {
+		for _, o := range s.Outputs {
+			lines = append(lines, o.Line)
+		}
+	}
+	if !slices.Contains(lines, `- radio "{{size}}" [ref=`) {
+		t.Errorf("the radio's ref is not found by its templated name: outputs %q", lines)
+	}
+	// The snapshot's "S42" holds "S4" only inside a longer name, and the
+	// element's description, which only tells a person what the ref is,
+	// uses no parameter: clicked for S4, S42 would be clicked for any.
+	if c, err := distill("e5", "S4"); !errors.Is(err, schema.ErrUnbound) {
+		doc, _ := schema.EncodePlaybook(c.Playbook)
+		t.Errorf("S42 clicked for the value S4: %v, want unbound\n%s", err, doc)
+	}
+	snapshot = strings.NewReplacer(`"S2"`, `"Small"`, `"S4"`, `"Large"`, `"S42"`, `"Larger"`).Replace(snapshot)
+	if _, err := distill("e4", "Large"); err != nil {
+		t.Errorf("Large clicked for Large: %v", err)
+	}
+	if c, err := distill("e5", "Large"); !errors.Is(err, schema.ErrUnbound) {
+		doc, _ := schema.EncodePlaybook(c.Playbook)
+		t.Errorf("Larger clicked for the value Large: %v, want unbound\n%s", err, doc)
+	}
+}

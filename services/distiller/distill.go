@@ -176,7 +176,7 @@ func (d *distillation) templateText(s string) string {
 // step uses: replayed with another value it would do exactly what it did
 // with this one (trash the post it trashed, whatever the title says).
 func (d *distillation) everyParamUsed() error {
-	steps, err := json.Marshal(d.c.Playbook.Steps)
+	steps, err := json.Marshal(d.usingSteps())
 	if err != nil {
 		return err
 	}
@@ -191,6 +191,25 @@ func (d *distillation) everyParamUsed() error {
 		return schema.Errorf(schema.CodeUnbound, "parameter %s is declared but no step uses it: replayed with another %s, the playbook would do what it did with this one. Bind it (%s), or leave --param %s out if it is not the task's", k, k, why, k)
 	}
 	return nil
+}
+
+// usingSteps are the playbook's steps as far as they use a parameter: a
+// browser MCP server's element argument only describes the control to a
+// person (the ref decides which it is), so a value templated there alone
+// acts on nothing.
+func (d *distillation) usingSteps() []schema.Step {
+	if !d.browserServer() {
+		return d.c.Playbook.Steps
+	}
+	out := slices.Clone(d.c.Playbook.Steps)
+	for i, s := range out {
+		if _, ok := s.Args["element"]; ok {
+			args := maps.Clone(s.Args)
+			delete(args, "element")
+			out[i].Args = args
+		}
+	}
+	return out
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

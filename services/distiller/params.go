@@ -3,6 +3,7 @@ package distiller
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -86,6 +87,22 @@ func (b *binder) within(s string) string {
 		if v := b.values[k]; len(v) >= minLiteral {
 			s = replaceTokens(s, v, "{{"+k+"}}")
 		}
+	}
+	return s
+}
+
+// named templates a parameter's value where it stands as a control's
+// whole quoted name on a snapshot line (radio "S4"), whatever its
+// length: a whole name is found exactly, never inside longer text, so
+// the minLiteral rule of within is not needed for it. A value the
+// snapshot would have to escape is left alone.
+func (b *binder) named(s string) string {
+	for _, k := range b.names {
+		v := b.values[k]
+		if v == "" || strconv.Quote(v) != `"`+v+`"` {
+			continue
+		}
+		s = strings.ReplaceAll(s, `"`+v+`"`, `"{{`+k+`}}"`)
 	}
 	return s
 }
