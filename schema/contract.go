@@ -46,6 +46,20 @@ func (c *Contract) Check(current *Contract) error {
 	return nil
 }
 
+// CheckSending refuses, as CodeContractChanged, a control that sent
+// nowhere when recorded (a button or field of no form and no link: a
+// script handled it) and that a click or key press of kind would now
+// send through a form or a link: the task's values would leave for an
+// address the recording never sent them to. A recorded link whose
+// address was left out (it varies) is no control that sent nowhere.
+func (c *Contract) CheckSending(current *Contract, kind ActionKind) error {
+	if c == nil || (c.Tag != "button" && c.Tag != "input") || c.FormMethod != "" || c.Href != "" || !current.Sends(kind) {
+		return nil
+	}
+	to, _ := current.Sending()
+	return Errorf(CodeContractChanged, "the control sent nothing when recorded (a script handled it); a %s would now send %s", kind, to)
+}
+
 // sendsNothing reports whether the control cannot send a form or follow
 // a link on its own: a textarea or a select.
 func (c *Contract) sendsNothing() bool { return c.Tag == "textarea" || c.Tag == "select" }

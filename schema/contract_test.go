@@ -80,3 +80,34 @@ func TestContractSending(t *testing.T) {
 		}
 	}
 }
+
+// TestContractCheckSending: a control that sent nothing when recorded (a
+// script handled it) may not now send a form or follow a link when
+// clicked or pressed; typing in it, a control that sent when recorded,
+// and a link whose varying address was left out are not its concern.
+func TestContractCheckSending(t *testing.T) {
+	scripted := &Contract{Tag: "button", InputType: "submit"}
+	getForm := &Contract{Tag: "button", InputType: "submit", FormAction: "/vendors/register-v2", FormMethod: "get"}
+	cases := []struct {
+		name              string
+		recorded, current *Contract
+		kind              ActionKind
+		changed           bool
+	}{
+		{"a scripted button now in a GET form", scripted, getForm, ActClick, true},
+		{"a field of no form, Enter now sends", &Contract{Tag: "input", InputType: "text"}, &Contract{Tag: "input", InputType: "text", FormMethod: "post", FormAction: "/x"}, ActPress, true},
+		{"typed into, not sent", &Contract{Tag: "input", InputType: "text"}, &Contract{Tag: "input", InputType: "text", FormMethod: "post", FormAction: "/x"}, ActFill, false},
+		{"still scripted", scripted, scripted, ActClick, false},
+		{"it sent when recorded", &Contract{Tag: "button", InputType: "submit", FormAction: "/vendors", FormMethod: "post"}, getForm, ActClick, false},
+		{"a link's varying address left out", &Contract{Tag: "a"}, &Contract{Tag: "a", Href: "/records/17"}, ActClick, false},
+		{"no recorded contract", nil, getForm, ActClick, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.recorded.CheckSending(c.current, c.kind)
+			if got := errors.Is(err, ErrContractChanged); got != c.changed {
+				t.Fatalf("contract changed %v (%v), want %v", got, err, c.changed)
+			}
+		})
+	}
+}

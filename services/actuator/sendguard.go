@@ -3,9 +3,11 @@ package actuator
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/rote-agent/rote/schema"
 )
@@ -63,26 +65,43 @@ func (s sending) allows(method, raw string) bool {
 }
 
 // sendGuard judges a session's first main-frame navigation while an
-// action on a control that sends is in progress (see gate).
+// action on a recorded control is in progress (see gate): one that sends
+// must send where it was recorded to; one that sent nothing when
+// recorded (a form a script handled) may not now carry a value the run
+// typed anywhere.
 type sendGuard struct {
-	want    sending
+	want sending
+	// nothing: the control sends nowhere, and values are what the run
+	// typed, which no load it starts may carry.
+	nothing bool
+	values  []string
 	decided bool
 	refused string    // the request refused, "METHOD url"
 	armed   time.Time // when it was armed
 }
 
-// guardSend arms a guard for an action on a control with contract c; nil
-// when c sends nowhere.
-func (s *session) guardSend(c *schema.Contract) (*sendGuard, error) {
-	pageURL, err := chromedp.Run(s.ctx, chromedp.Location())
-	if err != nil {
-		return nil, s.fail(err)
+// guardSend arms a guard for an action of kind on a recorded control
+// whose contract is now c: for where c sends, or, for a click or a key
+// press on a control that sends nowhere, against the run's typed values
+// leaving with it. It returns nil when there is nothing to guard.
+func (s *session) guardSend(c *schema.Contract, kind schema.ActionKind) (*sendGuard, error) {
+	var g *sendGuard
+	switch {
+	case c.Sends(kind):
+		pageURL, err := chromedp.Run(s.ctx, chromedp.Location())
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		if want, ok := sendsTo(c, pageURL); ok {
+			g = &sendGuard{want: want}
+		}
+	case (kind == schema.ActClick || kind == schema.ActPress) && len(s.typed) > 0:
+		g = &sendGuard{nothing: true, values: slices.Clone(s.typed)}
 	}
-	want, ok := sendsTo(c, pageURL)
-	if !ok {
+	if g == nil {
 		return nil, nil
 	}
-	g := &sendGuard{want: want, armed: time.Now()}
+	g.armed = time.Now()
 	if err := s.gate.arm(g); err != nil {
 		return nil, err
 	}
@@ -97,7 +116,10 @@ func (g *sendGuard) judge(e *fetch.EventRequestPaused) bool {
 		return false
 	}
 	g.decided = true
-	if g.want.allows(e.Request.Method, e.Request.URL) {
+	switch {
+	case g.nothing && !carries(e.Request, g.values):
+		return false
+	case !g.nothing && g.want.allows(e.Request.Method, e.Request.URL):
 		return false
 	}
 	g.refused = e.Request.Method + " " + e.Request.URL
@@ -111,9 +133,57 @@ func (s *session) disarm(g *sendGuard) error {
 	s.gate.mu.Lock()
 	refused := g.refused
 	s.gate.mu.Unlock()
-	if refused != "" {
+	also := schema.AlsoSent(slices.DeleteFunc(s.net.sentSince(g.armed, false), func(r string) bool { return r == refused }))
+	switch {
+	case refused != "" && g.nothing:
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s, carrying a value this run typed, where the control sent nothing when it was recorded: refused in the browser, that request was not sent%s", refused, also)
+	case refused != "":
 		return schema.Errorf(schema.CodeContractChanged, "the page sent %s where the control's contract says %s (a script moved it as it was used): refused in the browser, that request was not sent%s",
-			refused, g.want.Sending, schema.AlsoSent(slices.DeleteFunc(s.net.sentSince(g.armed, false), func(r string) bool { return r == refused })))
+			refused, g.want.Sending, also)
 	}
 	return err
+}
+
+// Bounds on the values a session remembers it typed: shorter ones would
+// be found in any address by accident.
+const (
+	minGuardedValue = 3
+	maxGuardedValue = 32
+)
+
+// rememberTyped adds v to the values the run typed, which no load a
+// recorded control that sends nowhere starts may carry. The caller
+// holds mu.
+func (s *session) rememberTyped(v string) {
+	if len([]rune(v)) < minGuardedValue || slices.Contains(s.typed, v) {
+		return
+	}
+	if len(s.typed) == maxGuardedValue {
+		s.typed = s.typed[1:]
+	}
+	s.typed = append(s.typed, v)
+}
+
+// carries reports whether a request holds one of values in its address
+// or its body, as typed or as a form or a URL encodes it.
+func carries(r *network.Request, values []string) bool {
+	if r == nil {
+		return false
+	}
+	texts := []string{r.URL}
+	for _, e := range r.PostDataEntries {
+		texts = append(texts, string(e.Bytes))
+	}
+	for _, t := range texts {
+		decoded := t
+		if d, err := url.QueryUnescape(t); err == nil {
+			decoded = d
+		}
+		for _, v := range values {
+			if strings.Contains(t, v) || strings.Contains(decoded, v) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package actuator
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +193,46 @@ func TestDisarmSaysWhatTheGuardRefused(t *testing.T) {
 				t.Errorf("%q names the refused request again, a read, or a request from before the action", err)
 			}
 		})
+	}
+}
+
+// TestSendGuardForAControlThatSentNothing: a recorded control that sent
+// nothing (a form a script handled) may still start a load, but not one
+// that carries a value the run typed, in its address (as typed, or as a
+// form encodes it) or its body; the shortest values are not guarded,
+// and a session remembers a bounded number of them.
+func TestSendGuardForAControlThatSentNothing(t *testing.T) {
+	withBody := func(e *fetch.EventRequestPaused, body string) *fetch.EventRequestPaused {
+		e.Request.HasPostData, e.Request.PostDataEntries = true, []*network.PostDataEntry{{Bytes: []byte(body)}}
+		return e
+	}
+	values := []string{"Globex Ltd", "ap@globex.example"}
+	cases := []struct {
+		name   string
+		req    *fetch.EventRequestPaused
+		refuse bool
+	}{
+		{"a GET form's query", paused("1", "GET", "http://shop.test/vendors/register-v2?company_name=Globex+Ltd", ""), true},
+		{"percent-encoded", paused("1", "GET", "http://shop.test/v?mail=ap%40globex.example", ""), true},
+		{"a POST body", withBody(paused("1", "POST", "http://shop.test/collect", ""), "company=Globex%20Ltd&x=1"), true},
+		{"a load that carries none", paused("1", "GET", "http://shop.test/vendors/done", ""), false},
+		{"another value", paused("1", "GET", "http://shop.test/search?q=Initech", ""), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := &sendGuard{nothing: true, values: values}
+			if got := g.judge(c.req); got != c.refuse {
+				t.Fatalf("refused %v, want %v", got, c.refuse)
+			}
+		})
+	}
+	s := &session{}
+	s.rememberTyped("ab")
+	for i := range maxGuardedValue + 5 {
+		s.rememberTyped(fmt.Sprintf("value-%d", i))
+	}
+	s.rememberTyped("value-36") // already there: no change
+	if len(s.typed) != maxGuardedValue || slices.Contains(s.typed, "ab") || s.typed[0] != "value-5" {
+		t.Errorf("typed %d values, first %q; want the last %d, none under %d characters", len(s.typed), s.typed[0], maxGuardedValue, minGuardedValue)
 	}
 }

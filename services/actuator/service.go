@@ -601,6 +601,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if err := a.Target.Contract.Check(node.Contract); err != nil {
 			return "", rung, err
 		}
+		if err := a.Target.Contract.CheckSending(node.Contract, a.Kind); err != nil {
+			return "", rung, err
+		}
 		current = node.Contract
 		if err := usable(a.Kind, node); err != nil {
 			return "", rung, err
@@ -615,10 +618,11 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		}
 	}
 	// A recorded control is held to where it sends now, as just read and
-	// checked against its record: what leaves must go there.
+	// checked against its record: what leaves must go there; one that
+	// sends nowhere may not now send what the run typed.
 	var guard *sendGuard
-	if a.Target != nil && a.Target.Contract != nil && current.Sends(a.Kind) {
-		if guard, err = sess.guardSend(current); err != nil {
+	if a.Target != nil && a.Target.Contract != nil {
+		if guard, err = sess.guardSend(current, a.Kind); err != nil {
 			return "", rung, err
 		}
 	}
@@ -647,6 +651,9 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		return text, rung, err
 	}
 	t.Dispatch = time.Since(began)
+	if err == nil && (a.Kind == schema.ActFill || a.Kind == schema.ActSetValue || a.Kind == schema.ActSelect) {
+		sess.rememberTyped(a.Value)
+	}
 	if guard != nil {
 		began = time.Now()
 		defer func() { t.Send = time.Since(began) }()
@@ -654,7 +661,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		// settles, then the guard says whether it went where recorded.
 		sess.acted, sess.actedKind = time.Now(), a.Kind
 		var serr error
-		if err == nil && !sess.downloads(el) {
+		if err == nil && !guard.nothing && !sess.downloads(el) {
 			serr = sess.awaitSend(ctx, s.cfg.Settle)
 		}
 		if serr == nil {

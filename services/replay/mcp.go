@@ -206,6 +206,13 @@ func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args, pro
 	} else {
 		current, err = d.checkContract(ctx, stepID, probeArgs, target)
 	}
+	if err == nil && target != nil {
+		if err = target.Contract.CheckSending(current, kind); err != nil && armed {
+			if derr := d.disarmSend(ctx, stepID, current); derr != nil {
+				err = derr
+			}
+		}
+	}
 	if err != nil {
 		return schema.World{}, err
 	}
