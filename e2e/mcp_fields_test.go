@@ -30,7 +30,7 @@ func newFieldsSite(t *testing.T) *fieldsSite {
 		if r.Method == http.MethodPost {
 			r.ParseForm()
 			s.mu.Lock()
-			s.sent = map[string]string{"user": r.PostForm.Get("user"), "pass": r.PostForm.Get("pass"), "c1": r.PostForm.Get("c1"), "c2": r.PostForm.Get("c2")}
+			s.sent = map[string]string{"user": r.PostForm.Get("user"), "pass": r.PostForm.Get("pass"), "c1": r.PostForm.Get("c1"), "c2": r.PostForm.Get("c2"), "start": r.PostForm.Get("start")}
 			s.mu.Unlock()
 			fmt.Fprintf(w, `<!doctype html><title>Welcome</title><main><h1>Welcome</h1><p role="status">Signed in as %s</p></main>`, html.EscapeString(r.PostForm.Get("user")))
 			return
@@ -43,6 +43,7 @@ func newFieldsSite(t *testing.T) *fieldsSite {
 <form method="post" action="/">
   <div><label>Username</label><input name="user"></div>
   <div><label>Password</label><input name="pass" type="password"></div>
+  <div><span>Start date</span> <input name="start" type="date"></div>
   <div class="code"><input name="c1" size="4"></div><div class="code"><input name="c2" size="4"></div>%s
   <button>Sign in</button>
 </form></main>`, third)
@@ -58,8 +59,9 @@ func (s *fieldsSite) last() map[string]string {
 }
 
 // TestUnlabelledFieldsLearnAndReplay records a sign-in through rote mcp
-// browser on fields named only by the text beside them, and on two code
-// boxes nothing names. It is learned (its shadow replay on the unchanged
+// browser on fields named only by the text beside them, on two code
+// boxes nothing names, and on a date input given the task's date in
+// another form (09/10/2012 set as 2012-09-10). It is learned (its shadow replay on the unchanged
 // page passes: the rule that let the agent fill the first of two twins
 // lets the replay fill it too) and replayed with other values, each
 // sent in its own field; with a third code box on the page the replay
@@ -69,8 +71,8 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 	site := newFieldsSite(t)
 	dir := t.TempDir()
 	server := roteBrowserServer(t, dir)
-	rec := startRecording(t, dir, nil, []string{"--task", "sign-in", "--text", "Sign in as ada with the code 4711 0815",
-		"--param", "user=ada", "--param", "first=4711", "--param", "second=0815", "--secret", "pass=correct-horse",
+	rec := startRecording(t, dir, nil, []string{"--task", "sign-in", "--text", "Sign in as ada with the code 4711 0815, starting 09/10/2012",
+		"--param", "user=ada", "--param", "start=09/10/2012", "--param", "first=4711", "--param", "second=0815", "--secret", "pass=correct-horse",
 		"--target", "signin", "--verify", "text_visible: Signed in as ada"}, server...)
 	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-11-25"}
 	c.handshake()
@@ -81,6 +83,7 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 	}
 	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": "ada"})
 	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Password"), "value": "correct-horse"})
+	c.text("set_value", map[string]any{"target": roteID(t, page, "date-picker", "Start date"), "value": "2012-09-10"})
 	c.text("fill", map[string]any{"target": boxes[0][1], "value": "4711"})
 	c.text("fill", map[string]any{"target": boxes[1][1], "value": "0815"})
 	c.text("click", map[string]any{"target": roteID(t, page, "button", "Sign in")})
@@ -89,7 +92,7 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 	if err := rec.cmd.Wait(); err != nil {
 		t.Fatalf("record: %v\n%s", err, rec.stderr)
 	}
-	if got := site.last(); got["c1"] != "4711" || got["c2"] != "0815" || got["user"] != "ada" {
+	if got := site.last(); got["c1"] != "4711" || got["c2"] != "0815" || got["user"] != "ada" || got["start"] != "2012-09-10" {
 		t.Fatalf("the recorded session sent %v", got)
 	}
 	data := []string{"--data", dir}
@@ -98,9 +101,9 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 		t.Fatalf("promote (its shadow replay on the unchanged page): exit %d\n%s", code, out)
 	}
 	replay := append(data, "replay", "sign-in", "--target", "signin", "--param", "user=grace", "--param", "first=1234",
-		"--param", "second=9876", "--param", "pass=battery-staple", "--")
+		"--param", "second=9876", "--param", "pass=battery-staple", "--param", "start=03/04/2013", "--")
 	code, out = rote(t, dir, append(replay, server...)...)
-	want := map[string]string{"user": "grace", "pass": "battery-staple", "c1": "1234", "c2": "9876"}
+	want := map[string]string{"user": "grace", "pass": "battery-staple", "c1": "1234", "c2": "9876", "start": "2013-03-04"}
 	if got := site.last(); code != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the replay with other values: exit %d, the site got %v, want %v\n%s", code, got, want, out)
 	}

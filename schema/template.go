@@ -17,6 +17,9 @@ type Ref struct {
 	Param  string
 	Step   string
 	Output string
+	// Conv converts a parameter's value into the form its use takes:
+	// {{date|date_mdy}}.
+	Conv Conversion
 }
 
 // String returns the reference as it is written inside the braces.
@@ -26,13 +29,15 @@ func (r Ref) String() string {
 		return "steps." + r.Step + "." + r.Output
 	case r.Step != "":
 		return "steps." + r.Step
+	case r.Conv != "":
+		return r.Param + "|" + string(r.Conv)
 	}
 	return r.Param
 }
 
 var (
 	refPattern      = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
-	paramRefPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	paramRefPattern = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(?:\s*\|\s*([a-z0-9_]+))?$`)
 	stepRefPattern  = regexp.MustCompile(`^steps\.([a-z0-9][a-z0-9_-]*)(?:\.([a-z_][a-z0-9_]*))?$`)
 )
 
@@ -48,9 +53,18 @@ func ParseRefs(s string) ([]Ref, error) {
 			m := stepRefPattern.FindStringSubmatch(inner)
 			refs = append(refs, Ref{Step: m[1], Output: m[2]})
 		case paramRefPattern.MatchString(inner):
-			refs = append(refs, Ref{Param: inner})
+			m := paramRefPattern.FindStringSubmatch(inner)
+			r := Ref{Param: m[1]}
+			if m[2] != "" {
+				c, err := ParseConversion(m[2])
+				if err != nil {
+					return nil, Errorf(CodeInvalid, "template %q: {{%s}}: %s", s, inner, AsError(err).Message)
+				}
+				r.Conv = c
+			}
+			refs = append(refs, r)
 		default:
-			return nil, Errorf(CodeInvalid, "template %q: {{%s}} is neither a parameter name, steps.<id> nor steps.<id>.<output>", s, inner)
+			return nil, Errorf(CodeInvalid, "template %q: {{%s}} is neither a parameter name (with a |conversion), steps.<id> nor steps.<id>.<output>", s, inner)
 		}
 	}
 	rest := refPattern.ReplaceAllString(s, "")
@@ -114,10 +128,18 @@ func (b Bindings) lookup(r Ref) (any, error) {
 		}
 		return nil, Errorf(CodeUnbound, "{{steps.%s}} has no value: the step has not produced one", r.Step)
 	}
-	if v, ok := b.Params[r.Param]; ok {
-		return v, nil
+	v, ok := b.Params[r.Param]
+	switch {
+	case !ok:
+		return nil, Errorf(CodeUnbound, "{{%s}} has no binding", r.Param)
+	case r.Conv != "":
+		converted, err := r.Conv.Apply(scalarText(v))
+		if err != nil {
+			return nil, Errorf(CodeInvalid, "parameter %s: %s", r.Param, AsError(err).Message)
+		}
+		return converted, nil
 	}
-	return nil, Errorf(CodeUnbound, "{{%s}} has no binding", r.Param)
+	return v, nil
 }
 
 // RenderString replaces every reference in s by its bound value's text.

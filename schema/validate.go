@@ -217,6 +217,9 @@ func (p *Playbook) validateSteps(ps *problems) {
 			if r.Param != "" {
 				used[r.Param] = true
 			}
+			if pr, ok := p.Params[r.Param]; ok && r.Conv != "" && pr.Type != ParamString {
+				ps.add(path, "{{%s}}: only a string parameter is converted (%s is %s: a secret is typed as given)", r, r.Param, pr.Type)
+			}
 		}
 		return rs
 	}

@@ -181,6 +181,13 @@ func (d *distillation) typed(a *schema.BrowserAction, v string) (string, error) 
 	if t, ok := d.b.whole(v); ok {
 		return t, nil
 	}
+	switch t, why := d.b.converted(v); {
+	case t != "":
+		d.note("%s types %q, the task's value converted: %s", describe(a), v, t)
+		return t, nil
+	case why != "":
+		return "", schema.Errorf(schema.CodeAmbiguous, "%s types %s", describe(a), why)
+	}
 	if d.b.fromTask(v) {
 		return "", schema.Errorf(schema.CodeUnbound, "%s types %q, which comes from the task but is no parameter: declare it (--param) and run again", describe(a), v)
 	}

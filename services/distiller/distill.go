@@ -181,7 +181,7 @@ func (d *distillation) everyParamUsed() error {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.c.Playbook.Params)) {
-		if strings.Contains(string(steps), "{{"+k+"}}") {
+		if strings.Contains(string(steps), "{{"+k+"}}") || strings.Contains(string(steps), "{{"+k+"|") {
 			continue
 		}
 		why := "the run must type it, choose it, go to it or act on the record it names"

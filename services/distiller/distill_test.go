@@ -169,3 +169,40 @@ func TestDistillKeepsTheQuestionsAStepMet(t *testing.T) {
 		}
 	}
 }
+
+// TestDistillBindsAValueInTheControlsForm: a task's date typed into a
+// date input in its ISO form binds the parameter through the one
+// conversion that explains it; a date that reads alike month first and
+// day first leaves the task's form unknown and is refused; a value no
+// conversion explains stays what it was.
+func TestDistillBindsAValueInTheControlsForm(t *testing.T) {
+	run := func(date, typed string) *schema.RunFold {
+		r := runOf(act(schema.ActSetValue, "date-picker", "Start date", typed), act(schema.ActClick, "button", "Save", ""))
+		r.Spec.Task.Text = "Enter " + date + " as the start date"
+		r.Spec.Task.Params = map[string]string{"date": date}
+		return r
+	}
+	c, err := Distill(run("09/10/2012", "2012-09-10"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Playbook.Steps[0].Args["value"]; v != "{{date|date_mdy}}" {
+		t.Errorf("set_value %v, want {{date|date_mdy}}", v)
+	}
+	got, err := schema.RenderValue(c.Playbook.Steps[0].Args["value"], schema.Bindings{Params: map[string]any{"date": "03/04/2013"}})
+	if err != nil || got != "2013-03-04" {
+		t.Errorf("replayed with 03/04/2013: %v, %v", got, err)
+	}
+	if c, err := Distill(run("10/09/2012", "2012-09-10"), Options{}); err != nil || c.Playbook.Steps[0].Args["value"] != "{{date|date_dmy}}" {
+		t.Errorf("day first: %v", err)
+	}
+	if _, err := Distill(run("10/10/2012", "2012-10-10"), Options{}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("10/10/2012: %v, want ambiguous", err)
+	}
+	if _, err := Distill(run("September 10, 2012", "2012-09-10"), Options{}); err != nil {
+		t.Errorf("a named month: %v", err)
+	}
+	if _, err := Distill(run("09/10/2012", "2012-09-11"), Options{}); !errors.Is(err, schema.ErrUnbound) {
+		t.Errorf("another date typed: %v, want the parameter unbound", err)
+	}
+}

@@ -253,6 +253,13 @@ func (d *distillation) templateArg(what, tool, key, x string) (any, error) {
 	if d.describesControl(key) || d.inEnum(tool, key, x) {
 		return x, nil
 	}
+	switch t, why := d.b.converted(x); {
+	case t != "":
+		d.note("%s passes %q, the task's value converted: %s", what, x, t)
+		return t, nil
+	case why != "":
+		return nil, schema.Errorf(schema.CodeAmbiguous, "%s passes %s", what, why)
+	}
 	if t, ok := d.inferred(key, x); ok {
 		return t, nil
 	}

@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -89,6 +90,30 @@ func (b *binder) within(s string) string {
 		}
 	}
 	return s
+}
+
+// converted returns {{name|conversion}} when v is a parameter's value
+// in the form a control took it in (09/10/2012 typed as 2012-09-10),
+// by exactly one conversion of one parameter. When several read it
+// alike (10/10/2012 is the same month first and day first), the form
+// the task writes its values in is unknown: why says so and nothing is
+// bound.
+func (b *binder) converted(v string) (tmpl, why string) {
+	var found []string
+	for _, k := range b.names {
+		for _, c := range schema.Conversions {
+			if out, err := c.Apply(b.values[k]); err == nil && out == v && b.values[k] != v {
+				found = append(found, k+"|"+string(c))
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", ""
+	case 1:
+		return "{{" + found[0] + "}}", ""
+	}
+	return "", fmt.Sprintf("%q is a task's value read %d ways (%s), which read other values differently: record with a value that only one reading gives (a date whose day is after the 12th)", v, len(found), strings.Join(found, ", "))
 }
 
 // named templates a parameter's value where it stands as a control's

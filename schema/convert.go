@@ -1,0 +1,148 @@
+package schema
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Conversion turns a parameter's value from the form a task gives it
+// in into the form a control takes: "09/10/2012" in a task, 2012-09-10 in
+// a date input. It is written in a template after the parameter's name,
+// {{date|date_mdy}}. Each reads its input strictly and refuses, as
+// CodeInvalid, a value it cannot read as it was recorded: a value that
+// another reading would take differently (13/10/2012 is no month-first
+// date) stops the replay, it is never guessed.
+type Conversion string
+
+// The conversions a template may name.
+const (
+	ConvDateMDY  Conversion = "date_mdy"  // 09/10/2012, 9-10-2012 (month first) -> 2012-09-10
+	ConvDateDMY  Conversion = "date_dmy"  // 10/09/2012, 10.09.2012 (day first) -> 2012-09-10
+	ConvDateLong Conversion = "date_long" // September 10, 2012; 10 Sep 2012 -> 2012-09-10
+	ConvTime12h  Conversion = "time_12h"  // 2:30 PM -> 14:30
+	ConvNumber   Conversion = "number"    // $1,234.50 -> 1234.50 (a '.' decimal point)
+	ConvNumberEU Conversion = "number_eu" // 1.234,50 € -> 1234.50 (a ',' decimal comma)
+	ConvUpper    Conversion = "upper"     // abc-12 -> ABC-12
+	ConvLower    Conversion = "lower"     // ABC-12 -> abc-12
+	ConvTrim     Conversion = "trim"      // " a  b " -> "a b"
+)
+
+// Conversions lists every conversion, in the order a distiller tries them.
+var Conversions = []Conversion{ConvDateMDY, ConvDateDMY, ConvDateLong, ConvTime12h, ConvNumber, ConvNumberEU, ConvUpper, ConvLower, ConvTrim}
+
+// ParseConversion reads a conversion's name.
+func ParseConversion(s string) (Conversion, error) {
+	for _, c := range Conversions {
+		if string(c) == s {
+			return c, nil
+		}
+	}
+	return "", Errorf(CodeInvalid, "conversion %q: want one of %s", s, joinConversions())
+}
+
+func joinConversions() string {
+	names := make([]string, len(Conversions))
+	for i, c := range Conversions {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
+
+var (
+	numericDate = regexp.MustCompile(`^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$`)
+	time12h     = regexp.MustCompile(`(?i)^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s*m\.?$`)
+	numberUS    = regexp.MustCompile(`^[-+]?\d{1,3}(,\d{3})*(\.\d+)?$|^[-+]?\d+(\.\d+)?$`)
+	numberEU    = regexp.MustCompile(`^[-+]?\d{1,3}([. ]\d{3})*(,\d+)?$|^[-+]?\d+(,\d+)?$`)
+)
+
+// longDates are the layouts date_long reads, month named.
+var longDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006", "Monday, January 2, 2006", "Mon, Jan 2, 2006"}
+
+// currency is what a number may carry beside its digits.
+const currency = "$€£¥ \u00a0"
+
+// Apply converts v, or says why it cannot: an *Error with CodeInvalid.
+func (c Conversion) Apply(v string) (string, error) {
+	bad := func(form string) (string, error) {
+		return "", Errorf(CodeInvalid, "%q is no %s (the playbook converts it with %s)", Clip(v, 60), form, c)
+	}
+	s := strings.TrimSpace(v)
+	switch c {
+	case ConvDateMDY, ConvDateDMY:
+		m := numericDate.FindStringSubmatch(s)
+		if m == nil {
+			return bad("date in the form " + map[Conversion]string{ConvDateMDY: "month/day/year", ConvDateDMY: "day/month/year"}[c])
+		}
+		month, day := m[1], m[2]
+		if c == ConvDateDMY {
+			month, day = day, month
+		}
+		return isoDate(m[3], month, day, bad)
+	case ConvDateLong:
+		for _, layout := range longDates {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t.Format(time.DateOnly), nil
+			}
+		}
+		return bad("date with its month named (September 10, 2012)")
+	case ConvTime12h:
+		m := time12h.FindStringSubmatch(s)
+		h, _ := strconv.Atoi(firstOf(m, 1))
+		if m == nil || h < 1 || h > 12 {
+			return bad("time of day with AM or PM")
+		}
+		if strings.EqualFold(m[3], "p") && h != 12 {
+			h += 12
+		} else if strings.EqualFold(m[3], "a") && h == 12 {
+			h = 0
+		}
+		minutes := m[2]
+		if minutes == "" {
+			minutes = "00"
+		}
+		if mm, _ := strconv.Atoi(minutes); mm > 59 {
+			return bad("time of day with AM or PM")
+		}
+		return strconv.Itoa(100 + h)[1:] + ":" + minutes, nil
+	case ConvNumber, ConvNumberEU:
+		n := strings.Trim(s, currency)
+		pattern, group, point := numberUS, ",", "."
+		if c == ConvNumberEU {
+			pattern, group, point = numberEU, ".", ","
+			n = strings.ReplaceAll(n, " ", ".")
+		}
+		if !pattern.MatchString(n) {
+			return bad("number written " + map[Conversion]string{ConvNumber: "1,234.50", ConvNumberEU: "1.234,50"}[c])
+		}
+		return strings.Replace(strings.ReplaceAll(n, group, ""), point, ".", 1), nil
+	case ConvUpper:
+		return strings.ToUpper(v), nil
+	case ConvLower:
+		return strings.ToLower(v), nil
+	case ConvTrim:
+		return strings.Join(strings.Fields(v), " "), nil
+	}
+	return "", Errorf(CodeInvalid, "conversion %q: want one of %s", string(c), joinConversions())
+}
+
+// isoDate writes year, month and day as 2006-01-02, refusing a date the
+// calendar does not have (02/30/2012).
+func isoDate(year, month, day string, bad func(string) (string, error)) (string, error) {
+	m, _ := strconv.Atoi(month)
+	d, _ := strconv.Atoi(day)
+	y, _ := strconv.Atoi(year)
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if m < 1 || m > 12 || t.Day() != d || t.Month() != time.Month(m) {
+		return bad("date the calendar has")
+	}
+	return t.Format(time.DateOnly), nil
+}
+
+func firstOf(m []string, i int) string {
+	if len(m) > i {
+		return m[i]
+	}
+	return ""
+}
