@@ -226,6 +226,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--nats", "nats://rote:pw@127.0.0.1:1", "runs", "list"}, 1, "the password in --nats is seen by every local user"},
 		{[]string{"demo", "extra"}, 2, "unknown command"},
 		{[]string{"nonsense"}, 2, `unknown command "nonsense"`},
+		{[]string{"help", "runs", "show"}, 0, ""},
+		{[]string{"help", "bogus"}, 2, `unknown help topic "bogus"`},
+		{[]string{"help", "runs", "bogus"}, 2, `unknown help topic "runs bogus"`},
 		{[]string{"serve", "--log-level", "loud"}, 2, `--log-level "loud"`},
 		{[]string{"--nats", "nats://127.0.0.1:1", "runs", "list"}, 1, "NATS server unreachable"},
 	}

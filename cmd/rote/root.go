@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/spf13/cobra"
@@ -67,5 +68,22 @@ final state.`,
 	if suites.commands != nil {
 		root.AddCommand(suites.commands(app)...)
 	}
+	root.SetHelpCommand(newHelpCommand())
 	return root
+}
+
+// newHelpCommand is cobra's help command, but a topic it does not know
+// is a usage error, as an unknown command is.
+func newHelpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return cli.Usagef("unknown help topic %q (see rote --help)", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	}
 }
