@@ -46,6 +46,11 @@ func TestObserveCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `textbox "Name"`) || !strings.Contains(out, "DOM elements") {
 		t.Fatalf("observe: exit %d\n%s", code, out)
 	}
+	// A site that does not answer is unavailable, not Rote's internal error.
+	code, out = rote(t, t.TempDir(), "observe", "http://"+freeAddr(t)+"/")
+	if code != 1 || !strings.Contains(out, "unavailable") || strings.Contains(out, "internal") {
+		t.Fatalf("observe an address nothing serves: exit %d\n%s", code, out)
+	}
 }
 
 // TestFixtureServeCommand runs `rote fixture serve` and signs in.

@@ -43,6 +43,7 @@ const (
 	OrderIs      PickOrder = "is"      // the one record whose field is Value, case and spacing aside
 	OrderFirst   PickOrder = "first"   // the first in the page's order
 	OrderLast    PickOrder = "last"    // the last in the page's order
+	OrderNth     PickOrder = "nth"     // the Value-th in the page's order (2 for "the second")
 	OrderOnly    PickOrder = "only"    // the one record there is; several are ambiguous
 	OrderNewest  PickOrder = "newest"  // the latest date
 	OrderOldest  PickOrder = "oldest"  // the earliest date
@@ -83,18 +84,25 @@ func (r PickRule) validate() error {
 		if r.Value != "" || r.By != "" {
 			return Errorf(CodeInvalid, "pick: %s is a place in the result's order: it takes no value and reads no column (by)", r.Order)
 		}
+	case OrderNth:
+		if n, err := strconv.Atoi(r.Value); err != nil || n < 1 || n > MaxNth || r.By != "" {
+			return Errorf(CodeInvalid, "pick: nth takes a place from 1 to %d as its value, and reads no column (by)", MaxNth)
+		}
 	case OrderNewest, OrderOldest, OrderHighest, OrderLowest:
 		if r.Value != "" {
-			return Errorf(CodeInvalid, "pick: %s takes no value (only is looks for one)", r.Order)
+			return Errorf(CodeInvalid, "pick: %s takes no value (only is and nth do)", r.Order)
 		}
 	default:
-		return Errorf(CodeOutOfSet, "pick: order %q: want is, only, first, last, newest, oldest, highest or lowest", r.Order)
+		return Errorf(CodeOutOfSet, "pick: order %q: want is, only, first, last, nth, newest, oldest, highest or lowest", r.Order)
 	}
 	if len(r.Value) > maxPickText || len(r.By) > maxPickText {
 		return Errorf(CodeTooLarge, "pick: a rule's value or by is over %d bytes", maxPickText)
 	}
 	return nil
 }
+
+// MaxNth is the furthest place an nth rule names.
+const MaxNth = 100
 
 // Bounds of a pick: what a choice was made by travels in every event.
 const (
@@ -230,8 +238,11 @@ func (p *Pick) String() string {
 // String says the rule in words: "newest by Published", "is \"Memo 9\"".
 func (r PickRule) String() string {
 	s := string(r.Order)
-	if r.Order == OrderIs {
+	switch r.Order {
+	case OrderIs:
 		s += " " + strconv.Quote(r.Value)
+	case OrderNth:
+		s += " " + r.Value
 	}
 	if r.By != "" {
 		s += " by " + r.By
@@ -246,6 +257,12 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 		return 0, nil
 	case OrderLast:
 		return len(set.Records) - 1, nil
+	case OrderNth:
+		n, _ := strconv.Atoi(r.Value) // validated
+		if n < 1 || n > len(set.Records) {
+			return 0, Errorf(CodeNotFound, "the %s of %d records is not there: refusing to take another", r.Value, len(set.Records))
+		}
+		return n - 1, nil
 	case OrderOnly:
 		if n := len(set.Records); n != 1 {
 			return 0, Errorf(CodeAmbiguous, "%d records where the run had one (%s): refusing to guess which is meant", n, ClipList(set.keys(), 5))

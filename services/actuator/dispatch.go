@@ -417,6 +417,10 @@ func (s *session) navigate(rawURL string) (stopped bool, err error) {
 			return err
 		})
 	}
+	if err != nil && strings.Contains(err.Error(), "net::ERR_") && s.browser.proc.Alive() {
+		// The browser's own word for a site it could not reach.
+		return stopped, schema.Errorf(schema.CodeUnavailable, "navigate to %s: the page could not be loaded: %v", target, err)
+	}
 	if err != nil {
 		return stopped, s.fail(fmt.Errorf("navigate to %s: %w", target, err))
 	}

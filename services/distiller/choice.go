@@ -3,7 +3,9 @@ package distiller
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -169,7 +171,41 @@ func heldRules(set schema.RecordSet, k int, task string) []schema.PickRule {
 	if k == len(set.Records)-1 && stated[schema.OrderLast] {
 		out = append(out, schema.PickRule{Order: schema.OrderLast})
 	}
+	if n := statedPlace(task); n > 1 && k == n-1 {
+		out = append(out, schema.PickRule{Order: schema.OrderNth, Value: strconv.Itoa(n)})
+	}
 	return out
+}
+
+// placeWords are the ordinals a task names a place by, from the second.
+var placeWords = []string{"second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+
+// numberedPlace is an ordinal in digits: 2nd, 3rd, 11th.
+var numberedPlace = regexp.MustCompile(`^([1-9][0-9]?)(?:st|nd|rd|th)$`)
+
+// statedPlace returns the one place (2 for "the second", "2nd") the task
+// names among the records, 0 for none, for more than one, or where the
+// task negates anything (as statedOrders reads it).
+func statedPlace(task string) int {
+	words := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	place := 0
+	for _, w := range words {
+		if slices.Contains(negations, w) || strings.HasSuffix(w, "n't") {
+			return 0
+		}
+		n := slices.Index(placeWords, w) + 2
+		if m := numberedPlace.FindStringSubmatch(w); m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		if n < 2 {
+			continue
+		}
+		if place != 0 && place != n {
+			return 0 // two places: which one the choice was is not the task's to say
+		}
+		place = n
+	}
+	return place
 }
 
 // orderWords are the words by which a task asks for each order.

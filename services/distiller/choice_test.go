@@ -171,3 +171,30 @@ func TestOrderWordsMustStateAnOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDistillChoiceByPlace: "the second report" binds the place among
+// the records the run chose from (nth 2), which a replay takes among
+// the records then, and refuses when there are fewer; a place the task
+// names that the run did not choose, two places, or a negated one are
+// no rule.
+func TestDistillChoiceByPlace(t *testing.T) {
+	for _, task := range []string{"Download the second report in the list.", "Download the 2nd report."} {
+		c, err := Distill(withTask(runOf(chose(1)), task, nil), Options{})
+		if err != nil || c.Playbook.Steps[0].Target.Pick.String() != "nth 2" {
+			t.Fatalf("%s: %v %+v", task, err, c)
+		}
+		set := reports()
+		if got, err := c.Playbook.Steps[0].Target.Pick.Rules[0].Apply(*set); err != nil || got != 1 {
+			t.Errorf("nth 2 on three records: %d, %v", got, err)
+		}
+		set.Records = set.Records[:1]
+		if _, err := c.Playbook.Steps[0].Target.Pick.Rules[0].Apply(*set); !errors.Is(err, schema.ErrNotFound) {
+			t.Errorf("nth 2 on one record: %v, want not found", err)
+		}
+	}
+	for _, task := range []string{"Download the third report.", "Download the second or the third report.", "Download any report but the second."} {
+		if c, err := Distill(withTask(runOf(chose(1)), task, nil), Options{}); err == nil && c.Playbook.Steps[0].Target.Pick.String() == "nth 2" {
+			t.Errorf("%s: bound the second", task)
+		}
+	}
+}

@@ -175,7 +175,7 @@ const contractSchema = `{"type":"object","description":"What the control must be
 // pickSchema is the schema of the pick argument.
 const pickSchema = `{"type":"object","description":"Instead of target, name and near (with role: the role of the records' controls): choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
 	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
-	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
+	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","nth","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
 
 // twinsSchema is the schema of the twins argument.
