@@ -53,12 +53,14 @@ func joinConversions() string {
 var (
 	numericDate = regexp.MustCompile(`^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$`)
 	time12h     = regexp.MustCompile(`(?i)^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s*m\.?$`)
-	numberUS    = regexp.MustCompile(`^[-+]?\d{1,3}(,\d{3})*(\.\d+)?$|^[-+]?\d+(\.\d+)?$`)
-	numberEU    = regexp.MustCompile(`^[-+]?\d{1,3}([. ]\d{3})*(,\d+)?$|^[-+]?\d+(,\d+)?$`)
+	time24h     = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	isoDate     = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})$`)
+	numberUS    = regexp.MustCompile(`^[-+]?(\d{1,3}(,\d{3})*|\d+)(\.\d+)?$|^[-+]?\.\d+$`)
+	numberEU    = regexp.MustCompile(`^[-+]?(\d{1,3}([. ]\d{3})*|\d+)(,\d+)?$|^[-+]?,\d+$`)
 )
 
 // longDates are the layouts date_long reads, month named.
-var longDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006", "Monday, January 2, 2006", "Mon, Jan 2, 2006"}
+var longDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "Jan. 2, 2006", "2 January 2006", "2 Jan 2006", "Monday, January 2, 2006", "Mon, Jan 2, 2006"}
 
 // currency is what a number may carry beside its digits.
 const currency = "$€£¥ \u00a0"
@@ -71,6 +73,9 @@ func (c Conversion) Apply(v string) (string, error) {
 	s := strings.TrimSpace(v)
 	switch c {
 	case ConvDateMDY, ConvDateDMY:
+		if iso, ok := unambiguousDate(s); ok {
+			return iso, nil // 2012-10-13 or September 10, 2012 read one way only
+		}
 		m := numericDate.FindStringSubmatch(s)
 		if m == nil {
 			return bad("date in the form " + map[Conversion]string{ConvDateMDY: "month/day/year", ConvDateDMY: "day/month/year"}[c])
@@ -79,15 +84,19 @@ func (c Conversion) Apply(v string) (string, error) {
 		if c == ConvDateDMY {
 			month, day = day, month
 		}
-		return isoDate(m[3], month, day, bad)
+		return calendarDate(m[3], month, day, bad)
 	case ConvDateLong:
-		for _, layout := range longDates {
-			if t, err := time.Parse(layout, s); err == nil {
-				return t.Format(time.DateOnly), nil
-			}
+		if iso, ok := unambiguousDate(s); ok {
+			return iso, nil
 		}
 		return bad("date with its month named (September 10, 2012)")
 	case ConvTime12h:
+		if m := time24h.FindStringSubmatch(s); m != nil {
+			// 14:30 or 00:15 is a 24-hour time; 09:30 could be either.
+			if h, _ := strconv.Atoi(m[1]); h == 0 || h >= 13 {
+				return s, nil
+			}
+		}
 		m := time12h.FindStringSubmatch(s)
 		h, _ := strconv.Atoi(firstOf(m, 1))
 		if m == nil || h < 1 || h > 12 {
@@ -116,7 +125,12 @@ func (c Conversion) Apply(v string) (string, error) {
 		if !pattern.MatchString(n) {
 			return bad("number written " + map[Conversion]string{ConvNumber: "1,234.50", ConvNumberEU: "1.234,50"}[c])
 		}
-		return strings.Replace(strings.ReplaceAll(n, group, ""), point, ".", 1), nil
+		// Written as an HTML number is (-0.5, 5): no '+', a digit before the point.
+		n = strings.TrimPrefix(strings.Replace(strings.ReplaceAll(n, group, ""), point, ".", 1), "+")
+		if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "-.") {
+			n = strings.Replace(n, ".", "0.", 1)
+		}
+		return n, nil
 	case ConvUpper:
 		return strings.ToUpper(v), nil
 	case ConvLower:
@@ -127,9 +141,24 @@ func (c Conversion) Apply(v string) (string, error) {
 	return "", Errorf(CodeInvalid, "conversion %q: want one of %s", string(c), joinConversions())
 }
 
-// isoDate writes year, month and day as 2006-01-02, refusing a date the
+// unambiguousDate reads a date written one way only, ISO (2012-10-13)
+// or with its month named, as 2006-01-02.
+func unambiguousDate(s string) (string, bool) {
+	if m := isoDate.FindStringSubmatch(s); m != nil {
+		out, err := calendarDate(m[1], m[2], m[3], func(string) (string, error) { return "", Errorf(CodeInvalid, "no date") })
+		return out, err == nil
+	}
+	for _, layout := range longDates {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format(time.DateOnly), true
+		}
+	}
+	return "", false
+}
+
+// calendarDate writes year, month and day as 2006-01-02, refusing a date the
 // calendar does not have (02/30/2012).
-func isoDate(year, month, day string, bad func(string) (string, error)) (string, error) {
+func calendarDate(year, month, day string, bad func(string) (string, error)) (string, error) {
 	m, _ := strconv.Atoi(month)
 	d, _ := strconv.Atoi(day)
 	y, _ := strconv.Atoi(year)

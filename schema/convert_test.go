@@ -7,8 +7,9 @@ import (
 )
 
 // TestConversions: each conversion reads its form strictly and writes
-// the control's; a value another reading would take otherwise, or that
-// is no value of its form, is refused, never guessed.
+// the control's, and a date or time written one way only (ISO, a named
+// month, 14:30) whatever its form; a value another reading would take
+// otherwise, or that is no value of its form, is refused, never guessed.
 func TestConversions(t *testing.T) {
 	cases := []struct {
 		conv    Conversion
@@ -30,6 +31,15 @@ func TestConversions(t *testing.T) {
 		{ConvUpper, "ab-12", "AB-12"},
 		{ConvLower, "AB-12", "ab-12"},
 		{ConvTrim, "  a   b ", "a b"},
+		// Forms that read one way only are taken by any date or time.
+		{ConvDateMDY, "2012-10-13", "2012-10-13"},
+		{ConvDateDMY, "Sep 10, 2012", "2012-09-10"},
+		{ConvDateMDY, "10 September 2012", "2012-09-10"},
+		{ConvTime12h, "14:30", "14:30"},
+		{ConvNumber, ".5", "0.5"},
+		{ConvNumber, "-.5", "-0.5"},
+		{ConvNumber, "+5", "5"},
+		{ConvNumberEU, "-,5", "-0.5"},
 	}
 	for _, c := range cases {
 		got, err := c.conv.Apply(c.in)
@@ -43,10 +53,9 @@ func TestConversions(t *testing.T) {
 	}{
 		{ConvDateMDY, "13/10/2012"}, // a day-first date: no month 13
 		{ConvDateMDY, "02/30/2012"},
-		{ConvDateMDY, "2012-09-10"}, // already the control's form: not this one's
 		{ConvDateDMY, "10/13/2012"},
 		{ConvDateLong, "10/09/2012"},
-		{ConvTime12h, "14:30"},
+		{ConvTime12h, "09:30"}, // morning or evening: a 12-hour task's form says neither
 		{ConvTime12h, "13:00 PM"},
 		{ConvNumber, "1.234,50"}, // a decimal comma read as a point would be 1.23450
 		{ConvNumber, "12,34"},

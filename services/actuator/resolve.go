@@ -27,7 +27,7 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 			}
 			twins := twinsOf(target.ID, nodes)
 			switch {
-			case len(twins) > 1 && target.Twins == len(twins) && ordinalFields[nodes[i].Role]:
+			case len(twins) > 1 && target.Twins == len(twins) && ordinalFields[nodes[i].Role] && sameForms(target.Contract, twins):
 				return &nodes[i], schema.ResolvedByPlace, nil
 			case len(twins) > 1 && (target.Role != "" || target.Name != ""):
 				return nil, "", ambiguous(target, twins)
@@ -77,6 +77,21 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 var ordinalFields = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "listbox": true, "spinbutton": true,
 	"slider": true, "checkbox": true, "radio": true, "switch": true, "date-picker": true, "time-picker": true,
 	"datetime-local-picker": true, "month-picker": true, "week-picker": true, "color-picker": true}
+
+// sameForms reports whether every twin is the kind of field c recorded,
+// in the form c recorded: twins by place are the fields of one form, and
+// a box of another form (a search box above) is no place among them.
+func sameForms(c *schema.Contract, twins []*schema.ObservedNode) bool {
+	if c == nil {
+		return false
+	}
+	for _, t := range twins {
+		if t.Contract == nil || t.Contract.InputType != c.InputType || t.Contract.FormAction != c.FormAction || t.Contract.FormMethod != c.FormMethod {
+			return false
+		}
+	}
+	return true
+}
 
 // twinsOf returns the nodes that share id's hash (id, id~2, id~3): the
 // same role, name and context, told apart by document order alone. An id

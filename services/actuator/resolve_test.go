@@ -207,9 +207,11 @@ func TestResolveRecordedRecordsTheChoice(t *testing.T) {
 
 // Twin fields told apart by order alone: a recorded target that counted
 // them (Twins) takes its place among them while the page shows as many,
-// as the agent did when it acted; a page with more or fewer of them, or
-// twins that are buttons (records of a list), stay ambiguous.
+// as the agent did when it acted, all of the recorded kind and form; a
+// page with more or fewer of them, one in another form, or twins that
+// are buttons (records of a list), stay ambiguous.
 func TestResolveTwinFieldsByTheirRecordedPlace(t *testing.T) {
+	signIn := &schema.Contract{Tag: "input", InputType: "text", FormAction: "/session", FormMethod: "post"}
 	fields := func(n int, role string) []schema.ObservedNode {
 		var page []schema.ObservedNode
 		for i := 1; i <= n; i++ {
@@ -217,10 +219,12 @@ func TestResolveTwinFieldsByTheirRecordedPlace(t *testing.T) {
 			if i > 1 {
 				id += "~" + string(rune('0'+i))
 			}
-			page = append(page, schema.ObservedNode{ID: id, Role: role, Context: "main › Sign in"})
+			page = append(page, schema.ObservedNode{ID: id, Role: role, Context: "main › Sign in", Contract: signIn})
 		}
 		return page
 	}
+	otherForm := fields(2, "textbox")
+	otherForm[0].Contract = &schema.Contract{Tag: "input", InputType: "text", FormAction: "/search", FormMethod: "get"}
 	cases := []struct {
 		name   string
 		target schema.Target
@@ -228,11 +232,13 @@ func TestResolveTwinFieldsByTheirRecordedPlace(t *testing.T) {
 		want   string
 		err    error
 	}{
-		{"second of two, as recorded", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2}, fields(2, "textbox"), "hhhhhh~2", nil},
-		{"first of two, as recorded", schema.Target{ID: "hhhhhh", Role: "textbox", Twins: 2}, fields(2, "textbox"), "hhhhhh", nil},
-		{"a third field appeared", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2}, fields(3, "textbox"), "", schema.ErrAmbiguous},
-		{"recorded without a count", schema.Target{ID: "hhhhhh~2", Role: "textbox"}, fields(2, "textbox"), "", schema.ErrAmbiguous},
-		{"buttons are records, not fields", schema.Target{ID: "hhhhhh~2", Role: "button", Twins: 2}, fields(2, "button"), "", schema.ErrAmbiguous},
+		{"second of two, as recorded", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2, Contract: signIn}, fields(2, "textbox"), "hhhhhh~2", nil},
+		{"first of two, as recorded", schema.Target{ID: "hhhhhh", Role: "textbox", Twins: 2, Contract: signIn}, fields(2, "textbox"), "hhhhhh", nil},
+		{"a third field appeared", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2, Contract: signIn}, fields(3, "textbox"), "", schema.ErrAmbiguous},
+		{"one of them in another form", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2, Contract: signIn}, otherForm, "", schema.ErrAmbiguous},
+		{"recorded without a contract", schema.Target{ID: "hhhhhh~2", Role: "textbox", Twins: 2}, fields(2, "textbox"), "", schema.ErrAmbiguous},
+		{"recorded without a count", schema.Target{ID: "hhhhhh~2", Role: "textbox", Contract: signIn}, fields(2, "textbox"), "", schema.ErrAmbiguous},
+		{"buttons are records, not fields", schema.Target{ID: "hhhhhh~2", Role: "button", Twins: 2, Contract: signIn}, fields(2, "button"), "", schema.ErrAmbiguous},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

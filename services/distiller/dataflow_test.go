@@ -555,3 +555,23 @@ func TestDistillBindsAShortWholeName(t *testing.T) {
 		t.Errorf("Larger clicked for the value Large: %v, want unbound\n%s", err, doc)
 	}
 }
+
+// TestDistillBindsAShortRadioThroughRoteBrowser: a rote mcp browser
+// click on the radio "S4" for the task's size S4 binds the size, however
+// short; the id, which hashes the name clicked once, is left out.
+func TestDistillBindsAShortRadioThroughRoteBrowser(t *testing.T) {
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	clicked := textResult("check ok (target by id)\ncontrol: {\"id\":\"rd0004\",\"role\":\"radio\",\"name\":\"S4\"}\n")
+	r := mcpRun(map[string]string{"size": "S4"}, "Select S4 and click Submit",
+		[3]string{"check", `{"target":"rd0004"}`, clicked},
+		[3]string{"done", `{"reason":"selected"}`, textResult("labelled")},
+	)
+	r.Inventories = append(r.Inventories, inventory)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[0].Args; a["name"] != "{{size}}" || a["role"] != "radio" || a["target"] != nil {
+		t.Errorf("check args %v", a)
+	}
+}

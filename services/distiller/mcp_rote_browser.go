@@ -56,9 +56,15 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	if t == nil {
 		return s, nil
 	}
-	s.Target = &schema.Target{Role: t.Role, Name: d.templateText(t.Name)}
+	// A name that is a parameter's whole value is that parameter, however
+	// short (radio "S4"); inside a longer name only a longer value is.
+	name, whole := d.b.whole(t.Name)
+	if !whole {
+		name = d.templateText(t.Name)
+	}
+	s.Target = &schema.Target{Role: t.Role, Name: name}
 	if _, ok := args["role"]; !ok && t.Role != "" {
-		args["role"], args["name"] = t.Role, d.templateText(t.Name)
+		args["role"], args["name"] = t.Role, name
 	}
 	if s.Target.Name != t.Name {
 		// The control is named by a parameter: its id hashes the name it
@@ -72,10 +78,13 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// rule the task states, on the page as it is then.
 		return d.roteBrowserChoice(what, s, t, among, args)
 	}
-	if _, ok := args["target"]; ok && t.Twins > 0 {
+	if _, ok := args["target"]; ok && t.Twins > 0 && t.Contract != nil {
 		// One of fields alike told apart by order: its place holds at
-		// replay while the page shows as many, as it did for the agent.
+		// replay while the page shows as many, of the kind and in the form
+		// it recorded, as it did for the agent.
 		args["twins"] = t.Twins
+		s.Target.Contract = d.contract(t)
+		args["contract"] = asArgument(s.Target.Contract)
 	}
 	if c.Tool == string(schema.ActClick) && togglesOnClick[t.Role] {
 		// A click toggles: replayed on a box found the other way it would

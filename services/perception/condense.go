@@ -213,8 +213,10 @@ func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode,
 	}
 	switch {
 	case actionableRoles[role]:
-		if name == "" && fieldRoles[role] {
-			name = d.shownLabel(n, role)
+		if fieldRoles[role] && (name == "" || namedByPlaceholder(name, dn)) {
+			// A label a person reads beats a placeholder, which only shows
+			// an example while the field is empty.
+			name = cmp.Or(d.shownLabel(n, role), name)
 		}
 		d.emit(n, role, name, dn, true, sc)
 		// A control labelled other than what it shows still shows it:

@@ -260,31 +260,37 @@ func TestContractFollowsBaseHref(t *testing.T) {
 }
 
 // A field the page gives no accessible name is named by the text a
-// person reads as its label, whatever markup carries it; where no short
-// text stands beside it before another control, it stays unnamed rather
-// than take a neighbour's label or a paragraph.
+// person reads as its label, whatever markup carries it; where the
+// layout does not say which text is whose (a heading above two fields, a
+// row of labels above a row of fields, a run that reads both ways), or
+// only prose stands beside it, it stays unnamed rather than take a
+// neighbour's label.
 func TestFieldsNamedByTheirVisibleLabel(t *testing.T) {
-	const page = `<!doctype html><html><body><main>
-<form>
-  <label>Username</label><input name="u">
-  <label>Password</label><input name="p" type="password">
-  <div class="row"><span>Start date</span></div><div class="row"><input type="date"></div>
+	const page = `<!doctype html><html><body><main><form>
+  <div><label>Username</label><input name="u"><label>Password</label><input name="p" type="password"><button>Sign in</button></div>
+  <div><input name="x"> Street<br><input name="y"> City<br></div>
+  <div><span>Start date</span></div><div><input type="date"></div>
   <table><tr><td>Quantity</td><td><input type="number"></td></tr></table>
   <div><input type="checkbox"> Remember me</div>
   <div><input type="radio" name="s"> <span>Small</span> <input type="radio" name="s"> <span>Large</span></div>
-  <input placeholder="Search the catalog">
-  <p>This paragraph explains at length what the next field is for, and it is far too long to be a label.</p><input name="long">
-  <label>Street</label><input name="a1"><input name="a2">
-  <button>Sign in</button>
+  <div><input placeholder="Search the catalog"></div>
+  <div><label>Name</label><input name="n" placeholder="Email"><br><label>Email</label><input name="em" placeholder="you@example.com"></div>
+  <div><h3>Shipping</h3><input name="s1"><input name="s2"></div>
+  <div><span>First</span><span>Last</span><input name="f"><input name="l"></div>
+  <div><label>Email</label><br><small>We never share it.</small><br><input name="e"></div>
+  <div><p>This paragraph explains at length what the next field is for, and it is far too long to be a label.</p><input name="long"></div>
+  <div>Subscribe <input type="checkbox" name="sub"><br>I agree <input type="checkbox" name="agree"><br><small>Read the terms first.</small></div>
 </form></main></body></html>`
 	base := serve(t, map[string]string{"/": page})
 	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true })
 	for _, c := range []struct{ role, name string }{
-		{"textbox", "Username"}, {"textbox", "Password"}, {"date-picker", "Start date"}, {"spinbutton", "Quantity"},
-		{"checkbox", "Remember me"}, {"radio", "Small"}, {"radio", "Large"}, {"textbox", "Search the catalog"}, {"textbox", "Street"},
+		{"textbox", "Username"}, {"textbox", "Password"}, {"textbox", "Street"}, {"textbox", "City"}, {"date-picker", "Start date"},
+		{"spinbutton", "Quantity"}, {"checkbox", "Remember me"}, {"radio", "Small"}, {"radio", "Large"}, {"textbox", "Search the catalog"},
+		{"textbox", "Email"}, {"textbox", "Name"},
 	} {
 		if find(nodes, c.role, c.name) == nil {
-			t.Errorf("no %s %q in\n%s", c.role, c.name, renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true }))
+			t.Errorf("no %s %q in\n%s", c.role, c.name, render)
 		}
 	}
 	var unnamed []string
@@ -293,9 +299,14 @@ func TestFieldsNamedByTheirVisibleLabel(t *testing.T) {
 			unnamed = append(unnamed, n.Role)
 		}
 	}
-	// The field after a long paragraph and the second street line.
-	if len(unnamed) != 2 {
-		t.Errorf("want two fields left unnamed, got %v in\n%s", unnamed, renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true }))
+	// The two under a heading, the two under a row of labels, the one
+	// after a paragraph, and the two boxes of a run that reads both ways.
+	if len(unnamed) != 7 {
+		t.Errorf("want 7 fields left unnamed, got %v in\n%s", unnamed, render)
+	}
+	// A placeholder that says another field's label does not name it.
+	if n := find(nodes, "textbox", "you@example.com"); n != nil {
+		t.Errorf("a field named by its placeholder beside its label:\n%s", render)
 	}
 	if u, p := find(nodes, "textbox", "Username"), find(nodes, "textbox", "Password"); u != nil && p != nil && u.ID == p.ID {
 		t.Errorf("username and password share id %s", u.ID)

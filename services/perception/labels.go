@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -26,64 +27,162 @@ const (
 )
 
 // shownLabel returns the text a person reads as the label of field n,
-// which has no accessible name: the nearest short text before it among
-// its siblings and its ancestors' siblings (after it first, for a
-// checkbox or radio), at most maxLabelClimb levels up. A direction stops
-// at another control (the text there is that control's label) and at
-// prose longer than maxLabelChars. It returns "" when nothing qualifies:
+// which has no accessible name, from the run of siblings it sits in (a
+// named control, a control's container or a paragraph ends a run),
+// climbing at most maxLabelClimb levels while it stands alone. Alone
+// with texts around it, a field takes the nearest <label> element on its
+// side (after it for a checkbox or radio, before it otherwise), else the
+// nearest text there, else the other side's. Among several unnamed
+// fields the run must read one way only: each field right after its
+// text (Name [ ] Email [ ]) or each right before it ([ ] Name [ ] Email);
+// any other run (a heading above two fields, a row of labels above a row
+// of fields) names none of them. It returns "" when nothing qualifies:
 // the field stays unnamed rather than named by a guess.
 func (d *condenser) shownLabel(n *accessibility.Node, role string) string {
-	dirs := []int{-1}
-	if labelAfter[role] {
-		dirs = []int{+1, -1}
-	}
-	stopped := map[int]bool{}
 	x := n
 	for range maxLabelClimb {
 		p := d.byID[x.ParentID]
 		if p == nil {
 			return ""
 		}
-		at := slices.Index(p.ChildIDs, x.NodeID)
+		items, at := d.labelRun(p.ChildIDs, x.NodeID)
 		if at < 0 {
 			return ""
 		}
-		for _, dir := range dirs {
-			if stopped[dir] {
-				continue
-			}
-			text, stop := d.labelBeside(p.ChildIDs, at, dir)
-			if text != "" {
-				return text
-			}
-			stopped[dir] = stop
+		if len(items) == 1 {
+			x = p // alone at this level: its label is further out
+			continue
 		}
-		x = p
+		return pickLabel(items, at, labelAfter[role])
 	}
 	return ""
 }
 
-// labelBeside looks from siblings[at] in direction dir (-1 before, +1
-// after) for the first sibling that shows anything: its text when that
-// is short and holds no control. stop says the direction ended at a
-// control or at prose, so the levels above must not look past it.
-func (d *condenser) labelBeside(siblings []accessibility.NodeID, at, dir int) (text string, stop bool) {
-	for i := at + dir; i >= 0 && i < len(siblings); i += dir {
-		s := d.byID[siblings[i]]
-		if s == nil {
-			continue
-		}
-		if actionableRoles[axString(s.Role)] || d.holdsControl(s) {
-			return "", true
-		}
-		t := d.text(s)
-		switch {
-		case t == "":
-			continue // hidden, or empty: look further
-		case len([]rune(t)) > maxLabelChars:
-			return "", true
-		}
-		return schema.Clip(t, maxLabelChars), false
+// labelItem is a sibling in a field's run: a field that has no name of
+// its own, a text, or the text of a <label> element.
+type labelItem struct {
+	field, label bool
+	text         string
+}
+
+// labelRun classifies the siblings around self (an element of siblings)
+// into the run it sits in, and returns self's place in it (-1 when self
+// is not among siblings).
+func (d *condenser) labelRun(siblings []accessibility.NodeID, self accessibility.NodeID) ([]labelItem, int) {
+	at := slices.Index(siblings, self)
+	if at < 0 {
+		return nil, -1
 	}
-	return "", false
+	var before, after []labelItem
+	for i := at - 1; i >= 0; i-- {
+		it, ok, end := d.labelSibling(siblings[i])
+		if end {
+			break
+		}
+		if ok {
+			before = append(before, it)
+		}
+	}
+	for i := at + 1; i < len(siblings); i++ {
+		it, ok, end := d.labelSibling(siblings[i])
+		if end {
+			break
+		}
+		if ok {
+			after = append(after, it)
+		}
+	}
+	slices.Reverse(before)
+	items := append(append(before, labelItem{field: true}), after...)
+	return items, len(before)
+}
+
+// labelSibling classifies one sibling: ok is false for one that shows
+// nothing, end true for one that ends the run.
+func (d *condenser) labelSibling(id accessibility.NodeID) (it labelItem, ok, end bool) {
+	s := d.byID[id]
+	if s == nil {
+		return it, false, false
+	}
+	role := axString(s.Role)
+	switch {
+	case actionableRoles[role]:
+		if fieldRoles[role] && clean(axString(s.Name)) == "" {
+			return labelItem{field: true}, true, false
+		}
+		return it, false, true
+	case d.holdsControl(s):
+		return it, false, true
+	}
+	t := d.text(s)
+	switch {
+	case t == "":
+		return it, false, false
+	case len([]rune(t)) > maxLabelChars:
+		return it, false, true
+	}
+	return labelItem{label: role == "LabelText", text: t}, true, false
+}
+
+// pickLabel names the field at items[at] as shownLabel says.
+func pickLabel(items []labelItem, at int, after bool) string {
+	fields := 0
+	for _, it := range items {
+		if it.field {
+			fields++
+		}
+	}
+	if fields == 1 {
+		near := func(dir int) string {
+			text := ""
+			for i := at + dir; i >= 0 && i < len(items); i += dir {
+				if items[i].label {
+					return items[i].text
+				}
+				if text == "" {
+					text = items[i].text
+				}
+			}
+			return text
+		}
+		first, second := -1, +1
+		if after {
+			first, second = +1, -1
+		}
+		return schema.Clip(cmp.Or(near(first), near(second)), maxLabelChars)
+	}
+	alternates := func(fieldFirst bool) bool {
+		if len(items)%2 != 0 {
+			return false
+		}
+		for i, it := range items {
+			if it.field != (i%2 == 0 == fieldFirst) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case alternates(false): // Name [ ] Email [ ]
+		return schema.Clip(items[at-1].text, maxLabelChars)
+	case alternates(true): // [ ] Name [ ] Email
+		return schema.Clip(items[at+1].text, maxLabelChars)
+	}
+	return ""
+}
+
+// namedByPlaceholder reports whether a field's accessible name is only
+// its placeholder: nothing else names it (aria-label, aria-labelledby, a
+// title) and the name is the placeholder's text.
+func namedByPlaceholder(name string, dn *domNode) bool {
+	if dn == nil {
+		return false
+	}
+	for _, a := range []string{"aria-label", "aria-labelledby", "title"} {
+		if _, ok := dn.attrs[a]; ok {
+			return false
+		}
+	}
+	ph, ok := dn.attrs["placeholder"]
+	return ok && clean(ph) == name
 }
