@@ -22,6 +22,7 @@ type fieldsSite struct {
 	mu    sync.Mutex
 	sent  map[string]string
 	third atomic.Bool // a third code box, after the two
+	after atomic.Bool // the sign-in labels after their fields, in one run
 }
 
 func newFieldsSite(t *testing.T) *fieldsSite {
@@ -39,14 +40,18 @@ func newFieldsSite(t *testing.T) *fieldsSite {
 		if s.third.Load() {
 			third = `<div class="code"><input name="c3" size="4"></div>`
 		}
+		signIn := `<div><label>Username</label><input name="user"></div>
+  <div><label>Password</label><input name="pass" type="password"></div>`
+		if s.after.Load() {
+			signIn = `<div><input name="pass" type="password"> Password<br><input name="user"> Username<br></div>`
+		}
 		fmt.Fprintf(w, `<!doctype html><title>Sign in</title><main><h1>Sign in</h1>
 <form method="post" action="/">
-  <div><label>Username</label><input name="user"></div>
-  <div><label>Password</label><input name="pass" type="password"></div>
+  %s
   <div><span>Start date</span> <input name="start" type="date"></div>
   <div class="code"><input name="c1" size="4"></div><div class="code"><input name="c2" size="4"></div>%s
   <button>Sign in</button>
-</form></main>`, third)
+</form></main>`, signIn, third)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -107,6 +112,17 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 	if got := site.last(); code != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the replay with other values: exit %d, the site got %v, want %v\n%s", code, got, want, out)
 	}
+	// The labels now follow their fields, in the other order: each value
+	// still goes to the field its label names.
+	site.after.Store(true)
+	site.mu.Lock()
+	site.sent = nil
+	site.mu.Unlock()
+	code, out = rote(t, dir, append(replay, server...)...)
+	if got := site.last(); code != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the replay with the labels after their fields: exit %d, the site got %v, want %v\n%s", code, got, want, out)
+	}
+	site.after.Store(false)
 	site.third.Store(true)
 	code, out = rote(t, dir, append(replay, server...)...)
 	if got := site.last(); code == 0 || !strings.Contains(out, "ambiguous") || got["c3"] != "" || fmt.Sprint(got) != fmt.Sprint(want) {

@@ -50,6 +50,9 @@ func (d *condenser) shownLabel(n *accessibility.Node, role string) string {
 			return ""
 		}
 		if len(items) == 1 {
+			if d.controlsUnder(p, 2) > 1 {
+				return "" // not alone: what is further out labels a group
+			}
 			x = p // alone at this level: its label is further out
 			continue
 		}
@@ -185,4 +188,25 @@ func namedByPlaceholder(name string, dn *domNode) bool {
 	}
 	ph, ok := dn.attrs["placeholder"]
 	return ok && clean(ph) == name
+}
+
+// controlsUnder counts the controls under x, stopping at limit.
+func (d *condenser) controlsUnder(x *accessibility.Node, limit int) int {
+	n := 0
+	var walk func(*accessibility.Node)
+	walk = func(y *accessibility.Node) {
+		for _, id := range y.ChildIDs {
+			c := d.byID[id]
+			if c == nil || n >= limit {
+				continue
+			}
+			if r := axString(c.Role); actionableRoles[r] || pickerRoles[r] {
+				n++ // a picker's inner parts are the browser's: one control
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(x)
+	return n
 }
