@@ -65,6 +65,24 @@ var longDates = []string{"January 2, 2006", "January 2 2006", "Jan 2, 2006", "Ja
 // currency is what a number may carry beside its digits.
 const currency = "$€£¥ \u00a0"
 
+// OwnForm reports whether v is written in c's own form, not only in one
+// every date or time conversion reads: what a value learned in tells
+// which conversion the task writes its values by (September 10, 2012 is
+// date_long's, not date_mdy's, though date_mdy reads it too).
+func (c Conversion) OwnForm(v string) bool {
+	s := strings.TrimSpace(v)
+	switch c {
+	case ConvDateMDY, ConvDateDMY:
+		return numericDate.MatchString(s)
+	case ConvDateLong:
+		_, ok := unambiguousDate(s)
+		return ok && !isoDate.MatchString(s)
+	case ConvTime12h:
+		return time12h.MatchString(s)
+	}
+	return true
+}
+
 // Apply converts v, or says why it cannot: an *Error with CodeInvalid.
 func (c Conversion) Apply(v string) (string, error) {
 	bad := func(form string) (string, error) {

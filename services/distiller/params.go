@@ -102,7 +102,7 @@ func (b *binder) converted(v string) (tmpl, why string) {
 	var found []string
 	for _, k := range b.names {
 		for _, c := range schema.Conversions {
-			if out, err := c.Apply(b.values[k]); err == nil && out == v && b.values[k] != v {
+			if out, err := c.Apply(b.values[k]); err == nil && out == v && b.values[k] != v && c.OwnForm(b.values[k]) {
 				found = append(found, k+"|"+string(c))
 			}
 		}
