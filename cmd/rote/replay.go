@@ -93,7 +93,7 @@ is looked up in the store.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter, name=value (repeatable)")
+	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter, name=value, or a secret's name alone to read its value from $ROTE_SECRET_NAME, out of ps's sight (repeatable)")
 	cmd.Flags().StringVar(&base, "url", "", "the site a browser replay runs on, e.g. http://127.0.0.1:8080")
 	cmd.Flags().StringVar(&target, "target", "", "the MCP environment's name, as given to rote record --target")
 	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the fingerprint of a stored playbook whose name exists under several")
