@@ -61,3 +61,13 @@ func (o *Observation) World() World {
 	}
 	return w
 }
+
+// fieldRoles are the roles of the controls a form holds and labels:
+// fields a value is typed, chosen or set in, the pickers among them.
+var fieldRoles = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "listbox": true, "checkbox": true,
+	"radio": true, "switch": true, "slider": true, "spinbutton": true, "date-picker": true, "time-picker": true,
+	"datetime-local-picker": true, "month-picker": true, "week-picker": true, "color-picker": true}
+
+// IsField reports whether role is a form field's (a textbox, a checkbox,
+// a date picker), not a button's, a link's or a record's.
+func IsField(role string) bool { return fieldRoles[role] }

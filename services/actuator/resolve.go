@@ -27,7 +27,7 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 			}
 			twins := twinsOf(target.ID, nodes)
 			switch {
-			case len(twins) > 1 && target.Twins == len(twins) && ordinalFields[nodes[i].Role] && sameForms(target.Contract, twins):
+			case target.Twins == len(twins) && byPlace(&nodes[i], target.Contract, twins):
 				return &nodes[i], schema.ResolvedByPlace, nil
 			case len(twins) > 1 && (target.Role != "" || target.Name != ""):
 				return nil, "", ambiguous(target, twins)
@@ -70,19 +70,13 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 	return nil, "", schema.Errorf(schema.CodeNotFound, "no element is %s", describeTarget(target))
 }
 
-// ordinalFields are the roles whose twins a form tells apart by order
-// alone (two unlabelled text fields): a recorded place among them holds
-// while the page shows as many. Buttons and links alike are records of
-// a list, chosen by a pick, never by place.
-var ordinalFields = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "listbox": true, "spinbutton": true,
-	"slider": true, "checkbox": true, "radio": true, "switch": true, "date-picker": true, "time-picker": true,
-	"datetime-local-picker": true, "month-picker": true, "week-picker": true, "color-picker": true}
-
-// sameForms reports whether every twin is the kind of field c recorded,
-// in the form c recorded: twins by place are the fields of one form, and
-// a box of another form (a search box above) is no place among them.
-func sameForms(c *schema.Contract, twins []*schema.ObservedNode) bool {
-	if c == nil {
+// byPlace reports whether node is told from its twins by its place
+// alone: they are fields (buttons and links alike are records of a list,
+// chosen by a pick, never by place), several, every one of them the kind
+// of field contract c says, in the form it says. A box of another form
+// (a search box above) is no place among them.
+func byPlace(node *schema.ObservedNode, c *schema.Contract, twins []*schema.ObservedNode) bool {
+	if len(twins) < 2 || !schema.IsField(node.Role) || c == nil {
 		return false
 	}
 	for _, t := range twins {

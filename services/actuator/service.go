@@ -594,7 +594,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 		if resolved.Contract == nil {
 			resolved.Contract = node.Contract
 		}
-		if twins := twinsOf(node.ID, nodes); len(twins) > 1 && ordinalFields[node.Role] && resolved.Pick == nil && sameForms(node.Contract, twins) {
+		if twins := twinsOf(node.ID, nodes); resolved.Pick == nil && byPlace(node, node.Contract, twins) {
 			resolved.Twins = len(twins) // its place holds while as many are shown
 		}
 		ev.Action.Target = &resolved

@@ -213,9 +213,11 @@ func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode,
 	}
 	switch {
 	case actionableRoles[role]:
-		if fieldRoles[role] && (name == "" || namedByPlaceholder(name, dn)) {
-			// A label a person reads beats a placeholder, which only shows
-			// an example while the field is empty.
+		if schema.IsField(role) && (name == "" || namedByPlaceholder(name, dn)) {
+			// A field the page names only by a placeholder, or not at all,
+			// is named by the label a person reads (see shownLabel): that
+			// beats a placeholder, which only shows an example while the
+			// field is empty.
 			name = cmp.Or(d.shownLabel(n, role), name)
 		}
 		d.emit(n, role, name, dn, true, sc)

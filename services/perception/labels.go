@@ -8,12 +8,6 @@ import (
 	"github.com/rote-agent/rote/schema"
 )
 
-// fieldRoles are the controls a form labels. One the page gives no
-// accessible name (a <label> not tied to it by for=, a table cell beside
-// it) is named by the text a person reads as its label: see shownLabel.
-var fieldRoles = set("textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch", "slider", "spinbutton",
-	"date-picker", "time-picker", "datetime-local-picker", "month-picker", "week-picker", "color-picker")
-
 // labelAfter are the fields whose label conventionally follows them
 // ("☐ Remember me").
 var labelAfter = set("checkbox", "radio", "switch")
@@ -110,7 +104,7 @@ func (d *condenser) labelSibling(id accessibility.NodeID) (it labelItem, ok, end
 	role := axString(s.Role)
 	switch {
 	case actionableRoles[role]:
-		if fieldRoles[role] && clean(axString(s.Name)) == "" {
+		if schema.IsField(role) && clean(axString(s.Name)) == "" {
 			return labelItem{field: true}, true, false
 		}
 		return it, false, true
