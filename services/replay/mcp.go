@@ -204,14 +204,7 @@ func (d *MCPDispatcher) send(ctx context.Context, stepID, tool string, args, pro
 	if target != nil && target.Contract != nil && d.offers(runCodeTool) {
 		current, armed, err = d.checkAndArm(ctx, stepID, probeArgs, kind, target)
 	} else {
-		current, err = d.checkContract(ctx, stepID, probeArgs, target)
-	}
-	if err == nil && target != nil {
-		if err = target.Contract.CheckSending(current, kind); err != nil && armed {
-			if derr := d.disarmSend(ctx, stepID, current); derr != nil {
-				err = derr
-			}
-		}
+		current, err = d.checkContract(ctx, stepID, probeArgs, kind, target)
 	}
 	if err != nil {
 		return schema.World{}, err
@@ -237,19 +230,23 @@ func (d *MCPDispatcher) offers(tool string) bool {
 // checkContract reads the contract of the control the call acts on and
 // holds it to the target's recorded one, noting what it read as Resolved.
 // It returns what it read.
-func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args map[string]any, target *schema.Target) (*schema.Contract, error) {
+func (d *MCPDispatcher) checkContract(ctx context.Context, stepID string, args map[string]any, kind schema.ActionKind, target *schema.Target) (*schema.Contract, error) {
 	c, err := d.contractOf(ctx, stepID, args)
 	if err != nil {
 		return nil, err
 	}
-	return c, d.hold(target, c)
+	return c, d.hold(target, c, kind)
 }
 
-// hold holds the contract c just read to the target's recorded one and
-// notes it as Resolved.
-func (d *MCPDispatcher) hold(target *schema.Target, c *schema.Contract) error {
+// hold holds the contract c just read to the target's recorded one, for
+// a call acting as kind (a control that sent nothing when recorded may
+// not send now), and notes it as Resolved.
+func (d *MCPDispatcher) hold(target *schema.Target, c *schema.Contract, kind schema.ActionKind) error {
 	if target != nil {
 		if err := target.Contract.Check(c); err != nil {
+			return err
+		}
+		if err := target.Contract.CheckSending(c, kind); err != nil {
 			return err
 		}
 	}

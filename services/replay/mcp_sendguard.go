@@ -99,7 +99,7 @@ func (d *MCPDispatcher) checkAndArm(ctx context.Context, stepID string, args map
 	if got.Armed != (got.Want != nil) || sends != (got.Want != nil) || (sends && *got.Want != want) {
 		return fail(schema.Errorf(schema.CodeInternal, "the send guard was armed for %v where the control's contract says %v", got.Want, want))
 	}
-	if err := d.hold(target, c); err != nil {
+	if err := d.hold(target, c, kind); err != nil {
 		return fail(err)
 	}
 	if got.Armed && (target == nil || target.Contract == nil || !c.Sends(kind)) {
