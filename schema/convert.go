@@ -102,7 +102,10 @@ func (c Conversion) Apply(v string) (string, error) {
 		if c == ConvDateDMY {
 			month, day = day, month
 		}
-		return calendarDate(m[3], month, day, bad)
+		if out, ok := calendarDate(m[3], month, day); ok {
+			return out, nil
+		}
+		return bad("date the calendar has")
 	case ConvDateLong:
 		if iso, ok := unambiguousDate(s); ok {
 			return iso, nil
@@ -116,8 +119,11 @@ func (c Conversion) Apply(v string) (string, error) {
 			}
 		}
 		m := time12h.FindStringSubmatch(s)
-		h, _ := strconv.Atoi(firstOf(m, 1))
-		if m == nil || h < 1 || h > 12 {
+		if m == nil {
+			return bad("time of day with AM or PM")
+		}
+		h, _ := strconv.Atoi(m[1])
+		if h < 1 || h > 12 {
 			return bad("time of day with AM or PM")
 		}
 		if strings.EqualFold(m[3], "p") && h != 12 {
@@ -163,8 +169,7 @@ func (c Conversion) Apply(v string) (string, error) {
 // or with its month named, as 2006-01-02.
 func unambiguousDate(s string) (string, bool) {
 	if m := isoDate.FindStringSubmatch(s); m != nil {
-		out, err := calendarDate(m[1], m[2], m[3], func(string) (string, error) { return "", Errorf(CodeInvalid, "no date") })
-		return out, err == nil
+		return calendarDate(m[1], m[2], m[3])
 	}
 	for _, layout := range longDates {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -174,22 +179,15 @@ func unambiguousDate(s string) (string, bool) {
 	return "", false
 }
 
-// calendarDate writes year, month and day as 2006-01-02, refusing a date the
-// calendar does not have (02/30/2012).
-func calendarDate(year, month, day string, bad func(string) (string, error)) (string, error) {
+// calendarDate writes year, month and day as 2006-01-02; ok is false
+// for a date the calendar does not have (02/30/2012).
+func calendarDate(year, month, day string) (string, bool) {
 	m, _ := strconv.Atoi(month)
 	d, _ := strconv.Atoi(day)
 	y, _ := strconv.Atoi(year)
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if m < 1 || m > 12 || t.Day() != d || t.Month() != time.Month(m) {
-		return bad("date the calendar has")
+		return "", false
 	}
-	return t.Format(time.DateOnly), nil
-}
-
-func firstOf(m []string, i int) string {
-	if len(m) > i {
-		return m[i]
-	}
-	return ""
+	return t.Format(time.DateOnly), true
 }
