@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -83,15 +82,8 @@ func TestNoTaskValueLeavesForANewAddress(t *testing.T) {
 			site := newDestinationSite(t)
 			dir := t.TempDir()
 			server := srv.command(t, dir)
-			rec := startRecording(t, dir, nil, []string{"--task", "register", "--text", "Register the vendor Globex Ltd",
-				"--param", "company=Globex Ltd", "--target", "vendors", "--verify", "text_visible: Vendor Globex Ltd registered"}, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
-			c.handshake()
-			srv.drive(c, site.URL)
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
+			rec := recordSession(t, dir, []string{"--task", "register", "--text", "Register the vendor Globex Ltd",
+				"--param", "company=Globex Ltd", "--target", "vendors", "--verify", "text_visible: Vendor Globex Ltd registered"}, server, "2025-06-18", func(c *rawClient) { srv.drive(c, site.URL) })
 			data := []string{"--data", dir}
 			if code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "vendors", "--"), server...)...); code != 0 {
 				t.Fatalf("promote: exit %d\n%s", code, out)

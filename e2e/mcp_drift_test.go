@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -88,14 +87,7 @@ func TestVendorFlowThroughMCPServers(t *testing.T) {
 			args := append([]string{"--task", "register-vendor", "--text", fmt.Sprintf("Register the vendor %s, tax ID %s, email %s, phone %s, at %s in %s",
 				recordedVendor.CompanyName, recordedVendor.TaxID, recordedVendor.Email, recordedVendor.Phone, recordedVendor.Street, recordedVendor.City),
 				"--secret", "password=" + portal.Password, "--target", "portal", "--verify", "text_visible: Vendor Acme GmbH registered"}, vendorFlags(recordedVendor)...)
-			rec := startRecording(t, dir, nil, args, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: srv.protocol}
-			c.handshake()
-			srv.drive(c, site.URL)
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
+			rec := recordSession(t, dir, args, server, srv.protocol, func(c *rawClient) { srv.drive(c, site.URL) })
 			data := []string{"--data", dir}
 			code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "portal", "--param", "password="+portal.Password, "--"), server...)...)
 			if code != 0 || !strings.Contains(out, "promoted register-vendor v1") {

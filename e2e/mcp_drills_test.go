@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,14 +76,7 @@ func TestDrillsFollowTheInstruction(t *testing.T) {
 			args := append([]string{"--task", "drill", "--text", fmt.Sprintf("Sign in, open drill %d and %s", learned, strings.ToLower(d.Instruction()[:1])+d.Instruction()[1:]),
 				"--param", "username=" + portal.Username, "--secret", "password=" + portal.Password, "--target", "portal",
 				"--verify", fmt.Sprintf("text_visible: Drill %d submitted", learned)}, drillFlags(learned)...)
-			rec := startRecording(t, dir, nil, args, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
-			c.handshake()
-			srv.drive(c, base, d)
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
+			rec := recordSession(t, dir, args, server, "2025-06-18", func(c *rawClient) { srv.drive(c, base, d) })
 			if got := site.State().Drills; len(got) != 1 || !got[0].Right() {
 				t.Fatalf("the recorded session submitted %+v", got)
 			}

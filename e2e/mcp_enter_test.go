@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -103,15 +102,8 @@ func enterFlow(t *testing.T, command serverCommand, drive func(c *rawClient, bas
 	site := newEnterSite(t)
 	dir := t.TempDir()
 	server := command(t, dir)
-	rec := startRecording(t, dir, nil, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
-		"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server...)
-	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: version}
-	c.handshake()
-	drive(c, site.URL)
-	rec.stdin.Close()
-	if err := rec.cmd.Wait(); err != nil {
-		t.Fatalf("record: %v\n%s", err, rec.stderr)
-	}
+	rec := recordSession(t, dir, []string{"--task", "save-company", "--text", "Save the company Acme", "--param", "company=Acme",
+		"--target", "enter-form", "--verify", "text_visible: Company Acme saved"}, server, version, func(c *rawClient) { drive(c, site.URL) })
 	data := []string{"--data", dir}
 	code, out := rote(t, dir, append(append(data, "promote", rec.runID, "--target", "enter-form", "--"), server...)...)
 	if code != 0 || !strings.Contains(out, "promoted save-company v1") {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"net/http"
@@ -76,27 +75,22 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 	site := newFieldsSite(t)
 	dir := t.TempDir()
 	server := roteBrowserServer(t, dir)
-	rec := startRecording(t, dir, nil, []string{"--task", "sign-in", "--text", "Sign in as ada with the code 4711 0815, starting 09/10/2012",
+	rec := recordSession(t, dir, []string{"--task", "sign-in", "--text", "Sign in as ada with the code 4711 0815, starting 09/10/2012",
 		"--param", "user=ada", "--param", "start=09/10/2012", "--param", "first=4711", "--param", "second=0815", "--secret", "pass=correct-horse",
-		"--target", "signin", "--verify", "text_visible: Signed in as ada"}, server...)
-	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-11-25"}
-	c.handshake()
-	page := c.text("navigate", map[string]any{"url": site.URL + "/"})
-	boxes := regexp.MustCompile(`(?m)^(\S+) textbox ""`).FindAllStringSubmatch(page, -1)
-	if len(boxes) != 2 {
-		t.Fatalf("want the two code boxes unnamed, the other fields named by their labels:\n%s", page)
-	}
-	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": "ada"})
-	c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Password"), "value": "correct-horse"})
-	c.text("set_value", map[string]any{"target": roteID(t, page, "date-picker", "Start date"), "value": "2012-09-10"})
-	c.text("fill", map[string]any{"target": boxes[0][1], "value": "4711"})
-	c.text("fill", map[string]any{"target": boxes[1][1], "value": "0815"})
-	c.text("click", map[string]any{"target": roteID(t, page, "button", "Sign in")})
-	c.text("done", map[string]any{"reason": "signed in"})
-	rec.stdin.Close()
-	if err := rec.cmd.Wait(); err != nil {
-		t.Fatalf("record: %v\n%s", err, rec.stderr)
-	}
+		"--target", "signin", "--verify", "text_visible: Signed in as ada"}, server, "2025-11-25", func(c *rawClient) {
+		page := c.text("navigate", map[string]any{"url": site.URL + "/"})
+		boxes := regexp.MustCompile(`(?m)^(\S+) textbox ""`).FindAllStringSubmatch(page, -1)
+		if len(boxes) != 2 {
+			t.Fatalf("want the two code boxes unnamed, the other fields named by their labels:\n%s", page)
+		}
+		c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": "ada"})
+		c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Password"), "value": "correct-horse"})
+		c.text("set_value", map[string]any{"target": roteID(t, page, "date-picker", "Start date"), "value": "2012-09-10"})
+		c.text("fill", map[string]any{"target": boxes[0][1], "value": "4711"})
+		c.text("fill", map[string]any{"target": boxes[1][1], "value": "0815"})
+		c.text("click", map[string]any{"target": roteID(t, page, "button", "Sign in")})
+		c.text("done", map[string]any{"reason": "signed in"})
+	})
 	if got := site.last(); got["c1"] != "4711" || got["c2"] != "0815" || got["user"] != "ada" || got["start"] != "2012-09-10" {
 		t.Fatalf("the recorded session sent %v", got)
 	}

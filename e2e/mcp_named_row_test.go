@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"net/http"
@@ -88,17 +87,12 @@ func TestNamedRowReplaysTheNewName(t *testing.T) {
 			site := newPostsSite(t, tc.plain)
 			dir := t.TempDir()
 			server := []string{roteBinary, "--data", dir, "mcp", "browser"}
-			rec := startRecording(t, dir, nil, []string{"--task", "trash-post", "--text", "Trash the post Glacier memo 99",
-				"--param", "title=Glacier memo 99", "--target", "posts", "--verify", "text_visible: moved to the Trash"}, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
-			c.handshake()
-			page := c.text("navigate", map[string]any{"url": site.URL + "/"})
-			c.text("click", map[string]any{"target": roteID(t, page, "button", tc.button)})
-			c.text("done", map[string]any{"reason": "trashed"})
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
+			rec := recordSession(t, dir, []string{"--task", "trash-post", "--text", "Trash the post Glacier memo 99",
+				"--param", "title=Glacier memo 99", "--target", "posts", "--verify", "text_visible: moved to the Trash"}, server, "2025-06-18", func(c *rawClient) {
+				page := c.text("navigate", map[string]any{"url": site.URL + "/"})
+				c.text("click", map[string]any{"target": roteID(t, page, "button", tc.button)})
+				c.text("done", map[string]any{"reason": "trashed"})
+			})
 			if got := site.trashedPosts(); !slices.Equal(got, []string{"Glacier memo 99"}) {
 				t.Fatalf("the recorded session trashed %v", got)
 			}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -74,15 +73,8 @@ func TestToggleReplaysToTheRecordedState(t *testing.T) {
 			site := newToggleSite(t)
 			dir := t.TempDir()
 			server := srv.command(t, dir)
-			rec := startRecording(t, dir, nil, []string{"--task", "digest-on", "--text", "Turn the weekly digest on",
-				"--target", "settings", "--verify", "text_visible: Settings saved"}, server...)
-			c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: "2025-06-18"}
-			c.handshake()
-			srv.drive(c, site.URL)
-			rec.stdin.Close()
-			if err := rec.cmd.Wait(); err != nil {
-				t.Fatalf("record: %v\n%s", err, rec.stderr)
-			}
+			rec := recordSession(t, dir, []string{"--task", "digest-on", "--text", "Turn the weekly digest on",
+				"--target", "settings", "--verify", "text_visible: Settings saved"}, server, "2025-06-18", func(c *rawClient) { srv.drive(c, site.URL) })
 			if !site.digest.Load() {
 				t.Fatal("the recorded session did not turn the digest on")
 			}

@@ -163,6 +163,22 @@ func playwrightCommand(t *testing.T) []string {
 		"--executable-path", "/usr/bin/chromium", "--output-dir", tmp}
 }
 
+// recordSession records, through rote record in front of server, the
+// session drive plays as a raw JSON-RPC client speaking version, and
+// returns the recording once rote record has ended.
+func recordSession(t *testing.T, dir string, recordArgs, server []string, version string, drive func(c *rawClient)) *recording {
+	t.Helper()
+	rec := startRecording(t, dir, nil, recordArgs, server...)
+	c := &rawClient{t: t, rec: rec, out: bufio.NewReader(rec.stdout), version: version}
+	c.handshake()
+	drive(c)
+	rec.stdin.Close()
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("record: %v\n%s", err, rec.stderr)
+	}
+	return rec
+}
+
 // serverCommand is how a test starts one browser MCP server for a
 // store in dir. It takes the (sub)test's own t: a Fatal on another
 // test's t, from a subtest's goroutine, panics the whole binary.
