@@ -19,9 +19,10 @@ import (
 func newBenchCommand(app *cli.App) *cobra.Command {
 	var latency string
 	var asJSON bool
+	var wf widgetFlags
 	cfg := Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
-		Use:   "bench [--suite portal|wordpress|variation|speed] [--reps N] [--out DIR] [--seed S] [--json]",
+		Use:   "bench [--suite portal|wordpress|variation|speed|widgets] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
 		Long: `bench runs a frozen suite. It first learns a playbook from one cold run of
 each learned task (distill, shadow replay, promote). Then, for every task and
@@ -44,7 +45,15 @@ with detours. --suite speed is the side by side: Rote's warm replays of B1, B2
 same steps on the same portal, and against the cold agent, in one run, with
 where each replay's time went; its gate is the slowest task's median ratio
 to the hand-written program, at most 1.5x. Its model answers at once
-(--model-latency none) unless the flag says otherwise. Success is the site's server-side state (the portal's, or SQL
+(--model-latency none) unless the flag says otherwise. --suite widgets
+learns each of about twenty kinds of task page (unlabelled fields, dates,
+times, amounts, sliders, selects, radios, sets, ordinals, rows, tabs,
+dialogs, autocomplete, late lists, switches, wizards, search) from one
+scripted demonstration on seed 100, through rote record in front of rote mcp
+browser and @playwright/mcp, and replays it with rote replay on --seeds new
+instances: right, stopped (right to stop, or over-cautious) or wrong, by the
+page's own ground truth; its gate is 0 wrong and at least 90% of the doable
+replays right, and no model is involved. Success is the site's server-side state (the portal's, or SQL
 against WordPress's database).
 
 Every number is read back from ROTE_RUNS. --out gets results.jsonl,
@@ -58,6 +67,9 @@ or FAIL, and a failed gate exits non-zero.`,
 					latency = "none" // the browser's side is what it measures
 				}
 				return runSideBySide(cmd, app, cfg, latency, asJSON)
+			}
+			if cfg.Suite == SuiteWidgets {
+				return runWidgets(cmd, app, cfg, wf, asJSON)
 			}
 			if err := cfg.Check(); err != nil {
 				return cli.Usagef("%v", err)
@@ -88,7 +100,11 @@ or FAIL, and a failed gate exits non-zero.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation or speed")
+	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation, speed or widgets")
+	cmd.Flags().StringVar(&wf.playwright, "playwright-mcp", "", "--suite widgets: @playwright/mcp's cli.js (default: e2e/node/node_modules/@playwright/mcp/cli.js, as scripts/setup installs it)")
+	cmd.Flags().StringSliceVar(&wf.kinds, "kinds", nil, "--suite widgets: the kinds to run (default all)")
+	cmd.Flags().StringSliceVar(&wf.servers, "servers", []string{"rote", "playwright"}, "--suite widgets: the servers to run through: rote, playwright")
+	cmd.Flags().IntVar(&wf.seeds, "seeds", 10, "--suite widgets: how many new instances each kind is replayed on")
 	cmd.Flags().IntVar(&cfg.Reps, "reps", 15, "repetitions per task")
 	cmd.Flags().StringVar(&cfg.Out, "out", "bench-out", "where to write results.jsonl, summary.json, report.md and the plots")
 	cmd.Flags().Uint64Var(&cfg.Seed, "seed", 1, "the bootstrap's seed")
