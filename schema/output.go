@@ -36,6 +36,18 @@ type Output struct {
 	// what the recording did: a line found in another state is
 	// CodeStateChanged.
 	State string `yaml:"state,omitempty" json:"state,omitempty"`
+	// After, with Line, keeps only the line whose sibling just before it
+	// (the line above at its indentation) shows exactly this text: the
+	// visible label of a control its snapshot names not (@playwright/mcp
+	// shows `- generic: Username` then `- textbox [ref=e7]` for a label not
+	// tied to its field). Twins are told apart as a person reads them; a
+	// label moved away finds nothing.
+	After string `yaml:"after,omitempty" json:"after,omitempty"`
+	// Row, with Line, keeps only the line inside the table row whose
+	// first cell shows exactly this text (the row's key, as a snapshot
+	// shows it: a `- row` line above, its first `- cell "..."`): the
+	// Archive button of the member the task names, among one a row.
+	Row string `yaml:"row,omitempty" json:"row,omitempty"`
 	// Pick chooses the value among the items of a listing in the result
 	// (see ItemPick): with JSON, the list the path reaches; with Line,
 	// the lines that begin with it; with neither, the result's lines.
@@ -85,6 +97,8 @@ var tokenPattern = regexp.MustCompile(`^\[[A-Za-z0-9_.:/+=-]+\]$`)
 // validate reports what is wrong with o.
 func (o Output) validate() error {
 	switch {
+	case (o.After != "" || o.Row != "") && (o.Line == "" || o.Pick != nil):
+		return Errorf(CodeInvalid, "after and row belong to a line locator")
 	case o.Text && (o.JSON != "" || o.Line != "" || o.Token != "" || o.State != "" || o.Pick != nil):
 		return Errorf(CodeInvalid, "an output that takes the result's whole text has no other locator")
 	case o.Text:
@@ -133,6 +147,9 @@ func (o Output) validate() error {
 	if _, err := ParseRefs(o.Line); err != nil {
 		return err
 	}
+	if _, err := ParseRefs(o.After + o.Row); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -147,10 +164,17 @@ func (o Output) String() string {
 	if o.JSON != "" {
 		return "json " + o.JSON
 	}
-	if o.State != "" {
-		return fmt.Sprintf("line %q then %s+, %s", o.Line, o.Token, o.State)
+	desc := fmt.Sprintf("line %q then %s+", o.Line, o.Token)
+	if o.After != "" {
+		desc += fmt.Sprintf(" after %q", o.After)
 	}
-	return fmt.Sprintf("line %q then %s+", o.Line, o.Token)
+	if o.Row != "" {
+		desc += fmt.Sprintf(" in the row of %q", o.Row)
+	}
+	if o.State != "" {
+		desc += ", " + o.State
+	}
+	return desc
 }
 
 // Locate finds o's value in w, the world a step's call left (its Output
@@ -174,12 +198,21 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		return nil, err
 	}
 	line = stateMarks.ReplaceAllString(line, "")
+	after, err := RenderString(o.After, b)
+	if err != nil {
+		return nil, err
+	}
+	row, err := RenderString(o.Row, b)
+	if err != nil {
+		return nil, err
+	}
 	token := regexp.MustCompile("^" + o.Token + "+") // validate checked the class
 	var found, runOn []string
 	var state string
-	for _, l := range strings.Split(w.Text, "\n") {
+	lines := strings.Split(w.Text, "\n")
+	for i, l := range lines {
 		rest, ok := strings.CutPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), line)
-		if !ok {
+		if !ok || o.After != "" && SiblingBefore(lines, i) != after || o.Row != "" && RowKey(lines, i) != row {
 			continue
 		}
 		v := token.FindString(rest)
@@ -193,16 +226,99 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		}
 	}
 	switch {
+	case len(found)+len(runOn) > 1 && (o.After != "" || o.Row != ""):
+		return nil, Errorf(CodeAmbiguous, "%d lines of the result begin with %q %s (values %s): refusing to guess", len(found)+len(runOn), line, o.placed(after, row), ClipList(append(found, runOn...), 5))
 	case len(found)+len(runOn) > 1:
 		return nil, Errorf(CodeAmbiguous, "%d lines of the result begin with %q (values %s): refusing to guess", len(found)+len(runOn), line, ClipList(append(found, runOn...), 5))
 	case len(runOn) == 1:
 		return nil, Errorf(CodeBindingNotFound, "the value after %q runs on (%q): it is not the kind of value the recording had", line, runOn[0])
+	case len(found) == 0 && (o.After != "" || o.Row != ""):
+		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value %s", line, o.placed(after, row))
 	case len(found) == 0:
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
 	case o.State != "" && state != o.State:
 		return nil, Errorf(CodeStateChanged, "the control on the line beginning %q is %s, recorded %s: a click would not do what it did", line, orNone(state), o.State)
 	}
 	return found[0], nil
+}
+
+// placed says, for an error, where a line had to be.
+func (o Output) placed(after, row string) string {
+	var parts []string
+	if o.After != "" {
+		parts = append(parts, fmt.Sprintf("just after a line showing %q", after))
+	}
+	if o.Row != "" {
+		parts = append(parts, fmt.Sprintf("in the row of %q", row))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// RowKey returns the key of the table row lines[i] is in: the text of
+// the first cell of the nearest `- row` line above it at a shallower
+// indentation ("" outside a row).
+func RowKey(lines []string, i int) string {
+	indent := indentOf(lines[i])
+	for j := i - 1; j >= 0; j-- {
+		d := indentOf(lines[j])
+		if strings.TrimSpace(lines[j]) == "" || d >= indent {
+			continue
+		}
+		indent = d
+		if !strings.HasPrefix(strings.TrimSpace(lines[j]), "- row") {
+			continue
+		}
+		for _, l := range lines[j+1:] {
+			if indentOf(l) <= d {
+				break
+			}
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "- cell") || strings.HasPrefix(t, "- gridcell") || strings.HasPrefix(t, "- rowheader") {
+				return lineText(t)
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+
+// SiblingBefore returns the text the line before lines[i] at its own
+// indentation shows ("" when there is none: lines[i] is its parent's
+// first child): a snapshot line's text after its role and marks, or its
+// quoted name. A deeper line between them is skipped; a shallower one
+// ends the search.
+func SiblingBefore(lines []string, i int) string {
+	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+	for j := i - 1; j >= 0; j-- {
+		l := lines[j]
+		d := len(l) - len(strings.TrimLeft(l, " \t"))
+		switch {
+		case strings.TrimSpace(l) == "" || d > indent:
+			continue
+		case d < indent:
+			return ""
+		}
+		return lineText(strings.TrimSpace(l))
+	}
+	return ""
+}
+
+// snapshotText is what a snapshot line shows: `- role "name" [marks]`,
+// `- role [marks]: text`, or `- text: text`.
+var snapshotText = regexp.MustCompile(`^(?:- )?[a-z]+(?: "((?:[^"\\]|\\.)*)")?(?: \[[^\]]*\])*:? ?(.*)$`)
+
+// lineText returns the text a snapshot line shows: its name, else what
+// follows its colon.
+func lineText(l string) string {
+	m := snapshotText.FindStringSubmatch(l)
+	switch {
+	case m == nil:
+		return l
+	case m[1] != "":
+		return m[1]
+	}
+	return strings.TrimSpace(m[2])
 }
 
 func orNone(state string) string {

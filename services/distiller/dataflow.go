@@ -317,7 +317,8 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 	}
 	token := tokenClass(v)
 	var lastErr error = schema.Errorf(schema.CodeBindingNotFound, "no line holds it after some text that could find it")
-	for i, line := range strings.Split(w.Text, "\n") {
+	lines := strings.Split(w.Text, "\n")
+	for i, line := range lines {
 		trimmed := strings.TrimLeft(line, " \t")
 		for _, at := range tokenAt(trimmed, v) {
 			if at == 0 {
@@ -328,8 +329,20 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				o.State = state
 			}
 			got, err := o.Locate(w, params)
+			if label := schema.SiblingBefore(lines, i); ambiguous(err) && label != "" && !strings.Contains(label, v) {
+				// Twins whose lines read alike (unnamed fields, one Add
+				// button an item): the text just before this one, its
+				// visible label, tells it.
+				o.After = d.b.template(label)
+				got, err = o.Locate(w, params)
+			}
+			if key, ok := d.b.whole(schema.RowKey(lines, i)); ambiguous(err) && ok {
+				// One button a row: the row the task names.
+				o.Row = key
+				got, err = o.Locate(w, params)
+			}
 			if err == nil && got == v {
-				if set, k, among := snapshotRecords(w.Text, i); among && o.Line == trimmed[:at] {
+				if set, k, among := snapshotRecords(w.Text, i); among && !set.Plain && !templated(o.Line+o.After+o.Row) {
 					// No parameter is in the line that finds it: a record chosen once.
 					return schema.Output{}, schema.Errorf(schema.CodeUnbound, "it is the control of %q, one of %d records (%s), and no parameter names it: replayed by its line it would act on that record whatever the list holds then (record through rote mcp browser, whose replays choose a record by the rule the task states)",
 						set.Records[k].Key, len(set.Records), keysOf(set.Records))
@@ -342,6 +355,16 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 		}
 	}
 	return schema.Output{}, lastErr
+}
+
+func ambiguous(err error) bool {
+	return err != nil && schema.AsError(err).Code == schema.CodeAmbiguous
+}
+
+// templated reports whether s holds a parameter reference.
+func templated(s string) bool {
+	refs, _ := schema.ParseRefs(s)
+	return len(refs) > 0
 }
 
 // declare adds o as an output of p's step, unless the step already has
@@ -406,6 +429,8 @@ func outputName(o schema.Output) string {
 	default:
 		if m := quotedName.FindAllStringSubmatch(o.Line, -1); m != nil {
 			name = m[len(m)-1][1]
+		} else if o.After != "" {
+			name = o.After // an unnamed control's label
 		}
 	}
 	name = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "_"), "_")

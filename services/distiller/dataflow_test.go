@@ -3,6 +3,7 @@ package distiller
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -328,6 +329,26 @@ func TestDistillChecksTheWholePageLine(t *testing.T) {
 	}
 }
 
+// TestDistillChecksNoPageWithAValueEscaped: a page a search left holds
+// the query escaped (Oak+desk), which no template writes: it is not
+// checked, so a replay searching for another product is not stopped by
+// the address the first search had; a page holding nothing of the task's
+// is still checked.
+func TestDistillChecksNoPageWithAValueEscaped(t *testing.T) {
+	r := mcpRun(map[string]string{"product": "Oak desk"}, "Search for the Oak desk",
+		[3]string{"browser_navigate", `{"url":"http://127.0.0.1:8080/search"}`, textResult("- Page URL: http://127.0.0.1:8080/search\n")},
+		[3]string{"browser_type", `{"target":"e4","text":"Oak desk","submit":true}`, textResult("- Page URL: http://127.0.0.1:8080/search?q=Oak+desk\n")},
+		[3]string{"browser_snapshot", `{}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Playbook.Steps[0].Expect) != 1 || len(c.Playbook.Steps[1].Expect) != 0 {
+		t.Fatalf("checks %v, then %v", c.Playbook.Steps[0].Expect, c.Playbook.Steps[1].Expect)
+	}
+}
+
 // TestDistillKeepsTheVisitedOrigins: the origins a recorded session's url
 // arguments went to become the playbook's origins, also when the address
 // is templated, so a replay's parameter cannot take it elsewhere.
@@ -573,5 +594,93 @@ func TestDistillBindsAShortRadioThroughRoteBrowser(t *testing.T) {
 	}
 	if a := c.Playbook.Steps[0].Args; a["name"] != "{{size}}" || a["role"] != "radio" || a["target"] != nil {
 		t.Errorf("check args %v", a)
+	}
+}
+
+// TestDistillTellsUnnamedTwinsByTheirLabel: @playwright/mcp shows fields
+// whose labels are not tied to them as `- textbox [ref=..]`, alike; each
+// is bound by the label just before it, found again when the refs, the
+// order of the rows and the rest of the page change, and refused when
+// the label is gone or shared.
+func TestDistillTellsUnnamedTwinsByTheirLabel(t *testing.T) {
+	snapshot := "- generic [ref=e2]:\n  - generic [ref=e3]: Username\n  - textbox [ref=e4]\n- generic [ref=e5]:\n  - generic [ref=e6]: Password\n  - textbox [ref=e7]\n- button \"Sign in\" [ref=e8]\n"
+	r := mcpRun(map[string]string{"user": "ada77"}, "Sign in as ada77",
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_type", `{"target":"e4","text":"ada77"}`, textResult("ok")},
+		[3]string{"browser_type", `{"target":"e7","text":"hunter2"}`, textResult("ok")},
+		[3]string{"browser_click", `{"target":"e8"}`, textResult("labelled")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := c.Playbook.Steps[0].Outputs
+	if outs["username"].After != "Username" || outs["password"].After != "Password" {
+		t.Fatalf("outputs: %+v", outs)
+	}
+	moved := "- generic [ref=e12]:\n  - generic [ref=e13]: Password\n  - textbox [ref=e14]\n- checkbox \"Remember me\" [ref=e15]\n- generic [ref=e16]:\n  - generic [ref=e17]: Username\n  - textbox [ref=e18]\n"
+	w := schema.ToolResultWorld([]byte(textResult(moved)))
+	if got, err := outs["username"].Locate(w, schema.Bindings{}); err != nil || got != "e18" {
+		t.Fatalf("the username field among rows in another order: %v %v, want e18", got, err)
+	}
+	for name, page := range map[string]string{
+		"no label":     "- generic:\n  - textbox [ref=e4]\n  - textbox [ref=e7]\n",
+		"label shared": "- generic: Username\n- textbox [ref=e4]\n- generic: Username\n- textbox [ref=e7]\n",
+		"label after":  "- generic:\n  - textbox [ref=e4]\n  - generic: Username\n",
+	} {
+		if got, err := outs["username"].Locate(schema.ToolResultWorld([]byte(textResult(page))), schema.Bindings{}); err == nil {
+			t.Errorf("%s: found %v, want a refusal", name, got)
+		}
+	}
+}
+
+// TestDistillFindsTheRowOrItemTheTaskNames: one Archive button a table
+// row, one Add button a list item, through @playwright/mcp's snapshot:
+// the button of the row (or item) whose key is the task's value is
+// bound to that parameter and found again among rows in another order;
+// a row chosen with no parameter naming it is still refused.
+func TestDistillFindsTheRowOrItemTheTaskNames(t *testing.T) {
+	rows := func(names ...string) string {
+		var b strings.Builder
+		b.WriteString("- table [ref=e1]:\n  - rowgroup [ref=e2]:\n")
+		for i, n := range names {
+			fmt.Fprintf(&b, "    - row \"%s Editor Archive\" [ref=r%d]:\n      - cell \"%[1]s\" [ref=c%[2]d]\n      - cell \"Editor\" [ref=d%[2]d]\n      - cell \"Archive\" [ref=x%[2]d]:\n        - button \"Archive\" [ref=b%[2]d]\n", n, i)
+		}
+		return b.String()
+	}
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	distill := func(params map[string]string, task, snapshot, ref string) (*Candidate, error) {
+		r := mcpRun(params, task,
+			[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+			[3]string{"browser_click", `{"element":"Archive","target":"` + ref + `"}`, textResult("labelled")})
+		r.Inventories = append(r.Inventories, inventory)
+		return Distill(r, Options{})
+	}
+	c, err := distill(map[string]string{"member": "Grace Hopper"}, "Archive the member Grace Hopper", rows("Ada Byron", "Grace Hopper", "Alan Turing"), "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o schema.Output
+	for _, x := range c.Playbook.Steps[0].Outputs {
+		o = x
+	}
+	w := schema.ToolResultWorld([]byte(textResult(rows("Ken Thompson", "Radia Perlman", "Barbara Liskov"))))
+	if got, err := o.Locate(w, schema.Bindings{Params: map[string]any{"member": "Barbara Liskov"}}); err != nil || got != "b2" {
+		t.Fatalf("%s: the row of another member: %v %v, want b2", o, got, err)
+	}
+	if got, err := o.Locate(w, schema.Bindings{Params: map[string]any{"member": "Barbara"}}); err == nil {
+		t.Fatalf("a member no row is keyed by exactly: found %v", got)
+	}
+	if _, err := distill(nil, "Archive a member", rows("Ada Byron", "Grace Hopper"), "b1"); !errors.Is(err, schema.ErrUnbound) && !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("a row no parameter names: %v, want a refusal", err)
+	}
+	items := "- list [ref=e1]:\n  - listitem [ref=e2]:\n    - generic [ref=e3]: Walnut tray\n    - button \"Add\" [ref=e4]\n  - listitem [ref=e5]:\n    - generic [ref=e6]: Cork board\n    - button \"Add\" [ref=e7]\n"
+	if c, err = distill(map[string]string{"item": "Cork board"}, "Add the Cork board to the cart", items, "e7"); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range c.Playbook.Steps[0].Outputs {
+		if x.After != "{{item}}" {
+			t.Fatalf("the Add button of an item: %s, want it found after {{item}}", x)
+		}
 	}
 }

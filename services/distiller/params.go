@@ -116,6 +116,15 @@ func (b *binder) converted(v string) (tmpl, why string) {
 	return "", fmt.Sprintf("%q is a task's value read %d ways (%s), which read other values differently: record with a value that only one reading gives (a date whose day is after the 12th)", v, len(found), strings.Join(found, ", "))
 }
 
+// template templates s: whole when it is a parameter's value, else the
+// values it holds as whole names or tokens.
+func (b *binder) template(s string) string {
+	if t, ok := b.whole(s); ok {
+		return t
+	}
+	return b.within(b.named(s))
+}
+
 // named templates a parameter's value where it stands as a control's
 // whole quoted name on a snapshot line (radio "S4"), whatever its
 // length: a whole name is found exactly, never inside longer text, so
