@@ -27,10 +27,11 @@ const (
 	ConvUpper    Conversion = "upper"     // abc-12 -> ABC-12
 	ConvLower    Conversion = "lower"     // ABC-12 -> abc-12
 	ConvTrim     Conversion = "trim"      // " a  b " -> "a b"
+	ConvOrdinal  Conversion = "ordinal"   // third, 3rd -> 3 (a place, for an nth pick)
 )
 
 // Conversions lists every conversion, in the order a distiller tries them.
-var Conversions = []Conversion{ConvDateMDY, ConvDateDMY, ConvDateLong, ConvTime12h, ConvNumber, ConvNumberEU, ConvUpper, ConvLower, ConvTrim}
+var Conversions = []Conversion{ConvDateMDY, ConvDateDMY, ConvDateLong, ConvTime12h, ConvNumber, ConvNumberEU, ConvUpper, ConvLower, ConvTrim, ConvOrdinal}
 
 // ParseConversion reads a conversion's name.
 func ParseConversion(s string) (Conversion, error) {
@@ -79,8 +80,48 @@ func (c Conversion) OwnForm(v string) bool {
 		return ok && !isoDate.MatchString(s)
 	case ConvTime12h:
 		return time12h.MatchString(s)
+	case ConvOrdinal:
+		_, ok := Place(s)
+		return ok && !strings.ContainsAny(s[:1], "0123456789") || numberedOrdinal.MatchString(strings.ToLower(s))
 	}
 	return true
+}
+
+// ordinalWords are the places a task names in words, from the first.
+var ordinalWords = []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+	"eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"}
+
+// numberedOrdinal is a place in digits: 1st, 2nd, 3rd, 11th.
+var numberedOrdinal = regexp.MustCompile(`^([1-9][0-9]?)(st|nd|rd|th)$`)
+
+// Place reads a place, "third", "3rd" or "3", as its number; ok is
+// false for anything else, or a suffix that does not fit its number
+// (3th), or a place past MaxNth.
+func Place(s string) (int, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for i, w := range ordinalWords {
+		if s == w {
+			return i + 1, true
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if m := numberedOrdinal.FindStringSubmatch(s); m != nil {
+		n, err = strconv.Atoi(m[1])
+		suffix := "th"
+		if n%100 < 11 || n%100 > 13 {
+			suffix = map[int]string{1: "st", 2: "nd", 3: "rd"}[n%10]
+			if suffix == "" {
+				suffix = "th"
+			}
+		}
+		if m[2] != suffix {
+			return 0, false
+		}
+	}
+	if err != nil || n < 1 || n > MaxNth {
+		return 0, false
+	}
+	return n, true
 }
 
 // Apply converts v, or says why it cannot: an *Error with CodeInvalid.
@@ -161,6 +202,12 @@ func (c Conversion) Apply(v string) (string, error) {
 		return strings.ToLower(v), nil
 	case ConvTrim:
 		return strings.Join(strings.Fields(v), " "), nil
+	case ConvOrdinal:
+		n, ok := Place(s)
+		if !ok {
+			return bad("place (third, 3rd)")
+		}
+		return strconv.Itoa(n), nil
 	}
 	return "", Errorf(CodeInvalid, "conversion %q: want one of %s", string(c), joinConversions())
 }

@@ -40,6 +40,11 @@ func TestConversions(t *testing.T) {
 		{ConvNumber, "-.5", "-0.5"},
 		{ConvNumber, "+5", "5"},
 		{ConvNumberEU, "-,5", "-0.5"},
+		{ConvOrdinal, "third", "3"},
+		{ConvOrdinal, "Second", "2"},
+		{ConvOrdinal, "11th", "11"},
+		{ConvOrdinal, "22nd", "22"},
+		{ConvOrdinal, "4", "4"},
 	}
 	for _, c := range cases {
 		got, err := c.conv.Apply(c.in)
@@ -61,6 +66,10 @@ func TestConversions(t *testing.T) {
 		{ConvNumber, "12,34"},
 		{ConvNumberEU, "1,234.50"},
 		{Conversion("rot13"), "x"},
+		{ConvOrdinal, "3th"}, // a suffix its number does not take
+		{ConvOrdinal, "0th"},
+		{ConvOrdinal, "last"},
+		{ConvOrdinal, "101st"},
 	} {
 		if got, err := c.conv.Apply(c.in); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s(%q) = %q, %v; want invalid", c.conv, c.in, got, err)

@@ -85,6 +85,9 @@ func (r PickRule) validate() error {
 			return Errorf(CodeInvalid, "pick: %s is a place in the result's order: it takes no value and reads no column (by)", r.Order)
 		}
 	case OrderNth:
+		if refs, _ := ParseRefs(r.Value); len(refs) > 0 && r.By == "" {
+			break // a place the task states, {{place|ordinal}}: read when rendered
+		}
 		if n, err := strconv.Atoi(r.Value); err != nil || n < 1 || n > MaxNth || r.By != "" {
 			return Errorf(CodeInvalid, "pick: nth takes a place from 1 to %d as its value, and reads no column (by)", MaxNth)
 		}
@@ -258,8 +261,11 @@ func (r PickRule) Apply(set RecordSet) (int, error) {
 	case OrderLast:
 		return len(set.Records) - 1, nil
 	case OrderNth:
-		n, _ := strconv.Atoi(r.Value) // validated
-		if n < 1 || n > len(set.Records) {
+		n, err := strconv.Atoi(r.Value)
+		if err != nil || n < 1 || n > MaxNth {
+			return 0, Errorf(CodeInvalid, "nth: %q is no place from 1 to %d", Clip(r.Value, 40), MaxNth)
+		}
+		if n > len(set.Records) {
 			return 0, Errorf(CodeNotFound, "the %s of %d records is not there: refusing to take another", r.Value, len(set.Records))
 		}
 		return n - 1, nil

@@ -57,13 +57,14 @@ func TestAroundTableRows(t *testing.T) {
 	if set.Records[0].Key != "Operations report November 2026" || set.Records[2].Cells[2] != "2026-10-01" {
 		t.Errorf("records %+v", set.Records)
 	}
-	if _, _, ok := records.Around(nodes, indexOf(t, nodes, "Vendors")); ok {
-		t.Error("navigation links are records")
+	if set, _, ok := records.Around(nodes, indexOf(t, nodes, "Vendors")); ok && !set.Plain {
+		t.Error("navigation links are records of data")
 	}
 }
 
 // TestAroundList: entries of a list whose names share words and
-// differ in data are records; names that differ in words are not.
+// differ in data are records; names that differ in words are plain
+// siblings.
 func TestAroundList(t *testing.T) {
 	nodes := []schema.ObservedNode{
 		{Role: "button", Name: "Sign in", Actionable: true, Context: "main"},
@@ -72,8 +73,10 @@ func TestAroundList(t *testing.T) {
 		{Role: "link", Name: "Download RPT-2026-10 (CSV)", Actionable: true, Context: "main › Files"},
 		{Role: "link", Name: "Help", Actionable: true, Context: "main › Files"},
 	}
-	if _, _, ok := records.Around(nodes, 0); ok {
-		t.Error(`"Sign in" beside "Sign up" is a choice among records`)
+	// "Sign in" beside "Sign up" is no choice among records of data,
+	// only plain siblings a task may choose among by place.
+	if set, chosen, ok := records.Around(nodes, 1); !ok || !set.Plain || chosen != 1 || set.Pattern != "*" || len(set.Records) != 2 || set.Records[1].Key != "Sign up" {
+		t.Errorf("plain siblings: %+v chosen %d ok %v", set, chosen, ok)
 	}
 	set, chosen, ok := records.Around(nodes, 3)
 	if !ok || chosen != 1 || set.Pattern != "Download * (CSV)" || set.Rows || len(set.Records) != 2 || set.Records[1].Key != "RPT-2026-10" {

@@ -133,15 +133,17 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 			}
 		}
 	}
-	switch {
-	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
+	if act.Target != nil {
+		s.Target = d.target(act.Target)
+	}
+	if a.Among != nil && act.Target != nil && act.Target.Pick == nil {
 		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target, true)
 		if err != nil {
 			return err
 		}
-		s.Target = t
-	case act.Target != nil:
-		s.Target = d.target(act.Target)
+		if t != nil {
+			s.Target = t
+		}
 	}
 	if s.ID == "" {
 		name := ""

@@ -3,7 +3,6 @@ package distiller
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +27,18 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	}
 	rec := set.Records[k]
 	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
+	if set.Plain {
+		// Siblings named each their own way: the control is the one
+		// named so, unless the task states its place.
+		r, placed, err := d.placeRule(what, *set, k)
+		if err != nil || !placed {
+			return nil, err
+		}
+		t.Pick.Rules = []schema.PickRule{r}
+		d.placed = append(d.placed, what)
+		d.note("%s chose %q, the %d. of %d %s: the replay picks %s", what, rec.Key, k+1, len(set.Records), control.Role, t.Pick)
+		return t, nil
+	}
 	if r, ok := d.namedRecord(*set, k); ok {
 		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
 		return t, nil
@@ -37,6 +48,15 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	}
 	if set.More > 0 {
 		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", what, rec.Key, schema.MaxRecords)
+	}
+	r, placed, err := d.placeRule(what, *set, k)
+	if err != nil {
+		return nil, err
+	}
+	if placed {
+		t.Pick.Rules = []schema.PickRule{r}
+		d.placed = append(d.placed, what)
+		return t, nil
 	}
 	t.Pick.Rules = heldRules(*set, k, d.b.intent())
 	switch {
@@ -54,6 +74,31 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	}
 	d.picked = append(d.picked, rec.Key)
 	return t, nil
+}
+
+// placeRule returns the nth rule for record k of set when the task
+// states its place: a parameter whose value is that place in words
+// (place=third, {{place|ordinal}}), or failing one, the one place the
+// task's text states. Two parameters that both name it leave which one
+// the place is unknown: refused.
+func (d *distillation) placeRule(what string, set schema.RecordSet, k int) (schema.PickRule, bool, error) {
+	var named []string
+	for _, name := range d.b.names {
+		v := d.b.values[name]
+		if n, ok := schema.Place(v); ok && n == k+1 && schema.ConvOrdinal.OwnForm(v) {
+			named = append(named, name)
+		}
+	}
+	switch {
+	case len(named) == 1:
+		return schema.PickRule{Order: schema.OrderNth, Value: "{{" + named[0] + "|" + string(schema.ConvOrdinal) + "}}"}, true, nil
+	case len(named) > 1:
+		return schema.PickRule{}, false, schema.Errorf(schema.CodeAmbiguous, "%s chose the %d. of %d records, a place that parameters %s all state: which one the task means is unknown", what, k+1, len(set.Records), strings.Join(named, " and "))
+	}
+	if n := statedPlace(d.b.intent()); n > 1 && k == n-1 && set.Plain {
+		return schema.PickRule{Order: schema.OrderNth, Value: strconv.Itoa(n)}, true, nil
+	}
+	return schema.PickRule{}, false, nil
 }
 
 // holdsPicked reports whether s (a URL, a heading, a page line) holds the
@@ -177,12 +222,6 @@ func heldRules(set schema.RecordSet, k int, task string) []schema.PickRule {
 	return out
 }
 
-// placeWords are the ordinals a task names a place by, from the second.
-var placeWords = []string{"second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
-
-// numberedPlace is an ordinal in digits: 2nd, 3rd, 11th.
-var numberedPlace = regexp.MustCompile(`^([1-9][0-9]?)(?:st|nd|rd|th)$`)
-
 // statedPlace returns the one place (2 for "the second", "2nd") the task
 // names among the records, 0 for none, for more than one, or where the
 // task negates anything (as statedOrders reads it).
@@ -193,12 +232,9 @@ func statedPlace(task string) int {
 		if slices.Contains(negations, w) || strings.HasSuffix(w, "n't") {
 			return 0
 		}
-		n := slices.Index(placeWords, w) + 2
-		if m := numberedPlace.FindStringSubmatch(w); m != nil {
-			n, _ = strconv.Atoi(m[1])
-		}
-		if n < 2 {
-			continue
+		n, ok := schema.Place(w)
+		if !ok || n < 2 || strings.Trim(w, "0123456789") == "" {
+			continue // not a place, the first (an order), or a bare number
 		}
 		if place != 0 && place != n {
 			return 0 // two places: which one the choice was is not the task's to say

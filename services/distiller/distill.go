@@ -93,6 +93,9 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(d.placed) > 1 {
+		return nil, schema.Errorf(schema.CodeAmbiguous, "the place the task states fits %d choices (%s): which one it means is unknown, and a place taken by the wrong one would act on another control when the place changes", len(d.placed), strings.Join(d.placed, "; "))
+	}
 	if err := d.everyParamUsed(); err != nil {
 		return nil, err
 	}
@@ -124,6 +127,9 @@ type distillation struct {
 	// picked are the keys of the records picks chose in the run: what
 	// the page showed of one holds only for that record.
 	picked []string
+	// placed are the choices made by a place the task states: one at
+	// most, or the place may belong to another.
+	placed []string
 }
 
 func (d *distillation) prune(what, why string) {

@@ -75,8 +75,18 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	} else if among, ok := amongOf(c); ok {
 		// One of several records (a row's Trash button), named by nothing
 		// the task gives: the replay chooses it by the row's key or the
-		// rule the task states, on the page as it is then.
-		return d.roteBrowserChoice(what, s, t, among, args)
+		// rule the task states, on the page as it is then. Among plain
+		// siblings only a place the task states makes it a choice.
+		choosing := true
+		if among.Records != nil && among.Records.Plain {
+			var err error
+			if _, choosing, err = d.placeRule(what, *among.Records, among.Chosen); err != nil {
+				return s, err
+			}
+		}
+		if choosing {
+			return d.roteBrowserChoice(what, s, t, among, args)
+		}
 	}
 	if _, ok := args["target"]; ok && t.Twins > 0 && t.Contract != nil {
 		// One of fields alike told apart by order: its place holds at
@@ -149,7 +159,7 @@ func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *sc
 	// A judgment step needs the page's records at replay, which an MCP
 	// session's replay does not read: an unexplained choice is refused.
 	t, err := d.choice(what, among.Records, among.Chosen, control, false)
-	if err != nil {
+	if err != nil || t == nil {
 		return s, err
 	}
 	s.Target = t
