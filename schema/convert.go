@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,10 +29,12 @@ const (
 	ConvLower    Conversion = "lower"     // ABC-12 -> abc-12
 	ConvTrim     Conversion = "trim"      // " a  b " -> "a b"
 	ConvOrdinal  Conversion = "ordinal"   // third, 3rd -> 3 (a place, for an nth pick)
+	ConvQuery    Conversion = "query"     // Oak desk -> Oak+desk (in a URL's query)
+	ConvPath     Conversion = "path"      // Oak desk -> Oak%20desk (in a URL's path)
 )
 
 // Conversions lists every conversion, in the order a distiller tries them.
-var Conversions = []Conversion{ConvDateMDY, ConvDateDMY, ConvDateLong, ConvTime12h, ConvNumber, ConvNumberEU, ConvUpper, ConvLower, ConvTrim, ConvOrdinal}
+var Conversions = []Conversion{ConvDateMDY, ConvDateDMY, ConvDateLong, ConvTime12h, ConvNumber, ConvNumberEU, ConvUpper, ConvLower, ConvTrim, ConvOrdinal, ConvQuery, ConvPath}
 
 // ParseConversion reads a conversion's name.
 func ParseConversion(s string) (Conversion, error) {
@@ -202,6 +205,10 @@ func (c Conversion) Apply(v string) (string, error) {
 		return strings.ToLower(v), nil
 	case ConvTrim:
 		return strings.Join(strings.Fields(v), " "), nil
+	case ConvQuery:
+		return url.QueryEscape(v), nil
+	case ConvPath:
+		return url.PathEscape(v), nil
 	case ConvOrdinal:
 		n, ok := Place(s)
 		if !ok {

@@ -45,6 +45,8 @@ func TestConversions(t *testing.T) {
 		{ConvOrdinal, "11th", "11"},
 		{ConvOrdinal, "22nd", "22"},
 		{ConvOrdinal, "4", "4"},
+		{ConvQuery, "Oak desk & co", "Oak+desk+%26+co"},
+		{ConvPath, "Oak desk/2", "Oak%20desk%2F2"},
 	}
 	for _, c := range cases {
 		got, err := c.conv.Apply(c.in)

@@ -252,8 +252,15 @@ func rote(ctx context.Context, bin string, env []string, args ...string) (string
 	return string(out), err
 }
 
+// lastLine is why a rote command said it failed: its last "rote: "
+// line, else its last line.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "rote: ") {
+			return strings.TrimSpace(lines[i])
+		}
+	}
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 

@@ -329,23 +329,33 @@ func TestDistillChecksTheWholePageLine(t *testing.T) {
 	}
 }
 
-// TestDistillChecksNoPageWithAValueEscaped: a page a search left holds
-// the query escaped (Oak+desk), which no template writes: it is not
-// checked, so a replay searching for another product is not stopped by
-// the address the first search had; a page holding nothing of the task's
-// is still checked.
-func TestDistillChecksNoPageWithAValueEscaped(t *testing.T) {
-	r := mcpRun(map[string]string{"product": "Oak desk"}, "Search for the Oak desk",
-		[3]string{"browser_navigate", `{"url":"http://127.0.0.1:8080/search"}`, textResult("- Page URL: http://127.0.0.1:8080/search\n")},
-		[3]string{"browser_type", `{"target":"e4","text":"Oak desk","submit":true}`, textResult("- Page URL: http://127.0.0.1:8080/search?q=Oak+desk\n")},
-		[3]string{"browser_snapshot", `{}`, textResult("labelled")},
-	)
-	c, err := Distill(r, Options{})
+// TestDistillChecksAPageWithAValueEscaped: a page a search left holds
+// the query escaped (Oak+desk): its check writes the value escaped the
+// same way, so a replay searching for another product passes it and one
+// that searched for the old product does not.
+func TestDistillChecksAPageWithAValueEscaped(t *testing.T) {
+	run := func(page string) *schema.RunFold {
+		return mcpRun(map[string]string{"product": "Oak desk"}, "Search for the Oak desk",
+			[3]string{"browser_navigate", `{"url":"http://127.0.0.1:8080/search"}`, textResult("- Page URL: http://127.0.0.1:8080/search\n")},
+			[3]string{"browser_type", `{"target":"e4","text":"Oak desk","submit":true}`, textResult("- Page URL: " + page + "\n")},
+			[3]string{"browser_snapshot", `{}`, textResult("labelled")},
+		)
+	}
+	c, err := Distill(run("http://127.0.0.1:8080/search?q=Oak+desk"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Playbook.Steps[0].Expect) != 1 || len(c.Playbook.Steps[1].Expect) != 0 {
-		t.Fatalf("checks %v, then %v", c.Playbook.Steps[0].Expect, c.Playbook.Steps[1].Expect)
+	if len(c.Playbook.Steps[1].Expect) != 1 {
+		t.Fatalf("checks %v", c.Playbook.Steps[1].Expect)
+	}
+	e, err := c.Playbook.Steps[1].Expect[0].Render(schema.Bindings{Params: map[string]any{"product": "Steel chair"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page, want := range map[string]bool{"http://127.0.0.1:8080/search?q=Steel+chair": true, "http://127.0.0.1:8080/search?q=Oak+desk": false} {
+		if chk, err := e.Evaluate(schema.ToolResultWorld([]byte(textResult("- Page URL: " + page + "\n")))); err != nil || chk.Passed != want {
+			t.Errorf("%s on %s: %+v %v, want passed %t", e, page, chk, err, want)
+		}
 	}
 }
 

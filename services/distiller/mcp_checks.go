@@ -38,10 +38,6 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 			if !stableURL(t) {
 				continue
 			}
-			if v, ok := d.escapedValue(t); ok {
-				d.note("#%d %s: its %s %q holds %q escaped, which a template cannot write: not checked", c.Seq, c.Tool, label, value, v)
-				continue
-			}
 		} else if digit.MatchString(t) {
 			continue // a title that counts something changes with the data
 		}
@@ -76,22 +72,6 @@ func stableURL(templated string) bool {
 }
 
 var refPattern = regexp.MustCompile(`\{\{[^{}]*\}\}`)
-
-// escapedValue returns a parameter's value that a templated URL still
-// holds escaped (Oak+desk for "Oak desk" in a query): checked as it was
-// recorded, the URL would fail for any other value.
-func (d *distillation) escapedValue(templated string) (string, bool) {
-	decoded, err := url.QueryUnescape(refPattern.ReplaceAllString(templated, ""))
-	if err != nil {
-		return "", false
-	}
-	for _, k := range d.b.names {
-		if v := d.b.values[k]; len(v) >= minLiteral && containsToken(decoded, v) {
-			return v, true
-		}
-	}
-	return "", false
-}
 
 // echoes are the fields of a structured result equal to a parameter's
 // value: json_path_equals on them, templated.

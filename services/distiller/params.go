@@ -85,8 +85,17 @@ func (b *binder) whole(v string) (string, bool) {
 // what it is, and another username still finds it.
 func (b *binder) within(s string) string {
 	for _, k := range b.names {
-		if v := b.values[k]; len(v) >= minLiteral {
-			s = replaceTokens(s, v, "{{"+k+"}}")
+		v := b.values[k]
+		if len(v) < minLiteral {
+			continue
+		}
+		s = replaceTokens(s, v, "{{"+k+"}}")
+		// Escaped in an address (Oak+desk, Oak%20desk): templated
+		// escaped the same way.
+		for _, c := range []schema.Conversion{schema.ConvQuery, schema.ConvPath} {
+			if e, _ := c.Apply(v); e != v {
+				s = replaceTokens(s, e, "{{"+k+"|"+string(c)+"}}")
+			}
 		}
 	}
 	return s

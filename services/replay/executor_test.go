@@ -110,6 +110,21 @@ func replacement(role, name string) func(*schema.RepairRequest) (*schema.RepairR
 	}
 }
 
+// A page read's worlds: the list not there yet, then there.
+var (
+	loading = schema.World{Text: "- list:\n  - listitem: Loading…"}
+	loaded  = schema.World{Text: "- list:\n  - listitem:\n    - button \"Add\" [ref=e7]"}
+)
+
+// readsFor makes step id a call of tool that reads the Add button's ref.
+func readsFor(id, tool string) func(p *schema.Playbook) {
+	return func(p *schema.Playbook) {
+		s := p.Step(id)
+		s.Tool, s.Target, s.Args = tool, nil, map[string]any{"for": "{{company}}"}
+		s.Outputs = map[string]schema.Output{"add": {Line: `- button "Add" [ref=`, Token: "[a-z0-9]"}}
+	}
+}
+
 // TestOnFailLadder is the executor's table: every on_fail path a step
 // can take (retry, repair, clear, fallback, a hard failure) and the
 // verify gate, over a scripted dispatcher, with the outcome, the failed
@@ -162,6 +177,12 @@ func TestOnFailLadder(t *testing.T) {
 		{name: "a crashed browser is never retried", edit: onFail("company", "retry(3)"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeBrowserCrashed)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrBrowserCrashed, attempts: map[string]int{"company": 1}},
+		{name: "a page read is read again until what a later step acts on shows", edit: readsFor("company", "browser_snapshot"),
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {ok(loading), ok(loading), ok(loaded)}, "register": {ok(confirmed)}},
+			outcome: schema.OutcomeSuccess, attempts: map[string]int{"company": 3}},
+		{name: "a call that is no page read is not made again", edit: readsFor("company", "create_item"),
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {ok(loading), ok(loaded)}},
+			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrBindingNotFound, attempts: map[string]int{"company": 1}},
 		{name: "a failed expect falls back", script: map[string][]replaytest.Outcome{"sign-in": {ok(away)}},
 			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrExpectFailed},
 		{name: "an expect the world cannot answer fails outright", edit: func(p *schema.Playbook) {

@@ -34,18 +34,27 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 		if s.OnFail.Policy == schema.FailRetry {
 			tries += s.OnFail.Retries
 		}
+		reread := pageRead(s)
+		if reread {
+			tries = max(tries, 1+pageRereads)
+		}
 		// Attempts counts the tries that acted; a retry after a try that
 		// acted and whose expect did not hold first looks again (lookAgain).
+		// A page read is read again: what it must show may still be loading.
 		acted := false
 		for retry := 1; retry <= tries; retry++ {
-			if acted {
+			if acted && reread {
+				if err = pause(ctx, retry-1); err != nil {
+					break
+				}
+			} else if acted {
 				again := false
 				if again, err = x.lookAgain(ctx, s, report.Attempts, retry-1); !again {
 					break
 				}
 			}
 			report.Attempts++
-			if acted, err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) {
+			if acted, err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) && !(reread && notShownYet(err)) {
 				break
 			}
 		}
@@ -188,6 +197,34 @@ func (x *replay) holds(ctx context.Context, s *schema.Step, attempt int, w schem
 // it looks at the world again.
 const retryPause = 250 * time.Millisecond
 
+// pause waits n times retryPause, or until ctx ends.
+func pause(ctx context.Context, n int) error {
+	select {
+	case <-time.After(time.Duration(n) * retryPause):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pageReadTools read a browser server's page and do nothing to it:
+// @playwright/mcp's snapshot, rote mcp browser's observe.
+var pageReadTools = map[string]bool{"browser_snapshot": true, "observe": true}
+
+// pageRereads is how many more times a page read whose outputs are not
+// on the page is read (some 5 s in all): a list that loads late.
+const pageRereads = 6
+
+// pageRead reports whether s reads a browser server's page for the
+// outputs later steps act on: reading it again repeats nothing.
+func pageRead(s *schema.Step) bool { return pageReadTools[s.Tool] && len(s.Outputs) > 0 }
+
+// notShownYet reports whether err is an output not found on the page
+// (or not found alone), which a later read may show.
+func notShownYet(err error) bool {
+	return errors.Is(err, schema.ErrBindingNotFound) || errors.Is(err, schema.ErrAmbiguous)
+}
+
 // lookAgain is retry n of step s after its try attempt acted and its
 // expect (or output) did not hold: the world may not have shown the
 // action's effect yet. It waits n times retryPause, looks again without
@@ -201,10 +238,8 @@ func (x *replay) lookAgain(ctx context.Context, s *schema.Step, attempt, n int) 
 	if s.Tool == string(schema.ActExtract) {
 		return true, nil
 	}
-	select {
-	case <-time.After(time.Duration(n) * retryPause):
-	case <-ctx.Done():
-		return false, ctx.Err()
+	if err := pause(ctx, n); err != nil {
+		return false, err
 	}
 	w, err := x.look(ctx, s.ID, false)
 	if err != nil {
