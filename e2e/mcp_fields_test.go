@@ -123,3 +123,49 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 		t.Fatalf("with a third code box: exit %d, the site got %v; want an ambiguous stop that sends nothing\n%s", code, got, out)
 	}
 }
+
+// TestLearnFromSeveralRuns records the sign-in twice through rote mcp
+// browser, with other values each time, and learns one playbook from
+// both (rote learn RUN1 RUN2): it explains both runs and replays with a
+// third set of values. A third session that skipped the code boxes is no
+// run of the same procedure: learning from it with the first is refused,
+// naming it, and stores nothing.
+func TestLearnFromSeveralRuns(t *testing.T) {
+	t.Parallel()
+	site := newFieldsSite(t)
+	dir := t.TempDir()
+	server := roteBrowserServer(t, dir)
+	signIn := func(user, first, second string, codes bool) string {
+		args := []string{"--task", "sign-in", "--text", fmt.Sprintf("Sign in as %s with the code %s %s", user, first, second),
+			"--param", "user=" + user, "--param", "first=" + first, "--param", "second=" + second, "--secret", "pass=correct-horse",
+			"--target", "signin", "--verify", "text_visible: Signed in as " + user}
+		return recordSession(t, dir, args, server, "2025-11-25", func(c *rawClient) {
+			page := c.text("navigate", map[string]any{"url": site.URL + "/"})
+			boxes := regexp.MustCompile(`(?m)^(\S+) textbox ""`).FindAllStringSubmatch(page, -1)
+			c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Username"), "value": user})
+			c.text("fill", map[string]any{"target": roteID(t, page, "textbox", "Password"), "value": "correct-horse"})
+			if codes {
+				c.text("fill", map[string]any{"target": boxes[0][1], "value": first})
+				c.text("fill", map[string]any{"target": boxes[1][1], "value": second})
+			}
+			c.text("click", map[string]any{"target": roteID(t, page, "button", "Sign in")})
+			c.text("done", map[string]any{"reason": "signed in"})
+		}).runID
+	}
+	a, b := signIn("ada", "4711", "0815", true), signIn("grace", "1234", "9876", true)
+	skipped := signIn("edsger", "5555", "6666", false)
+	data := []string{"--data", dir}
+	code, out := rote(t, dir, append(append(data, "learn", a, skipped, "--secret", "pass=correct-horse", "--"), server...)...)
+	if code == 0 || !strings.Contains(out, skipped) || strings.Contains(out, "promoted") {
+		t.Fatalf("learning from a run of another procedure: exit %d, want a refusal naming %s\n%s", code, skipped, out)
+	}
+	code, out = rote(t, dir, append(append(data, "learn", a, b, "--secret", "pass=correct-horse", "--"), server...)...)
+	if code != 0 || !strings.Contains(out, "explaining all 2 runs") || !strings.Contains(out, "promoted sign-in v1") {
+		t.Fatalf("learning from two runs: exit %d\n%s", code, out)
+	}
+	code, out = rote(t, dir, append(append(data, "replay", "sign-in", "--target", "signin", "--param", "user=barbara", "--param", "first=2468",
+		"--param", "second=1357", "--param", "pass=correct-horse", "--"), server...)...)
+	if got := site.last(); code != 0 || got["user"] != "barbara" || got["c1"] != "2468" || got["c2"] != "1357" {
+		t.Fatalf("the replay: exit %d, the site got %v\n%s", code, got, out)
+	}
+}

@@ -89,7 +89,13 @@ func distillRun(ctx context.Context, app *cli.App, runID, name string) (*distill
 
 // distillFold distills r and reports what it pruned and noted on stderr.
 func distillFold(app *cli.App, r *schema.RunFold, name string) (*distiller.Candidate, error) {
-	c, err := distiller.Distill(r, distiller.Options{Name: name})
+	return distillFolds(app, []*schema.RunFold{r}, name)
+}
+
+// distillFolds is distillFold for several runs of one task, which the
+// playbook must explain each (distiller.DistillRuns).
+func distillFolds(app *cli.App, rs []*schema.RunFold, name string) (*distiller.Candidate, error) {
+	c, err := distiller.DistillRuns(rs, distiller.Options{Name: name})
 	if err != nil {
 		return nil, err
 	}

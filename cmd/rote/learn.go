@@ -37,6 +37,12 @@ func (l *learnFlags) register(cmd *cobra.Command) {
 	f.Uint64Var(&l.to, "to", 0, "keep only the tool calls up to this sequence number")
 }
 
+// describesOneRun reports whether a flag that says what one run did is
+// given: with several runs, each carries its own.
+func (l *learnFlags) describesOneRun() bool {
+	return l.text != "" || len(l.params) > 0 || len(l.verify) > 0 || l.from > 0 || l.to > 0
+}
+
 // declare applies the flags to run runID's fold (never to the run log)
 // and prints what the slice kept and the gate checked. It returns the
 // fold and the clear values a shadow replay needs.
@@ -79,7 +85,7 @@ func newLearnCommand(app *cli.App) *cobra.Command {
 	var lf learnFlags
 	var base, target string
 	cmd := &cobra.Command{
-		Use:   "learn RUN [--name NAME] [flags] [-- MCP-SERVER-COMMAND ...]",
+		Use:   "learn RUN [RUN...] [--name NAME] [flags] [-- MCP-SERVER-COMMAND ...]",
 		Short: "Turn a finished session into a promoted playbook: verify, distill, shadow-replay, promote",
 		Long: `learn makes a playbook of a session recorded without flags, in one command:
 --param and --secret declare the task's parameters with the values the session
@@ -96,22 +102,61 @@ when the shadow replay verifies. Each stage is printed.
     -- npx @playwright/mcp --headless
 
 A secret the session was not told of is in its run log in clear; the playbook
-and every later run keep only its digest.`,
+and every later run keep only its digest.
+
+Given several runs of one task (each recorded with its own --param values),
+learn makes the one playbook that explains every run: what differs between
+them must be a parameter, a choice among records keeps only the rules that
+chose in every run, a check one run's page did not give is dropped, and a
+run the playbook cannot explain is refused by its id. The shadow replay
+uses the first run's values, and --secret name=value gives a secret's clear
+value for it. --param, --text, --verify, --from and --to describe one run
+and are refused with several.`,
 		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			a, server, err := cli.OneBeforeDash(cmd, a, "learn takes one RUN before --")
-			if err != nil {
-				return err
+			var server []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				server, a = a[dash:], a[:dash]
+			}
+			if len(a) == 0 {
+				return cli.Usagef("learn takes at least one RUN before --")
+			}
+			if len(a) > 1 && lf.describesOneRun() {
+				return cli.Usagef("--param, --text, --verify, --from and --to describe one run: with %d runs each carries its own (record them with rote record --param ...), or learn each alone", len(a))
 			}
 			ctx := cmd.Context()
 			b, err := app.Bus(ctx)
 			if err != nil {
 				return err
 			}
-			r, values, err := lf.declare(ctx, app, b, a[0])
-			if err != nil {
-				return err
+			// With several runs, each keeps the task it recorded: --secret
+			// gives only the clear values the shadow replay types.
+			each, shadowSecrets := lf, map[string]string(nil)
+			if len(a) > 1 {
+				if _, shadowSecrets, err = cli.TaskValues(nil, lf.secrets); err != nil {
+					return err
+				}
+				each.secrets = nil
 			}
+			var runs []*schema.RunFold
+			var values map[string]string
+			for i, id := range a {
+				r, v, err := each.declare(ctx, app, b, id)
+				if err != nil {
+					return err
+				}
+				if i == 0 {
+					values = v // the shadow replay does the first run's task again
+				}
+				runs = append(runs, r)
+			}
+			if values == nil {
+				values = map[string]string{}
+			}
+			for k, v := range shadowSecrets {
+				values[k] = v
+			}
+			r := runs[0]
 			if base == "" && len(server) == 0 {
 				base = runlog.SiteOf(r)
 			}
@@ -122,11 +167,20 @@ and every later run keep only its digest.`,
 					r.Spec.Fingerprint, _ = schema.Fingerprint(tools.BrowserEnvironment(schema.Origin(u)))
 				}
 			}
-			c, err := distillFold(app, r, lf.name)
+			for _, other := range runs[1:] {
+				if len(other.Actions) > 0 && other.Spec.Fingerprint == "" {
+					other.Spec.Fingerprint = r.Spec.Fingerprint
+				}
+			}
+			c, err := distillFolds(app, runs, lf.name)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Stdout, "distilled %s: %d step(s), %d parameter(s), verify %d\n", c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Params), len(c.Playbook.Verify))
+			fmt.Fprintf(app.Stdout, "distilled %s: %d step(s), %d parameter(s), verify %d", c.Playbook.Name, len(c.Playbook.Steps), len(c.Playbook.Params), len(c.Playbook.Verify))
+			if len(runs) > 1 {
+				fmt.Fprintf(app.Stdout, ", explaining all %d runs", len(runs))
+			}
+			fmt.Fprintln(app.Stdout)
 			if target == "" && len(r.Inventories) > 0 {
 				target = r.Inventories[len(r.Inventories)-1].Environment.Identity.Target
 			}

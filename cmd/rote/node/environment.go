@@ -119,8 +119,13 @@ func (n *Node) Promote(ctx context.Context, c *distiller.Candidate, params map[s
 }
 
 // PromoteRun distills run runID and promotes the candidate after a shadow
-// replay in a browser on base with params. The candidate is returned even
-// when the promotion fails, with the shadow replay if there was one.
+// replay in a browser on base with params. When the task class has other
+// verified runs (the same task name in the same environment, the latest
+// maxPeers), the playbook must explain them too (distiller.DistillRuns):
+// a choice keeps only the rules that held in every run. Should they not
+// fit (the site changed since), runID alone is learned, and a note says
+// why. The candidate is returned even when the promotion fails, with the
+// shadow replay if there was one.
 func (n *Node) PromoteRun(ctx context.Context, runID, base string, params map[string]string) (*distiller.Candidate, *distiller.Promotion, error) {
 	r, err := n.bus.Runs().Fold(ctx, runID)
 	if err != nil {
@@ -130,6 +135,47 @@ func (n *Node) PromoteRun(ctx context.Context, runID, base string, params map[st
 	if err != nil {
 		return nil, nil, err
 	}
+	if peers, err := n.peerRuns(ctx, r); err != nil {
+		return nil, nil, err
+	} else if len(peers) > 0 {
+		if all, err := distiller.DistillRuns(append([]*schema.RunFold{r}, peers...), distiller.Options{}); err == nil {
+			cand = all
+		} else {
+			cand.Notes = append(cand.Notes, "learned from this run alone: its class's other verified runs do not fit one playbook: "+err.Error())
+		}
+	}
 	promo, err := n.Promote(ctx, cand, params, n.BrowserOpener(base), nil)
 	return cand, promo, err
+}
+
+// maxPeers bounds the other runs of a class a learning run is checked
+// against.
+const maxPeers = 4
+
+// peerRuns are the latest other verified agent runs of r's task class:
+// its task name, in its environment.
+func (n *Node) peerRuns(ctx context.Context, r *schema.RunFold) ([]*schema.RunFold, error) {
+	name := r.Spec.Task.Name
+	if name == "" {
+		return nil, nil
+	}
+	started, err := n.bus.Runs().Read(ctx, schema.RunKindFilter(schema.KindStarted))
+	if err != nil {
+		return nil, err
+	}
+	var out []*schema.RunFold
+	for i := len(started) - 1; i >= 0 && len(out) < maxPeers; i-- {
+		st, ok := started[i].Event.(*schema.RunStarted)
+		if !ok || st.RunID == r.Spec.RunID || st.Mode != schema.ModeAgent || st.Task.Name != name || st.Fingerprint != r.Spec.Fingerprint {
+			continue
+		}
+		f, err := n.bus.Runs().Fold(ctx, st.RunID)
+		if err != nil {
+			return nil, err
+		}
+		if f.Finished != nil && f.Finished.Manifest.Outcome == schema.OutcomeSuccess && f.Verify != nil && f.Verify.Passed {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
