@@ -11,7 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// ExpectOp is one of the ten primitives of the expect DSL.
+// ExpectOp is one of the eleven primitives of the expect DSL.
 type ExpectOp string
 
 // The expect primitives, a closed set.
@@ -26,12 +26,13 @@ const (
 	OpJSONPathEquals  ExpectOp = "json_path_equals" // json_path_equals: $.status, equals: ok
 	OpOutputMatches   ExpectOp = "output_matches"   // output_matches: ^report-\d+\.csv$
 	OpNonempty        ExpectOp = "nonempty"         // nonempty: $.results
+	OpCheckedExactly  ExpectOp = "checked_exactly"  // checked_exactly: Basil, Tuna (the page's checked boxes, no more, no fewer)
 )
 
-// ExpectOps returns the ten primitives in a fixed order.
+// ExpectOps returns the eleven primitives in a fixed order.
 func ExpectOps() []ExpectOp {
 	return []ExpectOp{OpExitCode, OpSelectorVisible, OpSelectorAbsent, OpInputValue, OpURLContains,
-		OpTextVisible, OpJSONPathExists, OpJSONPathEquals, OpOutputMatches, OpNonempty}
+		OpTextVisible, OpJSONPathExists, OpJSONPathEquals, OpOutputMatches, OpNonempty, OpCheckedExactly}
 }
 
 // equalsKey is the one modifier key; only input_value and json_path_equals
@@ -171,6 +172,8 @@ func (e Expect) Validate() error {
 		if _, rerr := regexp.Compile(e.Arg); rerr != nil {
 			err = Errorf(CodeInvalid, "output_matches: %v", rerr)
 		}
+	case OpCheckedExactly:
+		_, err = ListItems(e.Arg)
 	}
 	return err
 }

@@ -23,6 +23,7 @@ func TestExpectDecodesEveryPrimitive(t *testing.T) {
 		`{"json_path_equals": "$.a", "equals": {"y":1.0,"x":[true]}}`: {Op: schema.OpJSONPathEquals, Arg: "$.a", Value: schema.RawJSON(`{"x":[true],"y":1}`)},
 		`{"output_matches": "^ok\\d+$"}`:                              {Op: schema.OpOutputMatches, Arg: `^ok\d+$`},
 		`{"nonempty": "$"}`:                                           {Op: schema.OpNonempty, Arg: "$"},
+		`{"checked_exactly": "Basil, Tuna"}`:                          {Op: schema.OpCheckedExactly, Arg: "Basil, Tuna"},
 	}
 	ops := map[schema.ExpectOp]bool{}
 	for in, want := range cases {

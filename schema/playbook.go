@@ -43,7 +43,42 @@ const (
 	ParamBool   ParamType = "bool"
 	ParamEnum   ParamType = "enum"
 	ParamSecret ParamType = "secret" // a string that is never stored in clear
+	ParamList   ParamType = "list"   // items apart by commas, "Basil, Olives, Tuna": a step with each runs once per item
 )
+
+// MaxListParamItems is how many items a list parameter may hold.
+const MaxListParamItems = 50
+
+// ListItems reads a list parameter's value: its items apart by commas
+// ("Basil, Olives and Tuna" reads the last comma's "and" as one), each
+// trimmed. An empty item, the same item twice, more than
+// MaxListParamItems, or an item holding a template's braces is an *Error
+// with CodeParamType.
+func ListItems(v string) ([]string, error) {
+	parts := strings.Split(v, ",")
+	if n := len(parts); n > 1 {
+		if last := strings.TrimSpace(parts[n-1]); strings.HasPrefix(last, "and ") {
+			parts[n-1] = strings.TrimPrefix(last, "and ")
+		}
+	}
+	if len(parts) > MaxListParamItems {
+		return nil, Errorf(CodeParamType, "a list of %d items, over %d", len(parts), MaxListParamItems)
+	}
+	items := make([]string, 0, len(parts))
+	for _, p := range parts {
+		item := strings.TrimSpace(p)
+		switch {
+		case item == "":
+			return nil, Errorf(CodeParamType, "%q: an empty item", Clip(v, 80))
+		case strings.Contains(item, "{{") || strings.Contains(item, "}}"):
+			return nil, Errorf(CodeParamType, "item %q holds a template's braces", Clip(item, 60))
+		case slices.Contains(items, item):
+			return nil, Errorf(CodeParamType, "item %q is listed twice", Clip(item, 60))
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
 
 // Param declares one parameter.
 type Param struct {
@@ -77,6 +112,10 @@ func (p Param) Parse(raw string) (any, error) {
 	case ParamEnum:
 		if !slices.Contains(p.Enum, raw) {
 			return nil, Errorf(CodeParamType, "%q is not one of %s", raw, strings.Join(p.Enum, ", "))
+		}
+	case ParamList:
+		if _, err := ListItems(raw); err != nil {
+			return nil, err
 		}
 	}
 	return raw, nil
@@ -199,6 +238,14 @@ type Step struct {
 	// stops (CodeDialog): dismissing it chose a branch the learning run
 	// never took (a "Save before closing?" declined discards).
 	Dialogs []string `yaml:"dialogs,omitempty"`
+	// Each names a list parameter: the step runs once per item, in the
+	// list's order, its {{name}} standing for that item (a box ticked
+	// for each topping the task lists).
+	Each string `yaml:"each,omitempty"`
+	// Except names a list parameter: the step is left out when its
+	// target's name is one of the list's items (a box ticked by default
+	// that the session unticked stays ticked when the list holds it).
+	Except string `yaml:"except,omitempty"`
 }
 
 // Questions are the kinds of the dialogs among reports (as
@@ -415,4 +462,67 @@ func (p *Playbook) Step(id string) *Step {
 		}
 	}
 	return nil
+}
+
+// Expand returns order with each step that runs once per item of a list
+// parameter (Each) written out once per item of its value in params, in
+// the list's order: id-1, id-2, ..., its {{name}} replaced by the item,
+// and without the steps whose target the list they except names (Except).
+// Other steps are returned as they are.
+func Expand(order []*Step, params map[string]string) ([]*Step, error) {
+	var out []*Step
+	for _, s := range order {
+		if s.Except != "" {
+			items, err := ListItems(params[s.Except])
+			if err != nil {
+				return nil, within("parameter "+s.Except, err)
+			}
+			if s.Target != nil && slices.Contains(items, s.Target.Name) {
+				continue
+			}
+		}
+		if s.Each == "" {
+			out = append(out, s)
+			continue
+		}
+		items, err := ListItems(params[s.Each])
+		if err != nil {
+			return nil, within("parameter "+s.Each, err)
+		}
+		ref := "{{" + s.Each + "}}"
+		for k, item := range items {
+			c := *s
+			c.ID, c.Each = fmt.Sprintf("%s-%d", s.ID, k+1), ""
+			args, _ := replaceIn(s.Args, ref, item).(map[string]any)
+			c.Args = args
+			if s.Target != nil {
+				t := *s.Target
+				t.ID, t.Name, t.Near = strings.ReplaceAll(t.ID, ref, item), strings.ReplaceAll(t.Name, ref, item), strings.ReplaceAll(t.Near, ref, item)
+				c.Target = &t
+			}
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}
+
+// replaceIn returns v with old replaced by new in every string it holds.
+func replaceIn(v any, old, new string) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, old, new)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = replaceIn(e, old, new)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = replaceIn(e, old, new)
+		}
+		return out
+	}
+	return v
 }

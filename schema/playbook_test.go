@@ -136,7 +136,7 @@ func TestValidationProblems(t *testing.T) {
 		{"slot budget too big", base + "steps:\n  - {id: a, kind: slot, prompt: write, max_tokens: 5000}\nverify: [{text_visible: x}]\n", "got 5000"},
 		{"judgment duplicate option", base + "steps:\n  - {id: a, kind: judgment, prompt: pick, options: [x, x]}\nverify: [{text_visible: x}]\n", "duplicate option \"x\""},
 		{"untyped param", "name: p\nintent: i\nparams:\n  who: {required: true}\nsteps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: x}]\n", "line 4: $.params.who.type: missing"},
-		{"bad param type", "name: p\nintent: i\nparams:\n  who: {type: date}\nsteps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: x}]\n", "\"date\": want string, number, bool, enum or secret"},
+		{"bad param type", "name: p\nintent: i\nparams:\n  who: {type: date}\nsteps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: x}]\n", "\"date\": want string, number, bool, enum, secret or list"},
 		{"enum without values", "name: p\nintent: i\nparams:\n  who: {type: enum}\nsteps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: x}]\n", "an enum parameter needs at least one value"},
 		{"undeclared param in args", base + "steps:\n  - {id: a, kind: deterministic, tool: fill, args: {value: \"{{whom}}\"}}\nverify: [{text_visible: x}]\n", "{{whom}} is not a declared parameter"},
 		{"undeclared param in verify", base + "steps:\n  - {id: a, kind: deterministic, tool: click}\nverify: [{text_visible: \"{{whom}}\"}]\n", "line 7: $.verify[0]: {{whom}} is not a declared parameter"},

@@ -152,7 +152,7 @@ func (decl Param) validate(ps *problems, path, name string) {
 		ps.add(path, "parameter name %q: want a letter or _ then letters, digits or _", name)
 	}
 	switch decl.Type {
-	case ParamString, ParamNumber, ParamBool, ParamSecret:
+	case ParamString, ParamNumber, ParamBool, ParamSecret, ParamList:
 		if len(decl.Enum) > 0 {
 			ps.add(path+".enum", "only an enum parameter takes enum values")
 		}
@@ -168,9 +168,9 @@ func (decl Param) validate(ps *problems, path, name string) {
 			seen[v] = true
 		}
 	case "":
-		ps.add(path+".type", "missing: want string, number, bool, enum or secret")
+		ps.add(path+".type", "missing: want string, number, bool, enum, secret or list")
 	default:
-		ps.add(path+".type", "%q: want string, number, bool, enum or secret", decl.Type)
+		ps.add(path+".type", "%q: want string, number, bool, enum, secret or list", decl.Type)
 	}
 }
 
@@ -257,6 +257,20 @@ func (p *Playbook) validateSteps(ps *problems) {
 			}
 		}
 		ps.addErr(path, s.validatePick())
+		if s.Except != "" {
+			used[s.Except] = true
+			if decl, ok := p.Params[s.Except]; !ok || decl.Type != ParamList || s.Target == nil || s.Target.Name == "" || s.Each != "" {
+				ps.add(path+".except", "%q: want a list parameter, on a step whose target is named and that runs once", s.Except)
+			}
+		}
+		if s.Each != "" {
+			switch decl, ok := p.Params[s.Each]; {
+			case !ok || decl.Type != ParamList:
+				ps.add(path+".each", "%q is no list parameter", s.Each)
+			case s.Kind != StepDeterministic || len(s.Outputs) > 0 || s.Target != nil && s.Target.Pick != nil || s.OnFail.Policy == FailRepair:
+				ps.add(path+".each", "only a deterministic step with no outputs, no pick and no repair runs once per item")
+			}
+		}
 		if len(s.Dialogs) > MaxDialogs {
 			ps.add(path+".dialogs", "%d dialogs, over %d", len(s.Dialogs), MaxDialogs)
 		}

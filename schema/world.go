@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,6 +91,8 @@ func (e Expect) eval(w World) (bool, string, error) {
 			return strings.Contains(collapseSpace(w.Text), collapseSpace(e.Arg)), fmt.Sprintf("%d characters of text", len(w.Text)), nil
 		}
 		return strings.Contains(w.Text, e.Arg), fmt.Sprintf("%d characters of text", len(w.Text)), nil
+	case OpCheckedExactly:
+		return checkedExactly(w.Text, e.Arg)
 	case OpOutputMatches:
 		text, err := w.outputText()
 		if err != nil {
@@ -168,4 +171,50 @@ func jsonText(v any, ok bool) string {
 		return "unencodable"
 	}
 	return string(b)
+}
+
+// checkboxLine is a checkbox as a page's text shows it, rote's
+// (`k3f9q2 checkbox "Basil" [checked]`) or @playwright/mcp's
+// (`- checkbox "Basil" [checked] [ref=e5]`): its name, and the marks after.
+var checkboxLine = regexp.MustCompile(`(?m)(?:^|\s)checkbox "((?:[^"\\]|\\.)*)"([^\n]*)$`)
+
+// marks are the bracketed state marks after a control's name.
+var marks = regexp.MustCompile(`\[([^\]]*)\]`)
+
+// checkedExactly reports whether the checkboxes text shows checked are
+// the list's items, no more and no fewer.
+func checkedExactly(text, list string) (bool, string, error) {
+	want, err := ListItems(list)
+	if err != nil {
+		return false, "", err
+	}
+	var checked []string
+	for _, m := range checkboxLine.FindAllStringSubmatch(text, -1) {
+		name, err := strconv.Unquote(`"` + m[1] + `"`)
+		if err != nil {
+			name = m[1]
+		}
+		for _, mk := range marks.FindAllStringSubmatch(m[2], -1) {
+			if slices.Contains(strings.FieldsFunc(mk[1], func(r rune) bool { return r == ' ' || r == ',' }), "checked") {
+				checked = append(checked, name)
+				break
+			}
+		}
+	}
+	var missing, extra []string
+	for _, w := range want {
+		if !slices.Contains(checked, w) {
+			missing = append(missing, w)
+		}
+	}
+	for _, c := range checked {
+		if !slices.Contains(want, c) {
+			extra = append(extra, c)
+		}
+	}
+	detail := fmt.Sprintf("checked: %s", strings.Join(checked, ", "))
+	if len(missing)+len(extra) > 0 {
+		detail += fmt.Sprintf("; not checked: %s; checked besides: %s", strings.Join(missing, ", "), strings.Join(extra, ", "))
+	}
+	return len(missing)+len(extra) == 0, detail, nil
 }

@@ -90,6 +90,9 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	default:
 		err = schema.Errorf(schema.CodeInvalid, "run %s has no steps to distill", r.Spec.RunID)
 	}
+	if err == nil {
+		err = d.foldSets()
+	}
 	if err != nil {
 		return nil, err
 	}

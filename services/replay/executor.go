@@ -89,6 +89,9 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	if err != nil {
 		return nil, err
 	}
+	if order, err = schema.Expand(order, r.Params); err != nil {
+		return nil, err
+	}
 	if p.Fingerprint == "" && !r.AllowUnbound {
 		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is not bound to an environment: replay it explicitly from its file", p.Name)
 	}

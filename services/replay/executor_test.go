@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -125,6 +126,15 @@ func readsFor(id, tool string) func(p *schema.Playbook) {
 	}
 }
 
+// exceptFor makes step id one the list parameter extras leaves out when
+// it names the step's target.
+func exceptFor(id string) func(p *schema.Playbook) {
+	return func(p *schema.Playbook) {
+		p.Params["extras"] = schema.Param{Type: schema.ParamList}
+		p.Step(id).Except = "extras"
+	}
+}
+
 // TestOnFailLadder is the executor's table: every on_fail path a step
 // can take (retry, repair, clear, fallback, a hard failure) and the
 // verify gate, over a scripted dispatcher, with the outcome, the failed
@@ -147,6 +157,7 @@ func TestOnFailLadder(t *testing.T) {
 		calls      int // model calls
 		patchNote  string
 		patched    uint64 // the version repairs were saved as
+		extras     string // the list parameter extras (exceptFor)
 	}{
 		{name: "every step holds", script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess},
@@ -183,6 +194,15 @@ func TestOnFailLadder(t *testing.T) {
 		{name: "a call that is no page read is not made again", edit: readsFor("company", "create_item"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {ok(loading), ok(loaded)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrBindingNotFound, attempts: map[string]int{"company": 1}},
+		{name: "a box to untick that the page does not show is left out", edit: exceptFor("company"), extras: "Import, Export",
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}, "register": {ok(confirmed)}},
+			outcome: schema.OutcomeSuccess, attempts: map[string]int{"company": 1}},
+		{name: "a box the list holds is not unticked", edit: exceptFor("company"), extras: "Import, Company",
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {ok(confirmed)}},
+			outcome: schema.OutcomeSuccess, dispatched: map[string]int{"company": 0}},
+		{name: "any other failure of such a step stands", edit: exceptFor("company"), extras: "Import",
+			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeAmbiguous)}},
+			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrAmbiguous},
 		{name: "a failed expect falls back", script: map[string][]replaytest.Outcome{"sign-in": {ok(away)}},
 			outcome: schema.OutcomeFallback, failed: "sign-in", reason: schema.ErrExpectFailed},
 		{name: "an expect the world cannot answer fails outright", edit: func(p *schema.Playbook) {
@@ -254,7 +274,12 @@ func TestOnFailLadder(t *testing.T) {
 				version = e.Stored.Version
 			}
 			d := &replaytest.Scripted{FP: fp, Steps: c.script}
-			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Version: version, Params: params, Open: opener(d)})
+			given := params
+			if c.extras != "" {
+				given = map[string]string{"extras": c.extras}
+				maps.Copy(given, params)
+			}
+			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Version: version, Params: given, Open: opener(d)})
 			if err != nil {
 				t.Fatal(err)
 			}
