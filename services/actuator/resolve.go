@@ -12,8 +12,9 @@ import (
 // ladder: its stable id; else its exact role and accessible name (case
 // aside: a stylesheet's text-transform changes it); else
 // text proximity (target.Near in the node's context or name, among nodes
-// of the target's role). A rung that finds several candidates never picks
-// one: Near may narrow them to exactly one, or the target is ambiguous.
+// of the target's role, or exactly the text just before one of twins). A
+// rung that finds several candidates never picks one: Near may narrow
+// them to exactly one, or the target is ambiguous.
 // Errors are *schema.Error: CodeNotFound when no rung finds anything,
 // CodeAmbiguous when one finds several and nothing tells them apart.
 func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.ObservedNode, schema.Resolution, error) {
@@ -48,6 +49,9 @@ func resolve(target *schema.Target, nodes []schema.ObservedNode) (*schema.Observ
 		case len(same) > 1:
 			if near := nearest(target.Near, same); len(near) == 1 {
 				return near[0], schema.ResolvedByText, nil
+			}
+			if after := labelledBy(target.Near, same, nodes); len(after) == 1 {
+				return after[0], schema.ResolvedByText, nil
 			}
 			return nil, "", ambiguous(target, same)
 		}
@@ -115,6 +119,23 @@ func nearest(text string, candidates []*schema.ObservedNode) []*schema.ObservedN
 	for _, n := range candidates {
 		if strings.Contains(strings.ToLower(n.Context), text) || strings.Contains(strings.ToLower(n.Name), text) {
 			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// labelledBy keeps the twins whose node just before them in the page is
+// a text that reads exactly text (case aside): one Add button an item,
+// each after its item's name. A text that only holds it ("Cork board
+// XL" for "Cork board") labels nothing.
+func labelledBy(text string, twins []*schema.ObservedNode, nodes []schema.ObservedNode) []*schema.ObservedNode {
+	if text == "" {
+		return nil
+	}
+	var out []*schema.ObservedNode
+	for i := 1; i < len(nodes); i++ {
+		if slices.Contains(twins, &nodes[i]) && nodes[i-1].Role == "text" && strings.EqualFold(nodes[i-1].Name, text) {
+			out = append(out, &nodes[i])
 		}
 	}
 	return out

@@ -153,6 +153,7 @@ func TestResolveRecordedRecordsTheChoice(t *testing.T) {
 		{ID: "nov", Role: "link", Name: "Download RPT-2026-11 (CSV)", Actionable: true, Context: "main › Files"},
 		{ID: "oct", Role: "link", Name: "Download RPT-2026-10 (CSV)", Actionable: true, Context: "main › Files"},
 		{ID: "help", Role: "link", Name: "Help", Actionable: true, Context: "main › Files"},
+		{ID: "home", Role: "link", Name: "Home", Actionable: true, Context: "banner"},
 	}
 	cases := []struct {
 		name   string
@@ -168,8 +169,10 @@ func TestResolveRecordedRecordsTheChoice(t *testing.T) {
 			"oct", schema.ResolvedByRoleName, 2, 1, false, nil},
 		{"a hover on a record", schema.Action{Kind: schema.ActHover, Target: &schema.Target{ID: "nov"}},
 			"nov", schema.ResolvedByID, 2, 0, false, nil},
-		{"a click on a lone control", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Sign in"}},
-			"in", schema.ResolvedByRoleName, 0, 0, false, nil},
+		{"a click on a control beside others named otherwise (plain siblings, a choice only by a place the task states)", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "button", Name: "Sign up"}},
+			"up", schema.ResolvedByRoleName, 2, 1, false, nil},
+		{"a click on a lone control", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Name: "Home"}},
+			"home", schema.ResolvedByRoleName, 0, 0, false, nil},
 		{"an extract of a record", schema.Action{Kind: schema.ActExtract, Target: &schema.Target{Role: "link", Name: "Download RPT-2026-10 (CSV)"}},
 			"oct", schema.ResolvedByRoleName, 0, 0, false, nil},
 		{"a pick", schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "Download * (CSV)", Within: "main › Files", Rules: []schema.PickRule{{Order: schema.OrderLast}}}}},
@@ -253,5 +256,30 @@ func TestResolveTwinFieldsByTheirRecordedPlace(t *testing.T) {
 				t.Fatalf("got %v by %s (%v), want %s by place", got, rung, err, c.want)
 			}
 		})
+	}
+}
+
+// TestResolveTwinsByTheTextJustBefore: one Add button an item, each
+// after its item's name and nothing else telling them apart: near names
+// the item whose text stands just before the button, exactly; a longer
+// name that holds it, or an item the page lacks, finds none.
+func TestResolveTwinsByTheTextJustBefore(t *testing.T) {
+	page := func(items ...string) []schema.ObservedNode {
+		var nodes []schema.ObservedNode
+		for i, it := range items {
+			nodes = append(nodes, schema.ObservedNode{ID: "t" + it, Role: "text", Name: it, Context: "main › Shop"},
+				schema.ObservedNode{ID: "add" + strings.Repeat("~", min(i, 1)) + string(rune('1'+i)), Role: "button", Name: "Add", Actionable: true, Context: "main › Shop"})
+		}
+		return nodes
+	}
+	nodes := page("Walnut tray", "Cork board", "Tin box")
+	got, rung, err := resolve(&schema.Target{Role: "button", Name: "Add", Near: "cork board"}, nodes)
+	if err != nil || got != &nodes[3] || rung != schema.ResolvedByText {
+		t.Fatalf("the Add of Cork board: %v by %s (%v)", got, rung, err)
+	}
+	for _, items := range [][]string{{"Walnut tray", "Cork board XL", "Tin box"}, {"Walnut tray", "Tin box"}, {"Cork board", "Cork board"}} {
+		if got, _, err := resolve(&schema.Target{Role: "button", Name: "Add", Near: "Cork board"}, page(items...)); !errors.Is(err, schema.ErrAmbiguous) {
+			t.Errorf("%q: %v (%v), want ambiguous", items, got, err)
+		}
 	}
 }

@@ -83,7 +83,7 @@ func (d *distillation) mcp() error {
 		}
 		var step schema.Step
 		if roteBrowser {
-			if step, err = d.roteBrowserStep(what, lc.c, args.(map[string]any)); err != nil {
+			if step, err = d.roteBrowserStep(what, lc.c, args.(map[string]any), producers); err != nil {
 				return err
 			}
 		} else {

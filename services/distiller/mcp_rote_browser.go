@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
@@ -45,7 +46,7 @@ func control(c *schema.ToolCall) *schema.Target {
 
 // roteBrowserStep is the step of one rote mcp browser call whose
 // arguments are templated for parameters.
-func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map[string]any) (schema.Step, error) {
+func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map[string]any, producers []producer) (schema.Step, error) {
 	s := schema.Step{Tool: c.Tool, Args: args}
 	t := control(c)
 	if t == nil && c.BlobRef != "" && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActHover)) {
@@ -72,6 +73,12 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// while it is on the page. Role and name find the one the new
 		// value names.
 		delete(args, "target")
+	} else if label, ok := d.twinLabel(t.ID, producers); ok {
+		// One of twins told apart by nothing but the text just before
+		// each (one Add button an item), which the task names: the replay
+		// takes the twin after that text, exactly.
+		delete(args, "target")
+		args["near"], s.Target.Near = label, label
 	} else if among, ok := amongOf(c); ok {
 		// One of several records (a row's Trash button), named by nothing
 		// the task gives: the replay chooses it by the row's key or the
@@ -146,6 +153,44 @@ func amongOf(c *schema.ToolCall) (tools.Among, bool) {
 		return among, false
 	}
 	return among, true
+}
+
+// twinOf is a line of rote mcp browser's page text for one of twins:
+// `ID role "name" (2 of 3)`.
+var twinOf = regexp.MustCompile(`^\S+ [a-z-]+ "(?:[^"\\]|\\.)*" \(\d+ of \d+\)`)
+
+// textLine is a line of rote mcp browser's page text for a text: `ID
+// text "..."`.
+var textLine = regexp.MustCompile(`^\S+ text ("(?:[^"\\]|\\.)*")$`)
+
+// twinLabel returns, templated, the text on the line just before the
+// twin with id in the latest page text that shows it, when that text is
+// a parameter's whole value.
+func (d *distillation) twinLabel(id string, producers []producer) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	for i := len(producers) - 1; i >= 0; i-- {
+		lines := strings.Split(producers[i].world.Text, "\n")
+		for k, l := range lines {
+			if !strings.HasPrefix(l, id+" ") {
+				continue
+			}
+			if k == 0 || !twinOf.MatchString(l) {
+				return "", false
+			}
+			m := textLine.FindStringSubmatch(lines[k-1])
+			if m == nil {
+				return "", false
+			}
+			label, err := strconv.Unquote(m[1])
+			if err != nil {
+				return "", false
+			}
+			return d.b.whole(label)
+		}
+	}
+	return "", false
 }
 
 // roteBrowserChoice is the step of a click or hover on one of several

@@ -79,3 +79,31 @@ func TestDistillTicksEachItemOfAList(t *testing.T) {
 		}
 	}
 }
+
+// TestDistillTellsTwinsByTheTextBeforeThem: rote mcp browser shows one
+// Add button an item as twins, each after its item's text; the click on
+// the task's item's button is replayed as the Add after that item's
+// text, and the item parameter is bound by it. A twin after a text no
+// parameter names is left as it was.
+func TestDistillTellsTwinsByTheTextBeforeThem(t *testing.T) {
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	page := "page: http://127.0.0.1:8080/shop\ntitle: Shop\nh1 heading \"Shop\"\nw1 text \"Walnut tray\"\nad0001 button \"Add\" (1 of 2)\nc1 text \"Cork board\"\nad0001~2 button \"Add\" (2 of 2)\n"
+	distill := func(params map[string]string) (*Candidate, error) {
+		r := mcpRun(params, "Add the Cork board to the cart",
+			[3]string{"navigate", `{"url":"http://127.0.0.1:8080/shop"}`, textResult(page)},
+			[3]string{"click", `{"target":"ad0001~2"}`, textResult("click ok (target by id)\ncontrol: {\"id\":\"ad0001~2\",\"role\":\"button\",\"name\":\"Add\"}\npage: http://127.0.0.1:8080/cart\n")},
+			[3]string{"done", `{"reason":"added"}`, textResult("labelled")})
+		r.Inventories = append(r.Inventories, inventory)
+		return Distill(r, Options{})
+	}
+	c, err := distill(map[string]string{"item": "Cork board"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Playbook.Steps[1].Args; a["near"] != "{{item}}" || a["target"] != nil || a["name"] != "Add" {
+		t.Fatalf("the click's arguments: %v", a)
+	}
+	if _, err := distill(map[string]string{"item": "Tin box"}); !errors.Is(err, schema.ErrUnbound) {
+		t.Fatalf("a twin after a text the task does not name: %v, want the item unbound", err)
+	}
+}
