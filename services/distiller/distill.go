@@ -21,6 +21,10 @@ type Candidate struct {
 	// Inferred are the parameters the distiller found in the task's text,
 	// with the values the run passed (a shadow replay needs them).
 	Inferred map[string]string
+	// binder templates what the shadow replay reads (the contracts of
+	// controls) with the run's values; nil for a candidate read back
+	// from a file.
+	binder *binder
 }
 
 // Values are the parameter values a replay of the candidate as recorded
@@ -80,6 +84,7 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 	if n := len(r.Inventories); n > 0 {
 		c.Playbook.Client = r.Inventories[n-1].Client
 	}
+	c.binder = b
 	d := &distillation{r: r, b: b, c: c, ids: map[string]int{}}
 	var err error
 	switch {

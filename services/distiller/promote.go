@@ -37,7 +37,7 @@ func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog
 		return &Promotion{Shadow: res}, schema.Errorf(schema.CodeUnverified, "shadow replay %s %s at %q: %v; not promoted", res.RunID, res.Outcome, res.FailedStep, res.Reason)
 	}
 	note := "distilled from run " + c.SourceRun + "; shadow replay " + res.RunID
-	if n := learnContracts(c.Playbook, res.Contracts); n > 0 {
+	if n := learnContracts(c.Playbook, res.Contracts, c.binder); n > 0 {
 		note += fmt.Sprintf("; the contracts of %d control(s) as the shadow replay read them", n)
 	}
 	entry, err := playbooks.Put(ctx, c.Playbook, "promote", note)
@@ -53,10 +53,12 @@ func Promote(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog
 }
 
 // learnContracts records on each step of p that has none the contract
-// its control had in the shadow replay, less the addresses that name a
-// record (dropVaryingAddresses), and returns how many it set. Steps
+// its control had in the shadow replay, its addresses templated with the
+// run's values (b, when known: /search?product={{product|query}}), less
+// the addresses that name a record (dropVaryingAddresses), and returns
+// how many it set. Steps
 // whose distillation knew the contract keep theirs.
-func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract) int {
+func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract, b *binder) int {
 	n := 0
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -65,6 +67,9 @@ func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract) i
 			continue
 		}
 		c := *read
+		if b != nil {
+			c.FormAction, c.Href = b.within(c.FormAction), b.within(c.Href)
+		}
 		dropVaryingAddresses(&c)
 		if s.Target == nil {
 			s.Target = &schema.Target{}

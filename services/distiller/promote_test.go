@@ -19,7 +19,7 @@ func TestLearnContractsKeepsKnownOnesAndDropsRecordAddresses(t *testing.T) {
 		"row":  {Tag: "a", Href: "/inbox/M-01"},
 		"send": {Tag: "input", InputType: "text", FormAction: "/vendors", FormMethod: "post"},
 	}
-	if n := learnContracts(p, read); n != 2 {
+	if n := learnContracts(p, read, nil); n != 2 {
 		t.Fatalf("learned %d contracts, want 2", n)
 	}
 	if p.Steps[0].Target.Contract != known {
@@ -36,5 +36,17 @@ func TestLearnContractsKeepsKnownOnesAndDropsRecordAddresses(t *testing.T) {
 	}
 	if p.Steps[3].Target != nil {
 		t.Errorf("a step whose control was not read got a target: %+v", p.Steps[3].Target)
+	}
+}
+
+// TestLearnContractsTemplatesTheRunsValues: a result link's address that
+// holds the product searched for, escaped, is learned templated, so a
+// replay for another product holds it to that product's address.
+func TestLearnContractsTemplatesTheRunsValues(t *testing.T) {
+	p := &schema.Playbook{Steps: []schema.Step{{ID: "open", Tool: "browser_click"}}}
+	b := newBinder(schema.TaskSpec{Text: "Open the Oak desk", Params: map[string]string{"product": "Oak desk"}})
+	learnContracts(p, map[string]*schema.Contract{"open": {Tag: "a", Href: "/search/submit?product=Oak+desk"}}, b)
+	if c := p.Steps[0].Target.Contract; c == nil || c.Href != "/search/submit?product={{product|query}}" {
+		t.Fatalf("contract %+v", c)
 	}
 }
