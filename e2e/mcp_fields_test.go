@@ -129,7 +129,8 @@ func TestUnlabelledFieldsLearnAndReplay(t *testing.T) {
 // both (rote learn RUN1 RUN2): it explains both runs and replays with a
 // third set of values. A third session that skipped the code boxes is no
 // run of the same procedure: learning from it with the first is refused,
-// naming it, and stores nothing.
+// naming it, and stores nothing; so is a secret the runs did not type,
+// before the shadow replay would type it.
 func TestLearnFromSeveralRuns(t *testing.T) {
 	t.Parallel()
 	site := newFieldsSite(t)
@@ -158,6 +159,10 @@ func TestLearnFromSeveralRuns(t *testing.T) {
 	code, out := rote(t, dir, append(append(data, "learn", a, skipped, "--secret", "pass=correct-horse", "--"), server...)...)
 	if code == 0 || !strings.Contains(out, skipped) || strings.Contains(out, "promoted") {
 		t.Fatalf("learning from a run of another procedure: exit %d, want a refusal naming %s\n%s", code, skipped, out)
+	}
+	code, out = rote(t, dir, append(append(data, "learn", a, b, "--secret", "pass=battery-staple", "--"), server...)...)
+	if code == 0 || !strings.Contains(out, "does not match") || strings.Contains(out, "shadow replay") {
+		t.Fatalf("learning with a secret the runs did not type: exit %d, want a refusal before any shadow replay\n%s", code, out)
 	}
 	code, out = rote(t, dir, append(append(data, "learn", a, b, "--secret", "pass=correct-horse", "--"), server...)...)
 	if code != 0 || !strings.Contains(out, "explaining all 2 runs") || !strings.Contains(out, "promoted sign-in v1") {

@@ -212,7 +212,7 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 	lines := strings.Split(w.Text, "\n")
 	for i, l := range lines {
 		rest, ok := strings.CutPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), line)
-		if !ok || o.After != "" && SiblingBefore(lines, i) != after || o.Row != "" && RowKey(lines, i) != row {
+		if !ok || o.After != "" && (SiblingBefore(lines, i) != after || twinAfter(lines, i, line)) || o.Row != "" && RowKey(lines, i) != row {
 			continue
 		}
 		v := token.FindString(rest)
@@ -302,6 +302,23 @@ func SiblingBefore(lines []string, i int) string {
 		return lineText(strings.TrimSpace(l))
 	}
 	return ""
+}
+
+// twinAfter reports whether the sibling just after lines[i] begins with
+// prefix too: a label over a run of fields alike labels no one of them.
+func twinAfter(lines []string, i int, prefix string) bool {
+	indent := indentOf(lines[i])
+	for _, l := range lines[i+1:] {
+		d := indentOf(l)
+		switch {
+		case strings.TrimSpace(l) == "" || d > indent:
+			continue
+		case d < indent:
+			return false
+		}
+		return strings.HasPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), prefix)
+	}
+	return false
 }
 
 // snapshotText is what a snapshot line shows: `- role "name" [marks]`,

@@ -42,11 +42,6 @@ type RecordSet struct {
 	Header []string `msgpack:"header,omitempty" json:"header,omitempty"`
 	// Role is the role of a list's nodes (records.Lists).
 	Role string `msgpack:"role,omitempty" json:"role,omitempty"`
-	// Plain says the records are siblings told apart by their whole
-	// names only, with no data in them (the links of a result list, the
-	// boxes of a group): a click on one is a choice only when the task
-	// states its place.
-	Plain bool `msgpack:"plain,omitempty" json:"plain,omitempty"`
 	// More counts the records left out past MaxRecords.
 	More int `msgpack:"more,omitempty" json:"more,omitempty"`
 }

@@ -153,8 +153,20 @@ and are refused with several.`,
 			if values == nil {
 				values = map[string]string{}
 			}
-			for k, v := range shadowSecrets {
-				values[k] = v
+			if len(shadowSecrets) > 0 {
+				key, err := node.SecretKey(app.DataDir)
+				if err != nil {
+					return err
+				}
+				for k, v := range shadowSecrets {
+					// Typed by the shadow replay, a wrong secret is a failed
+					// sign-in, or a locked account: it must be the one the
+					// first run recorded.
+					if recorded := runs[0].Spec.Task.Params[k]; recorded == "" || (schema.Redactor{Key: key}).Digest(v) != recorded {
+						return cli.Usagef("--secret %s does not match the secret run %s recorded", k, runs[0].Spec.RunID)
+					}
+					values[k] = v
+				}
 			}
 			r := runs[0]
 			if base == "" && len(server) == 0 {

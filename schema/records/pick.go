@@ -3,6 +3,7 @@ package records
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -58,6 +59,9 @@ func Choose(p *schema.Pick, role string, nodes []schema.ObservedNode) (int, stri
 	if err != nil {
 		return 0, "", err
 	}
+	if err := placesRows(p, nodes, set); err != nil {
+		return 0, "", err
+	}
 	chosen := -1
 	for _, r := range p.Rules {
 		k, err := r.Apply(set.RecordSet)
@@ -70,6 +74,32 @@ func Choose(p *schema.Pick, role string, nodes []schema.ObservedNode) (int, stri
 		chosen = k
 	}
 	return set.nodes[chosen], fmt.Sprintf("%s among %d %s records: %s", p, len(set.Records), role, set.Records[chosen].Label()), nil
+}
+
+// placesRows refuses a rule by place (first, last, nth) over a table's
+// rows when some data row of the table has no such control: the place a
+// task states counts rows ("the third person"), and the controls alone
+// would count another.
+func placesRows(p *schema.Pick, nodes []schema.ObservedNode, set pageSet) error {
+	if !p.Rows || !slices.ContainsFunc(p.Rules, func(r schema.PickRule) bool {
+		return r.Order == schema.OrderFirst || r.Order == schema.OrderLast || r.Order == schema.OrderNth
+	}) {
+		return nil
+	}
+	table := tableRows(nodes)
+	rows := 0
+	for _, r := range table.rows {
+		if strings.EqualFold(r.ctx, set.Within) {
+			rows++
+		}
+	}
+	if table.header(set.Within) != nil {
+		rows--
+	}
+	if rows != len(set.Records) {
+		return schema.Errorf(schema.CodeAmbiguous, "%d of the table's %d rows have the control: a place counts rows, and it would count only those", len(set.Records), rows)
+	}
+	return nil
 }
 
 // pickRecords finds p's records of role on a page, or fails

@@ -44,9 +44,6 @@ func Around(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen in
 		s = recordsLike(nodes, table, n.Role, recordPattern(n.Name, r.key), true, r.ctx)
 	} else if pattern, found := listPattern(nodes, i); found {
 		s = recordsLike(nodes, table, n.Role, pattern, false, n.Context)
-	} else if plainRoles[n.Role] && n.Name != "" {
-		s = recordsLike(nodes, table, n.Role, keyMark, false, n.Context)
-		s.Plain = true
 	} else {
 		return schema.RecordSet{}, 0, false
 	}
@@ -55,11 +52,6 @@ func Around(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen in
 	}
 	return s.capped(chosen)
 }
-
-// plainRoles are the roles whose siblings, named each their own way, a
-// task may choose among by place ("open the third result", "tick the
-// second box").
-var plainRoles = map[string]bool{"link": true, "button": true, "checkbox": true, "radio": true, "menuitem": true, "tab": true, "option": true, "treeitem": true}
 
 // capped keeps the first schema.MaxRecords records, and the chosen one.
 func (p pageSet) capped(chosen int) (schema.RecordSet, int, bool) {

@@ -57,14 +57,13 @@ func TestAroundTableRows(t *testing.T) {
 	if set.Records[0].Key != "Operations report November 2026" || set.Records[2].Cells[2] != "2026-10-01" {
 		t.Errorf("records %+v", set.Records)
 	}
-	if set, _, ok := records.Around(nodes, indexOf(t, nodes, "Vendors")); ok && !set.Plain {
-		t.Error("navigation links are records of data")
+	if _, _, ok := records.Around(nodes, indexOf(t, nodes, "Vendors")); ok {
+		t.Error("navigation links are records")
 	}
 }
 
 // TestAroundList: entries of a list whose names share words and
-// differ in data are records; names that differ in words are plain
-// siblings.
+// differ in data are records; names that differ in words are not.
 func TestAroundList(t *testing.T) {
 	nodes := []schema.ObservedNode{
 		{Role: "button", Name: "Sign in", Actionable: true, Context: "main"},
@@ -73,10 +72,8 @@ func TestAroundList(t *testing.T) {
 		{Role: "link", Name: "Download RPT-2026-10 (CSV)", Actionable: true, Context: "main › Files"},
 		{Role: "link", Name: "Help", Actionable: true, Context: "main › Files"},
 	}
-	// "Sign in" beside "Sign up" is no choice among records of data,
-	// only plain siblings a task may choose among by place.
-	if set, chosen, ok := records.Around(nodes, 1); !ok || !set.Plain || chosen != 1 || set.Pattern != "*" || len(set.Records) != 2 || set.Records[1].Key != "Sign up" {
-		t.Errorf("plain siblings: %+v chosen %d ok %v", set, chosen, ok)
+	if _, _, ok := records.Around(nodes, 0); ok {
+		t.Error(`"Sign in" beside "Sign up" is a choice among records`)
 	}
 	set, chosen, ok := records.Around(nodes, 3)
 	if !ok || chosen != 1 || set.Pattern != "Download * (CSV)" || set.Rows || len(set.Records) != 2 || set.Records[1].Key != "RPT-2026-10" {
@@ -209,5 +206,31 @@ func TestTakeKeysAndLists(t *testing.T) {
 	if len(lists) != 2 || lists[0].Role != "link" || lists[0].Within != "navigation Main" || len(lists[0].Records) != 2 ||
 		lists[1].Role != "row" || len(lists[1].Records) != 4 || lists[1].Records[1].Key != nodes[4].Name {
 		t.Errorf("lists %+v", lists)
+	}
+}
+
+// TestChooseByPlaceCountsRows: "the third person" counts the table's
+// rows; with a row that has no Archive button (already archived), the
+// buttons alone would make another row the third: refused. With every
+// row's button there, the third row's is chosen.
+func TestChooseByPlaceCountsRows(t *testing.T) {
+	table := func(withButton ...bool) []schema.ObservedNode {
+		nodes := []schema.ObservedNode{{Role: "row", Name: "Name | Role", Cells: []string{"Name", "Role"}, Context: "main › Members"}}
+		for i, has := range withButton {
+			name := []string{"Ada", "Bob", "Carol", "Dan"}[i]
+			nodes = append(nodes, schema.ObservedNode{Role: "row", Name: name + " | Editor", Cells: []string{name, "Editor"}, Context: "main › Members"})
+			if has {
+				nodes = append(nodes, schema.ObservedNode{ID: "ar" + name, Role: "button", Name: "Archive", Actionable: true, Context: "main › Members › " + name})
+			}
+		}
+		return nodes
+	}
+	pick := &schema.Pick{Name: "Archive", Rows: true, Within: "main › Members", Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "3"}}}
+	nodes := table(true, true, true, true)
+	if i, _, err := records.Choose(pick, "button", nodes); err != nil || nodes[i].ID != "arCarol" {
+		t.Fatalf("the third row's button: %d %v", i, err)
+	}
+	if i, _, err := records.Choose(pick, "button", table(true, false, true, true)); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("with Bob's row archived: chose %d (%v), want ambiguous", i, err)
 	}
 }

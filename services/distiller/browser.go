@@ -133,17 +133,15 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 			}
 		}
 	}
-	if act.Target != nil {
-		s.Target = d.target(act.Target)
-	}
-	if a.Among != nil && act.Target != nil && act.Target.Pick == nil {
+	switch {
+	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
 		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target, true)
 		if err != nil {
 			return err
 		}
-		if t != nil {
-			s.Target = t
-		}
+		s.Target = t
+	case act.Target != nil:
+		s.Target = d.target(act.Target)
 	}
 	if s.ID == "" {
 		name := ""

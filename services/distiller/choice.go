@@ -27,18 +27,6 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	}
 	rec := set.Records[k]
 	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
-	if set.Plain {
-		// Siblings named each their own way: the control is the one
-		// named so, unless the task states its place.
-		r, placed, err := d.placeRule(what, *set, k)
-		if err != nil || !placed {
-			return nil, err
-		}
-		t.Pick.Rules = []schema.PickRule{r}
-		d.placed = append(d.placed, what)
-		d.note("%s chose %q, the %d. of %d %s: the replay picks %s", what, rec.Key, k+1, len(set.Records), control.Role, t.Pick)
-		return t, nil
-	}
 	if r, ok := d.namedRecord(*set, k); ok {
 		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
 		return t, nil
@@ -76,11 +64,10 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	return t, nil
 }
 
-// placeRule returns the nth rule for record k of set when the task
-// states its place: a parameter whose value is that place in words
-// (place=third, {{place|ordinal}}), or failing one, the one place the
-// task's text states. Two parameters that both name it leave which one
-// the place is unknown: refused.
+// placeRule returns the nth rule for record k of set when a parameter's
+// value is its place in words (place=third: {{place|ordinal}}). Two
+// parameters that both name it leave which one the place is unknown:
+// refused.
 func (d *distillation) placeRule(what string, set schema.RecordSet, k int) (schema.PickRule, bool, error) {
 	var named []string
 	for _, name := range d.b.names {
@@ -94,9 +81,6 @@ func (d *distillation) placeRule(what string, set schema.RecordSet, k int) (sche
 		return schema.PickRule{Order: schema.OrderNth, Value: "{{" + named[0] + "|" + string(schema.ConvOrdinal) + "}}"}, true, nil
 	case len(named) > 1:
 		return schema.PickRule{}, false, schema.Errorf(schema.CodeAmbiguous, "%s chose the %d. of %d records, a place that parameters %s all state: which one the task means is unknown", what, k+1, len(set.Records), strings.Join(named, " and "))
-	}
-	if n := statedPlace(d.b.intent()); n > 1 && k == n-1 && set.Plain {
-		return schema.PickRule{Order: schema.OrderNth, Value: strconv.Itoa(n)}, true, nil
 	}
 	return schema.PickRule{}, false, nil
 }

@@ -199,51 +199,30 @@ func TestDistillChoiceByPlace(t *testing.T) {
 	}
 }
 
-// results are links named each their own way, with no data pattern: plain
-// siblings, as the actuator records them.
-func results() *schema.RecordSet {
-	set := &schema.RecordSet{Pattern: "*", Plain: true, Within: "main › Documents"}
-	for _, n := range []string{"Invoice from Birch", "Quote for Cedar", "Contract with Delta", "Statement of Ember"} {
-		set.Records = append(set.Records, schema.Record{Name: n, Key: n})
-	}
-	return set
-}
-
-// TestDistillChoiceAmongPlainSiblingsByAStatedPlace: among links named
-// each their own way, a click is a choice only when the task states its
-// place: a place parameter ("third") becomes nth {{place|ordinal}}, read
-// anew at replay; a click at no stated place stays the control named so
-// (and an unused place parameter is refused); a place two clicks could
-// both take is refused.
-func TestDistillChoiceAmongPlainSiblingsByAStatedPlace(t *testing.T) {
-	click := func(k int) schema.BrowserAction {
-		a := act(schema.ActClick, "link", results().Records[k].Name, "")
-		a.Among, a.Chosen = results(), k
-		return a
-	}
-	c, err := Distill(withTask(runOf(click(2)), "Open the third result", map[string]string{"place": "third"}), Options{})
+// TestDistillChoiceByAPlaceParameter: a place the task gives as a
+// parameter ("second") becomes nth {{place|ordinal}}, read anew at
+// replay; a place the click did not take is no place rule; a place two
+// choices could both take is refused.
+func TestDistillChoiceByAPlaceParameter(t *testing.T) {
+	c, err := Distill(withTask(runOf(chose(1)), "Download the second report", map[string]string{"place": "second"}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pick := c.Playbook.Steps[0].Target.Pick
-	if pick == nil || pick.String() != "nth {{place|ordinal}}" || pick.Name != "*" {
+	if pick == nil || pick.String() != "nth {{place|ordinal}}" {
 		t.Fatalf("pick %v", pick)
 	}
-	v, err := schema.ConvOrdinal.Apply("4th")
+	v, err := schema.ConvOrdinal.Apply("3rd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := (schema.PickRule{Order: schema.OrderNth, Value: v}).Apply(*results()); err != nil || got != 3 {
-		t.Errorf("the 4th at replay: %d %v", got, err)
+	if got, err := (schema.PickRule{Order: schema.OrderNth, Value: v}).Apply(*reports()); err != nil || got != 2 {
+		t.Errorf("the 3rd at replay: %d %v", got, err)
 	}
-	c, err = Distill(withTask(runOf(click(1)), "Open the quote", nil), Options{})
-	if err != nil || c.Playbook.Steps[0].Target.Pick != nil || c.Playbook.Steps[0].Target.Name != "Quote for Cedar" {
-		t.Fatalf("a click at no stated place: %v %+v", err, c)
+	if c, err := Distill(withTask(runOf(chose(2)), "Download the second report", map[string]string{"place": "second"}), Options{}); err == nil && strings.HasPrefix(c.Playbook.Steps[0].Target.Pick.String(), "nth") {
+		t.Errorf("a place the click did not take became %s", c.Playbook.Steps[0].Target.Pick)
 	}
-	if _, err := Distill(withTask(runOf(click(1)), "Open the third result", map[string]string{"place": "third"}), Options{}); !errors.Is(err, schema.ErrUnbound) {
-		t.Errorf("a place the click did not take: %v, want unbound", err)
-	}
-	if _, err := Distill(withTask(runOf(click(2), click(2)), "Open the third result", map[string]string{"place": "third"}), Options{}); !errors.Is(err, schema.ErrAmbiguous) {
-		t.Errorf("a place two clicks take: %v, want ambiguous", err)
+	if _, err := Distill(withTask(runOf(chose(1), chose(1)), "Download the second report", map[string]string{"place": "second"}), Options{}); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("a place two choices take: %v, want ambiguous", err)
 	}
 }

@@ -342,7 +342,7 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				got, err = o.Locate(w, params)
 			}
 			if err == nil && got == v {
-				if set, k, among := snapshotRecords(w.Text, i); among && !set.Plain && !templated(o.Line+o.After+o.Row) {
+				if set, k, among := snapshotRecords(w.Text, i); among && !templated(o.Line+o.After+o.Row) {
 					// No parameter is in the line that finds it: a record chosen once.
 					return schema.Output{}, schema.Errorf(schema.CodeUnbound, "it is the control of %q, one of %d records (%s), and no parameter names it: replayed by its line it would act on that record whatever the list holds then (record through rote mcp browser, whose replays choose a record by the rule the task states)",
 						set.Records[k].Key, len(set.Records), keysOf(set.Records))

@@ -634,9 +634,10 @@ func TestDistillTellsUnnamedTwinsByTheirLabel(t *testing.T) {
 		t.Fatalf("the username field among rows in another order: %v %v, want e18", got, err)
 	}
 	for name, page := range map[string]string{
-		"no label":     "- generic:\n  - textbox [ref=e4]\n  - textbox [ref=e7]\n",
-		"label shared": "- generic: Username\n- textbox [ref=e4]\n- generic: Username\n- textbox [ref=e7]\n",
-		"label after":  "- generic:\n  - textbox [ref=e4]\n  - generic: Username\n",
+		"no label":              "- generic:\n  - textbox [ref=e4]\n  - textbox [ref=e7]\n",
+		"label shared":          "- generic: Username\n- textbox [ref=e4]\n- generic: Username\n- textbox [ref=e7]\n",
+		"label after":           "- generic:\n  - textbox [ref=e4]\n  - generic: Username\n",
+		"label over two fields": "- generic:\n  - generic: Username\n  - textbox [ref=e4]\n  - textbox [ref=e7]\n",
 	} {
 		if got, err := outs["username"].Locate(schema.ToolResultWorld([]byte(textResult(page))), schema.Bindings{}); err == nil {
 			t.Errorf("%s: found %v, want a refusal", name, got)
@@ -692,5 +693,30 @@ func TestDistillFindsTheRowOrItemTheTaskNames(t *testing.T) {
 		if x.After != "{{item}}" {
 			t.Fatalf("the Add button of an item: %s, want it found after {{item}}", x)
 		}
+	}
+}
+
+// TestDistillHoldsASecretToItsField: a secret typed through rote mcp
+// browser keeps the contract of the field it went into (a password
+// field), so a replay does not type it into a field of another kind
+// (labels swapped); a value that is no secret is typed wherever its
+// field now is, as before.
+func TestDistillHoldsASecretToItsField(t *testing.T) {
+	inventory := &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}}
+	filled := func(id, name, typ string) string {
+		return textResult(fmt.Sprintf("fill ok (target by id)\ncontrol: {\"id\":%q,\"role\":\"textbox\",\"name\":%q,\"contract\":{\"tag\":\"input\",\"input_type\":%q}}\n", id, name, typ))
+	}
+	r := mcpRun(map[string]string{"user": "ada77", "pass": "secret:0123456789abcdef0123456789abcdef"}, "Sign in as ada77",
+		[3]string{"fill", `{"target":"us0001","value":"ada77"}`, filled("us0001", "Username", "text")},
+		[3]string{"fill", `{"target":"pw0001","value":"secret:0123456789abcdef0123456789abcdef"}`, filled("pw0001", "Password", "password")},
+		[3]string{"done", `{"reason":"signed in"}`, textResult("labelled")})
+	r.Inventories = append(r.Inventories, inventory)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, pass := c.Playbook.Steps[0], c.Playbook.Steps[1]
+	if user.Args["contract"] != nil || pass.Target.Contract == nil || pass.Target.Contract.InputType != "password" || pass.Args["contract"] == nil {
+		t.Fatalf("the username step %v, the password step %v %+v", user.Args, pass.Args, pass.Target)
 	}
 }

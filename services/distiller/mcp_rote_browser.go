@@ -82,18 +82,8 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	} else if among, ok := amongOf(c); ok {
 		// One of several records (a row's Trash button), named by nothing
 		// the task gives: the replay chooses it by the row's key or the
-		// rule the task states, on the page as it is then. Among plain
-		// siblings only a place the task states makes it a choice.
-		choosing := true
-		if among.Records != nil && among.Records.Plain {
-			var err error
-			if _, choosing, err = d.placeRule(what, *among.Records, among.Chosen); err != nil {
-				return s, err
-			}
-		}
-		if choosing {
-			return d.roteBrowserChoice(what, s, t, among, args)
-		}
+		// rule the task states, on the page as it is then.
+		return d.roteBrowserChoice(what, s, t, among, args)
 	}
 	if _, ok := args["target"]; ok && t.Twins > 0 && t.Contract != nil {
 		// One of fields alike told apart by order: its place holds at
@@ -119,11 +109,26 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 	// Only what may send is held to its contract: a click, or a key press
 	// (Enter submits). A value typed or chosen sends nothing, and a field
 	// that became a textarea is no reason to stop.
-	if t.Contract != nil && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActPress)) {
+	// A secret, though, is typed only into a field of the kind it was
+	// typed into (a password field): typed into another, it would show,
+	// and leave in the place of something else.
+	if t.Contract != nil && (c.Tool == string(schema.ActClick) || c.Tool == string(schema.ActPress) || c.Tool == string(schema.ActFill) && d.typesSecret(args)) {
 		s.Target.Contract = d.contract(t)
 		args["contract"] = asArgument(s.Target.Contract)
 	}
 	return s, nil
+}
+
+// typesSecret reports whether a call's value is a secret parameter.
+func (d *distillation) typesSecret(args map[string]any) bool {
+	v, _ := args["value"].(string)
+	refs, _ := schema.ParseRefs(v)
+	for _, r := range refs {
+		if p, ok := d.c.Playbook.Params[r.Param]; ok && p.IsSecret() {
+			return true
+		}
+	}
+	return false
 }
 
 // togglesOnClick are the roles of controls a click checks or unchecks.
@@ -204,7 +209,7 @@ func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *sc
 	// A judgment step needs the page's records at replay, which an MCP
 	// session's replay does not read: an unexplained choice is refused.
 	t, err := d.choice(what, among.Records, among.Chosen, control, false)
-	if err != nil || t == nil {
+	if err != nil {
 		return s, err
 	}
 	s.Target = t

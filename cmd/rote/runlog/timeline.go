@@ -123,7 +123,7 @@ func describeEvent(ev schema.Event) string {
 		switch {
 		case e.Picked != "":
 			s += ", picked " + e.Picked
-		case e.Among != nil && !e.Among.Plain:
+		case e.Among != nil:
 			s += fmt.Sprintf(", one of %d records", len(e.Among.Records))
 		}
 		for _, d := range e.Dialogs {
