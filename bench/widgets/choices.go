@@ -52,15 +52,7 @@ var sizes = []string{"XS", "S", "M", "L", "XL", "S4", "M2", "Petite", "Regular",
 
 // radioSize: radios, names of one or two letters among them.
 func radioSize(d *dice, offered bool) Instance {
-	shown := d.some(sizes, 6)
-	chosen := shown[d.IntN(len(shown))]
-	if !offered {
-		for _, s := range sizes {
-			if !slices.Contains(shown, s) {
-				chosen = s
-			}
-		}
-	}
+	shown, chosen := d.offer(sizes, 6, offered)
 	var b strings.Builder
 	b.WriteString(`<fieldset><legend>Size</legend>`)
 	for _, s := range shown {
@@ -168,15 +160,7 @@ var members = []string{"Ada Byron", "Grace Hopper", "Alan Turing", "Edsger Dijks
 
 // rowAction: press the button in the task's row of a table.
 func rowAction(d *dice, offered bool) Instance {
-	shown := d.some(members, 5)
-	chosen := shown[d.IntN(len(shown))]
-	if !offered {
-		for _, m := range members {
-			if !slices.Contains(shown, m) {
-				chosen = m
-			}
-		}
-	}
+	shown, chosen := d.offer(members, 5, offered)
 	ids := map[string]string{}
 	var b strings.Builder
 	b.WriteString(`<table><thead><tr><th>Name</th><th>Role</th><th></th></tr></thead><tbody>`)

@@ -92,6 +92,21 @@ func (d *dice) some(pool []string, n int) []string {
 
 func (d *dice) one(pool []string) string { return pool[d.IntN(len(pool))] }
 
+// offer draws the n items of pool a page shows and the one its task asks
+// for: one of them, or when it is not offered, one of pool they leave out.
+func (d *dice) offer(pool []string, n int, offered bool) (shown []string, chosen string) {
+	shown = d.some(pool, n)
+	chosen = shown[d.IntN(len(shown))]
+	if !offered {
+		for _, p := range pool {
+			if !slices.Contains(shown, p) {
+				chosen = p
+			}
+		}
+	}
+	return shown, chosen
+}
+
 // coin is true half the time.
 func (d *dice) coin() bool { return d.IntN(2) == 0 }
 

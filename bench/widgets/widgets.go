@@ -92,15 +92,7 @@ var cities = []string{"Paris", "Parma", "Porto", "Portland", "Potsdam", "Prague"
 // autocomplete: type the city, then choose it among the suggestions that
 // share its first letters.
 func autocomplete(d *dice, offered bool) Instance {
-	known := d.some(cities, 12)
-	chosen := known[d.IntN(len(known))]
-	if !offered {
-		for _, c := range cities {
-			if !slices.Contains(known, c) {
-				chosen = c
-			}
-		}
-	}
+	known, chosen := d.offer(cities, 12, offered)
 	list, _ := json.Marshal(known)
 	return Instance{
 		Task:   "Set the destination to " + chosen,
@@ -121,15 +113,7 @@ var goods = []string{"Walnut tray", "Cork board", "Brass hook", "Felt pad", "Woo
 // lateList: the rows arrive some time after the page, each with its own
 // Add button.
 func lateList(d *dice, offered bool) Instance {
-	shown := d.some(goods, 5)
-	chosen := shown[d.IntN(len(shown))]
-	if !offered {
-		for _, g := range goods {
-			if !slices.Contains(shown, g) {
-				chosen = g
-			}
-		}
-	}
+	shown, chosen := d.offer(goods, 5, offered)
 	var rows strings.Builder
 	for _, g := range shown {
 		fmt.Fprintf(&rows, `<li><span>%s</span> <button name="add" value="%[1]s">Add</button></li>`, esc(g))
