@@ -40,6 +40,9 @@ func driveRote(c *client, base string, steps []Step) error {
 			_, err = c.call("navigate", map[string]any{"url": base + s.Value})
 		case "wait":
 			page, err = waitFor(s.Value, func() (string, error) { return c.call("observe", map[string]any{"full": true}) })
+			if err != nil {
+				return err
+			}
 			continue
 		case "press":
 			_, err = c.call("press", map[string]any{"key": s.Value})
@@ -77,6 +80,9 @@ func drivePlaywright(c *client, base string, steps []Step) error {
 			_, err = c.call("browser_navigate", map[string]any{"url": base + s.Value})
 		case "wait":
 			snap, err = waitFor(s.Value, func() (string, error) { return c.call("browser_snapshot", map[string]any{}) })
+			if err != nil {
+				return err
+			}
 			continue
 		case "press":
 			_, err = c.call("browser_press_key", map[string]any{"key": s.Value})
