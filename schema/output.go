@@ -286,19 +286,9 @@ func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 // SiblingBefore returns the text the line before lines[i] at its own
 // indentation shows ("" when there is none: lines[i] is its parent's
 // first child): a snapshot line's text after its role and marks, or its
-// quoted name. A deeper line between them is skipped; a shallower one
-// ends the search.
+// quoted name.
 func SiblingBefore(lines []string, i int) string {
-	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
-	for j := i - 1; j >= 0; j-- {
-		l := lines[j]
-		d := len(l) - len(strings.TrimLeft(l, " \t"))
-		switch {
-		case strings.TrimSpace(l) == "" || d > indent:
-			continue
-		case d < indent:
-			return ""
-		}
+	if l, ok := sibling(lines, i, -1); ok {
 		return lineText(strings.TrimSpace(l))
 	}
 	return ""
@@ -307,18 +297,25 @@ func SiblingBefore(lines []string, i int) string {
 // twinAfter reports whether the sibling just after lines[i] begins with
 // prefix too: a label over a run of fields alike labels no one of them.
 func twinAfter(lines []string, i int, prefix string) bool {
+	l, ok := sibling(lines, i, +1)
+	return ok && strings.HasPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), prefix)
+}
+
+// sibling returns the line next to lines[i] at its indentation, the one
+// before it (step -1) or after it (+1): deeper lines between are skipped,
+// a shallower one (its parent's end) means there is none.
+func sibling(lines []string, i, step int) (string, bool) {
 	indent := indentOf(lines[i])
-	for _, l := range lines[i+1:] {
-		d := indentOf(l)
-		switch {
-		case strings.TrimSpace(l) == "" || d > indent:
+	for j := i + step; j >= 0 && j < len(lines); j += step {
+		switch d := indentOf(lines[j]); {
+		case strings.TrimSpace(lines[j]) == "" || d > indent:
 			continue
 		case d < indent:
-			return false
+			return "", false
 		}
-		return strings.HasPrefix(stateMarks.ReplaceAllString(strings.TrimLeft(l, " \t"), ""), prefix)
+		return lines[j], true
 	}
-	return false
+	return "", false
 }
 
 // snapshotText is what a snapshot line shows: `- role "name" [marks]`,

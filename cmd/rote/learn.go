@@ -114,10 +114,7 @@ value for it. --param, --text, --verify, --from and --to describe one run
 and are refused with several.`,
 		Args: cli.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			var server []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				server, a = a[dash:], a[:dash]
-			}
+			a, server := cli.SplitAtDash(cmd, a)
 			if len(a) == 0 {
 				return cli.Usagef("learn takes at least one RUN before --")
 			}

@@ -28,6 +28,14 @@ const dropProps = `"to": {"type": "string", "description": "The id of the elemen
 // offered it.
 const Observe = "observe"
 
+// Snapshot is @playwright/mcp's tool that reads the page without acting.
+const Snapshot = "browser_snapshot"
+
+// ReadsPage reports whether tool only reads a browser MCP server's page,
+// rote mcp browser's or @playwright/mcp's: calling it again repeats
+// nothing.
+func ReadsPage(tool string) bool { return tool == Observe || tool == Snapshot }
+
 var browserTools = []schema.ToolSpec{
 	{Name: "navigate", Description: "Load a URL (absolute, or relative to the current page).", InputSchema: schema.RawJSON(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`)},
 	{Name: "click", Description: "Click an element.", InputSchema: schema.RawJSON(`{"type":"object","properties":{` + targetProps + `},"additionalProperties":false}`)},

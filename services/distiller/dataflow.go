@@ -329,17 +329,21 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				o.State = state
 			}
 			got, err := o.Locate(w, params)
-			if label := schema.SiblingBefore(lines, i); ambiguous(err) && label != "" && !strings.Contains(label, v) {
+			if ambiguous(err) {
 				// Twins whose lines read alike (unnamed fields, one Add
 				// button an item): the text just before this one, its
 				// visible label, tells it.
-				o.After = d.b.template(label)
-				got, err = o.Locate(w, params)
+				if label := schema.SiblingBefore(lines, i); label != "" && !strings.Contains(label, v) {
+					o.After = d.b.template(label)
+					got, err = o.Locate(w, params)
+				}
 			}
-			if key, ok := d.b.whole(schema.RowKey(lines, i)); ambiguous(err) && ok {
+			if ambiguous(err) {
 				// One button a row: the row the task names.
-				o.Row = key
-				got, err = o.Locate(w, params)
+				if key, ok := d.b.whole(schema.RowKey(lines, i)); ok {
+					o.Row = key
+					got, err = o.Locate(w, params)
+				}
 			}
 			if err == nil && got == v {
 				if set, k, among := snapshotRecords(w.Text, i); among && !templated(o.Line+o.After+o.Row) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // readOnlyTool matches the names of tools that only read: their calls
@@ -212,7 +213,7 @@ func stringValues(v any) []string {
 func (d *distillation) browserServer() bool {
 	if n := len(d.r.Inventories); n > 0 {
 		for _, t := range d.r.Inventories[n-1].Environment.Tools {
-			if t.Name == "browser_snapshot" {
+			if t.Name == tools.Snapshot {
 				return true
 			}
 		}

@@ -3,6 +3,7 @@ package distiller
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -175,13 +176,8 @@ func commonExpects(a, b []schema.Expect) []schema.Expect {
 }
 
 func paramNames(p *schema.Playbook) string {
-	var names []string
-	for k := range p.Params {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	if len(names) == 0 {
+	if len(p.Params) == 0 {
 		return "none"
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(p.Params)), ", ")
 }

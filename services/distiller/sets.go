@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // foldSets makes the boxes a rote mcp browser session ticked, one for
@@ -68,7 +69,7 @@ func (d *distillation) foldSets() error {
 		ref := "{{" + name + "}}"
 		each := schema.Step{ID: slug("check "+name, 40), Kind: schema.StepDeterministic, Tool: string(schema.ActCheck), Each: name,
 			Target: &schema.Target{Role: "checkbox", Name: ref}, Args: map[string]any{"role": "checkbox", "name": ref, "checked": true}}
-		guard := schema.Step{ID: slug("observe "+name, 40), Kind: schema.StepDeterministic, Tool: "observe", Args: map[string]any{"full": true},
+		guard := schema.Step{ID: slug("observe "+name, 40), Kind: schema.StepDeterministic, Tool: tools.Observe, Args: map[string]any{"full": true},
 			Expect: []schema.Expect{{Op: schema.OpCheckedExactly, Arg: ref}}}
 		// The boxes the session unticked are unticked again, unless the
 		// list given then holds them, before its items are ticked.
@@ -116,7 +117,7 @@ func box(s schema.Step) boxState {
 
 // look reports whether s only reads the page, for nothing later.
 func look(s schema.Step) bool {
-	return (s.Tool == "observe" || s.Tool == "browser_snapshot") && len(s.Outputs) == 0
+	return tools.ReadsPage(s.Tool) && len(s.Outputs) == 0
 }
 
 // sameItems reports whether a and b hold the same items, in any order.

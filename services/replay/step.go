@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // hard errors fail a replay outright: falling back to the agent would not
@@ -213,17 +214,13 @@ func pause(ctx context.Context, n int) error {
 	}
 }
 
-// pageReadTools read a browser server's page and do nothing to it:
-// @playwright/mcp's snapshot, rote mcp browser's observe.
-var pageReadTools = map[string]bool{"browser_snapshot": true, "observe": true}
-
 // pageRereads is how many more times a page read whose outputs are not
 // on the page is read (some 5 s in all): a list that loads late.
 const pageRereads = 6
 
 // pageRead reports whether s reads a browser server's page for the
 // outputs later steps act on: reading it again repeats nothing.
-func pageRead(s *schema.Step) bool { return pageReadTools[s.Tool] && len(s.Outputs) > 0 }
+func pageRead(s *schema.Step) bool { return tools.ReadsPage(s.Tool) && len(s.Outputs) > 0 }
 
 // notShownYet reports whether err is an output not found on the page
 // (or not found alone), which a later read may show.

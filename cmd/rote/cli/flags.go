@@ -23,13 +23,19 @@ func Args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// SplitAtDash splits a command line at --: the arguments before it, the
+// MCP server's command after it.
+func SplitAtDash(cmd *cobra.Command, a []string) (args, server []string) {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		return a[:dash], a[dash:]
+	}
+	return a, nil
+}
+
 // OneBeforeDash splits a command line at --: one argument before it, the
 // MCP server's command after it.
 func OneBeforeDash(cmd *cobra.Command, a []string, usage string) ([]string, []string, error) {
-	var server []string
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		server, a = a[dash:], a[:dash]
-	}
+	a, server := SplitAtDash(cmd, a)
 	if len(a) != 1 {
 		return nil, nil, Usagef("%s", usage)
 	}
