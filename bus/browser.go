@@ -103,7 +103,8 @@ func (s *BrowserSession) Close(ctx context.Context) error {
 // session asks whether that instance still runs.
 const aliveEvery = 2 * time.Second
 
-// call sends a request to the instance holding the session. That
+// call sends a request to the instance holding the session, once: a
+// copy lost while NATS fails over is sent again (RPC.CallOnce). That
 // instance no longer answering (gone from NATS, or silent for
 // SessionCallTimeout) is a *schema.Error with CodeNoSession: the session
 // is lost with it, and the run may be tried again elsewhere. While it
@@ -120,7 +121,7 @@ func (s *BrowserSession) call(ctx context.Context, endpoint string, req, rep any
 	cctx, gone := context.WithCancelCause(cctx)
 	defer gone(nil)
 	go s.watch(cctx, gone)
-	err := s.rpc.Call(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
+	err := s.rpc.CallOnce(cctx, schema.ActuatorSubject(s.Instance, endpoint), req, rep)
 	switch {
 	case errors.Is(err, ErrNoService):
 		return schema.Errorf(schema.CodeNoSession, "the actuator %s holding run %s's browser session is gone: %v", s.Instance, s.RunID, err)
@@ -136,10 +137,13 @@ func (s *BrowserSession) call(ctx context.Context, endpoint string, req, rep any
 var errInstanceGone = errors.New("bus: the actuator instance is gone")
 
 // watch asks the session's instance whether it runs, every aliveEvery
-// until ctx ends, and ends ctx with errInstanceGone when nobody answers.
+// until ctx ends, and ends ctx with errInstanceGone when nobody answers
+// twice in a row: once may be the moment the instance's connection moves
+// to another server of a cluster.
 func (s *BrowserSession) watch(ctx context.Context, gone context.CancelCauseFunc) {
 	tick := time.NewTicker(aliveEvery)
 	defer tick.Stop()
+	missed := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -150,9 +154,14 @@ func (s *BrowserSession) watch(ctx context.Context, gone context.CancelCauseFunc
 		var rep struct{}
 		err := s.rpc.Call(pctx, schema.ActuatorSubject(s.Instance, schema.EndpointAlive), &struct{}{}, &rep)
 		cancel()
-		if errors.Is(err, ErrNoService) {
+		switch {
+		case !errors.Is(err, ErrNoService):
+			missed = 0
+		case missed > 0:
 			gone(errInstanceGone)
 			return
+		default:
+			missed++
 		}
 	}
 }

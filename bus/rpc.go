@@ -47,6 +47,12 @@ func (r *RPC) Call(ctx context.Context, subject string, req, rep any) error {
 	case err != nil:
 		return fmt.Errorf("bus: request %s: %w", subject, err)
 	}
+	return decodeReply(subject, msg, rep)
+}
+
+// decodeReply decodes a service's reply into rep, or the *schema.Error
+// it carries.
+func decodeReply(subject string, msg *nats.Msg, rep any) error {
 	if msg.Header.Get(headerError) != "" {
 		var e schema.Error
 		if err := schema.DecodeMsgpack(msg.Data, &e); err != nil {
@@ -65,6 +71,7 @@ func (r *RPC) Call(ctx context.Context, subject string, req, rep any) error {
 type Service struct {
 	micro micro.Service
 	log   *slog.Logger
+	calls calls // served calls, by id (see RPC.CallOnce)
 }
 
 // NewService registers a NATS micro service on the connection.
@@ -101,7 +108,8 @@ type Handler[Req, Rep any] func(ctx context.Context, req *Req) (*Rep, error)
 
 // AddEndpoint adds a typed msgpack endpoint to svc on subject, in the
 // service's queue group unless queue is false. Each request runs in its own
-// goroutine under ctx, so a slow request does not hold up the others. A
+// goroutine under ctx, so a slow request does not hold up the others; the
+// copies of one call sent by RPC.CallOnce are served once. A
 // *schema.Error from h reaches the caller as is; any other error as
 // CodeInternal. Failures that are the service's own are logged
 // (LogFailures).
@@ -120,7 +128,18 @@ func AddEndpoint[Req, Rep any](ctx context.Context, svc *Service, name, subject 
 			svc.log.Warn("a request whose reply subject is no inbox was dropped", "endpoint", name, "reply", r.Reply())
 			return
 		}
-		go serve(ctx, r, logged)
+		go func() {
+			id := r.Headers().Get(headerCall)
+			if id == "" {
+				respond(r, serve(ctx, r.Data(), logged))
+				return
+			}
+			// The id is the requester's; the subject keeps one
+			// endpoint's calls from answering another's.
+			if rep, ok := svc.calls.once(ctx, r.Subject()+" "+id, func() reply { return serve(ctx, r.Data(), logged) }); ok {
+				respond(r, rep)
+			}
+		}()
 	}), opts...)
 }
 
@@ -129,28 +148,35 @@ func inbox(subject string) bool {
 	return strings.HasPrefix(subject, "_INBOX.") || strings.HasPrefix(subject, inboxPrefix(""))
 }
 
-func serve[Req, Rep any](ctx context.Context, r micro.Request, h Handler[Req, Rep]) {
+// serve decodes a request, runs h on it and encodes its answer.
+func serve[Req, Rep any](ctx context.Context, data []byte, h Handler[Req, Rep]) reply {
 	var req Req
-	if err := schema.DecodeMsgpack(r.Data(), &req); err != nil {
-		respondError(r, schema.Errorf(schema.CodeInvalid, "undecodable request: %v", err))
-		return
+	if err := schema.DecodeMsgpack(data, &req); err != nil {
+		return errorReply(schema.Errorf(schema.CodeInvalid, "undecodable request: %v", err))
 	}
 	rep, err := h(ctx, &req)
 	if err != nil {
-		respondError(r, err)
-		return
+		return errorReply(err)
 	}
-	data, err := msgpack.Marshal(rep)
+	out, err := msgpack.Marshal(rep)
 	if err != nil {
-		respondError(r, schema.Errorf(schema.CodeInternal, "encode reply: %v", err))
-		return
+		return errorReply(schema.Errorf(schema.CodeInternal, "encode reply: %v", err))
 	}
-	r.Respond(data)
+	return reply{data: out}
 }
 
-// respondError replies with err as a schema.Error (see schema.AsError).
-func respondError(r micro.Request, err error) {
-	reply := schema.AsError(err)
-	data, _ := msgpack.Marshal(reply)
-	r.Respond(data, micro.WithHeaders(micro.Headers{headerError: []string{string(reply.Code)}}))
+// errorReply is err as a schema.Error reply (see schema.AsError).
+func errorReply(err error) reply {
+	e := schema.AsError(err)
+	data, _ := msgpack.Marshal(e)
+	return reply{data: data, headers: micro.Headers{headerError: []string{string(e.Code)}}}
+}
+
+// respond sends rep to the requester.
+func respond(r micro.Request, rep reply) {
+	if rep.headers != nil {
+		_ = r.Respond(rep.data, micro.WithHeaders(rep.headers))
+		return
+	}
+	_ = r.Respond(rep.data)
 }

@@ -178,7 +178,7 @@ func (c *Controller) match(ctx context.Context, t Task, site, runID string, out 
 		return nil, err
 	}
 	var rep schema.MatchReply
-	err = c.rpc.Call(ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: runID, Fingerprint: fp, Task: t.Text, Params: t.Params}, &rep)
+	err = c.rpc.CallOnce(ctx, schema.SubjectMatch, &schema.MatchRequest{RunID: runID, Fingerprint: fp, Task: t.Text, Params: t.Params}, &rep)
 	if errors.Is(err, bus.ErrNoService) {
 		out.Match = &schema.MatchReply{Reason: "no matcher is running"}
 		return nil, nil
