@@ -23,6 +23,13 @@ type ObservedNode struct {
 	// landmark, dialog or form, heading and row key, joined by " › ".
 	Context  string    `msgpack:"context,omitempty" json:"context,omitempty"`
 	Contract *Contract `msgpack:"contract,omitempty" json:"contract,omitempty"`
+	// List tells apart the lists of a page (1, 2, ... in the page's
+	// order) and Item is the place, from 1, of the list item the node
+	// sits in, in the innermost list around it; both 0 outside any list.
+	// They count the items a place names (PlaceOf), and are no part of
+	// the id.
+	List int `msgpack:"list,omitempty" json:"list,omitempty"`
+	Item int `msgpack:"item,omitempty" json:"item,omitempty"`
 	// Backend is the CDP backend node id in the page the node was captured
 	// from. It is only meaningful to the browser, for that page.
 	Backend int64 `msgpack:"backend" json:"backend"`

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -55,6 +57,86 @@ type Output struct {
 	// Text takes the result's whole text content: a file's text that a
 	// read returned, for a later call to write.
 	Text bool `yaml:"text,omitempty" json:"text,omitempty"`
+	// Place, with Token, finds the value on the line of the control a
+	// place the task states picks in a snapshot (the third result, the
+	// second box): see Placing. State holds for that line as for Line's.
+	Place *Placing `yaml:"place,omitempty" json:"place,omitempty"`
+}
+
+// Placing picks a snapshot's control by its place: among the controls of
+// Role that Among counts in the context Within (see AmongItems,
+// AmongControls, SnapshotNodes), the Nth, most often {{place|ordinal}}.
+// The value follows Mark on its line ("[ref=").
+type Placing struct {
+	Role   string `yaml:"role" json:"role"`
+	Among  string `yaml:"among" json:"among"`
+	Within string `yaml:"within,omitempty" json:"within,omitempty"`
+	Nth    string `yaml:"nth" json:"nth"`
+	Mark   string `yaml:"mark" json:"mark"`
+}
+
+// validate reports what is wrong with p.
+func (p *Placing) validate() error {
+	switch {
+	case p.Role == "" || p.Mark == "":
+		return Errorf(CodeInvalid, "place: it needs the role of the controls it counts and the mark its value follows")
+	case p.Among != AmongItems && p.Among != AmongControls:
+		return Errorf(CodeOutOfSet, "place: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
+	case len(p.Within) > maxPickText || len(p.Mark) > maxPickText || len(p.Role) > maxPickText:
+		return Errorf(CodeTooLarge, "place: a field over %d bytes", maxPickText)
+	}
+	if refs, _ := ParseRefs(p.Nth); len(refs) > 0 {
+		return nil
+	}
+	if n, err := strconv.Atoi(p.Nth); err != nil || n < 1 || n > MaxNth {
+		return Errorf(CodeInvalid, "place: nth %q is no place from 1 to %d, nor a parameter's", Clip(p.Nth, 40), MaxNth)
+	}
+	return nil
+}
+
+// values are the texts of p that may hold references.
+func (p *Placing) values() []any {
+	if p == nil {
+		return nil
+	}
+	return []any{p.Nth, p.Within}
+}
+
+// locatePlace finds the value on the line of the control o.Place picks.
+func (o Output) locatePlace(w World, b Bindings) (any, error) {
+	p := o.Place
+	within, err := RenderString(p.Within, b)
+	if err != nil {
+		return nil, err
+	}
+	nth, err := RenderString(p.Nth, b)
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(nth)
+	if err != nil || n < 1 || n > MaxNth {
+		return nil, Errorf(CodeInvalid, "place: %q is no place from 1 to %d", Clip(nth, 40), MaxNth)
+	}
+	nodes, lines := SnapshotNodes(w.Text)
+	placed, err := Placed(nodes, p.Role, p.Among, within, 0)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, Errorf(CodeBindingNotFound, "%s", AsError(err).Message)
+	case err != nil:
+		return nil, err
+	case n > len(placed):
+		return nil, Errorf(CodeBindingNotFound, "the %d. of %d %s controls is not there: refusing to take another", n, len(placed), p.Role)
+	}
+	line := strings.Split(w.Text, "\n")[lines[placed[n-1]]]
+	_, rest, ok := strings.Cut(line, p.Mark)
+	v := regexp.MustCompile("^" + o.Token + "+").FindString(rest) // validate checked the class
+	if !ok || v == "" {
+		return nil, Errorf(CodeBindingNotFound, "the %d. %s control's line has no value after %q", n, p.Role, p.Mark)
+	}
+	if state, _ := ToggleState(line); o.State != "" && state != o.State {
+		return nil, Errorf(CodeStateChanged, "the %d. %s control is %s, recorded %s: a click would not do what it did", n, p.Role, orNone(state), o.State)
+	}
+	return v, nil
 }
 
 // togglingRoles are the roles whose control a click toggles.
@@ -103,6 +185,14 @@ func (o Output) validate() error {
 		return Errorf(CodeInvalid, "an output that takes the result's whole text has no other locator")
 	case o.Text:
 		return nil
+	case o.Place != nil && (o.JSON != "" || o.Line != "" || o.Pick != nil || o.After != "" || o.Row != ""):
+		return Errorf(CodeInvalid, "a place is a locator of its own: no json, line, after, row or pick beside it")
+	case o.Place != nil && !tokenPattern.MatchString(o.Token):
+		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
+	case o.Place != nil && o.State != "" && !toggleStates.MatchString(o.State):
+		return Errorf(CodeInvalid, "state %q: want none, checked, pressed, checked=mixed or pressed=mixed", o.State)
+	case o.Place != nil:
+		return o.Place.validate()
 	case o.Pick != nil && (o.Token != "" || o.State != ""):
 		return Errorf(CodeInvalid, "a pick's items are whole lines or JSON list items: no token or state")
 	case o.Pick != nil:
@@ -160,6 +250,8 @@ func (o Output) String() string {
 		return "the whole text"
 	case o.Pick != nil:
 		return o.Pick.String() + " in " + o.where()
+	case o.Place != nil:
+		return fmt.Sprintf("the %s. %s counted among %s in %q, then %s+ after %q", o.Place.Nth, o.Place.Role, o.Place.Among, o.Place.Within, o.Token, o.Place.Mark)
 	}
 	if o.JSON != "" {
 		return "json " + o.JSON
@@ -189,6 +281,8 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		return w.Text, nil
 	case o.Pick != nil:
 		return o.locateItem(w, b)
+	case o.Place != nil:
+		return o.locatePlace(w, b)
 	}
 	if o.JSON != "" {
 		return o.locateJSON(w)

@@ -21,8 +21,12 @@ type Pick struct {
 	// Rows says the records are table rows, keyed by their first cell.
 	Rows bool `yaml:"rows,omitempty" json:"rows,omitempty" msgpack:"rows,omitempty"`
 	// Within is the context the records share (landmark, heading).
-	Within string     `yaml:"within,omitempty" json:"within,omitempty" msgpack:"within,omitempty"`
-	Rules  []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
+	Within string `yaml:"within,omitempty" json:"within,omitempty" msgpack:"within,omitempty"`
+	// Among counts the records by place, whatever their names (see
+	// AmongItems, AmongControls): Name is then "*" and the one rule an
+	// nth.
+	Among string     `yaml:"among,omitempty" json:"among,omitempty" msgpack:"among,omitempty"`
+	Rules []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
 }
 
 // PickRule is one rule a Pick applies.
@@ -69,6 +73,13 @@ func (p *Pick) Validate() error {
 		if err := r.validate(); err != nil {
 			return err
 		}
+	}
+	switch {
+	case p.Among == "":
+	case p.Among != AmongItems && p.Among != AmongControls:
+		return Errorf(CodeOutOfSet, "pick: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
+	case p.Name != keyMark || p.Rows || len(p.Rules) != 1 || p.Rules[0].Order != OrderNth:
+		return Errorf(CodeInvalid, "pick: among %s counts by place: its name is *, it reads no rows, and its one rule is nth", p.Among)
 	}
 	return nil
 }
@@ -128,8 +139,8 @@ func (p *Pick) validateRecords() error {
 	return nil
 }
 
-// validatePick checks how step s uses a pick: only a click or a hover
-// chooses among records, and an extract reads the first of them; a pick
+// validatePick checks how step s uses a pick: only a click, a hover, a
+// drag or a check chooses among records, and an extract reads the first of them; a pick
 // is the whole target (an id, name or near beside it would say another
 // control); and an extract's count is the first records of a list.
 func (s *Step) validatePick() error {
@@ -160,15 +171,15 @@ func (s *Step) validatePick() error {
 }
 
 // validatePicking checks the shape of a target of a tool's action that
-// picks: a click's, hover's or drag's, or an extract's with a count; the pick is
+// picks: a click's, hover's, drag's or check's, or an extract's with a count; the pick is
 // the whole target; its rules read columns it can name.
 func validatePicking(tool string, t *Target, counted bool) error {
 	if t == nil || t.Pick == nil {
 		return nil
 	}
 	switch {
-	case tool != string(ActClick) && tool != string(ActHover) && tool != string(ActDrag) && !(tool == string(ActExtract) && counted):
-		return Errorf(CodeInvalid, "%s: a pick chooses among records for a click, a hover or a drag, or reads a list for an extract with a count", tool)
+	case tool != string(ActClick) && tool != string(ActHover) && tool != string(ActDrag) && tool != string(ActCheck) && !(tool == string(ActExtract) && counted):
+		return Errorf(CodeInvalid, "%s: a pick chooses among records for a click, a hover, a drag or a check, or reads a list for an extract with a count", tool)
 	case t.ID != "" || t.Name != "" || t.Near != "":
 		return Errorf(CodeInvalid, "a target with a pick has no id, name or near: the pick chooses the control")
 	case t.Role == "":

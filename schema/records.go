@@ -42,6 +42,10 @@ type RecordSet struct {
 	Header []string `msgpack:"header,omitempty" json:"header,omitempty"`
 	// Role is the role of a list's nodes (records.Lists).
 	Role string `msgpack:"role,omitempty" json:"role,omitempty"`
+	// Among says the records are what a place counts (AmongItems,
+	// AmongControls), with nothing in their names that is data: only a
+	// place the task states chooses among them.
+	Among string `msgpack:"among,omitempty" json:"among,omitempty"`
 	// More counts the records left out past MaxRecords.
 	More int `msgpack:"more,omitempty" json:"more,omitempty"`
 }

@@ -292,7 +292,7 @@ func (p *Playbook) validateSteps(ps *problems) {
 				ps.add(opath, "only a deterministic step's result has outputs")
 			}
 			ps.addErr(opath, o.validate())
-			refs(opath, map[string]bool{}, func() ([]Ref, error) { return RefsIn([]any{o.Line, o.After, o.Row, o.Pick.values()}) })
+			refs(opath, map[string]bool{}, func() ([]Ref, error) { return RefsIn([]any{o.Line, o.After, o.Row, o.Pick.values(), o.Place.values()}) })
 		}
 	}
 	// A parameter no step uses changes nothing a replay does: replayed

@@ -103,11 +103,28 @@ func placesRows(p *schema.Pick, nodes []schema.ObservedNode, set pageSet) error 
 }
 
 // pickRecords finds p's records of role on a page, or fails
-// schema.CodeNotFound.
+// schema.CodeNotFound (schema.Placed's errors for a pick by place).
 func pickRecords(p *schema.Pick, role string, nodes []schema.ObservedNode) (pageSet, error) {
+	if p.Among != "" {
+		return placedRecords(p, role, nodes)
+	}
 	set := like(nodes, role, p.Name, p.Rows, p.Within)
 	if len(set.Records) == 0 {
 		return set, schema.Errorf(schema.CodeNotFound, "no %s %q is on the page in %q", role, p.Name, p.Within)
+	}
+	return set, nil
+}
+
+// placedRecords are the records a pick by place counts, each keyed by
+// its whole name.
+func placedRecords(p *schema.Pick, role string, nodes []schema.ObservedNode) (pageSet, error) {
+	idx, err := schema.Placed(nodes, role, p.Among, p.Within, 0)
+	if err != nil {
+		return pageSet{}, err
+	}
+	set := pageSet{RecordSet: schema.RecordSet{Pattern: p.Name, Within: p.Within, Among: p.Among}, nodes: idx}
+	for _, j := range idx {
+		set.Records = append(set.Records, schema.Record{Name: nodes[j].Name, Key: nodes[j].Name})
 	}
 	return set, nil
 }

@@ -53,6 +53,23 @@ func Around(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen in
 	return s.capped(chosen)
 }
 
+// Places returns what a place counts the node at index i of nodes among
+// (schema.PlaceOf), as records keyed by their whole names, and its
+// place there from 0: for a control among siblings whose names hold no
+// data (a list of titles, a form's boxes), which only a place the task
+// states can choose.
+func Places(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen int, ok bool) {
+	among, within, place, ok := schema.PlaceOf(nodes, i)
+	if !ok {
+		return schema.RecordSet{}, 0, false
+	}
+	s, err := placedRecords(&schema.Pick{Name: keyMark, Within: within, Among: among}, nodes[i].Role, nodes)
+	if err != nil || place > len(s.nodes) || s.nodes[place-1] != i {
+		return schema.RecordSet{}, 0, false
+	}
+	return s.capped(place - 1)
+}
+
 // capped keeps the first schema.MaxRecords records, and the chosen one.
 func (p pageSet) capped(chosen int) (schema.RecordSet, int, bool) {
 	s := p.RecordSet

@@ -234,3 +234,43 @@ func TestChooseByPlaceCountsRows(t *testing.T) {
 		t.Fatalf("with Bob's row archived: chose %d (%v), want ambiguous", i, err)
 	}
 }
+
+// TestPlacesCountItemsOrBoxes: a control among siblings whose names hold
+// no data has a place (Places) only in a list's items or among a form's
+// boxes, and a pick by that place chooses on a page of other names: the
+// third item's first link, the second box; an item without a link stops.
+func TestPlacesCountItemsOrBoxes(t *testing.T) {
+	page := func(titles ...string) []schema.ObservedNode {
+		nodes := []schema.ObservedNode{{Role: "link", Name: "Sponsored", Actionable: true, Context: "main"}}
+		for i, title := range titles {
+			if title != "" {
+				nodes = append(nodes, schema.ObservedNode{ID: fmt.Sprint("r", i+1), Role: "link", Name: title, Actionable: true, Context: "main", List: 1, Item: i + 1},
+					schema.ObservedNode{Role: "link", Name: "cached", Actionable: true, Context: "main", List: 1, Item: i + 1})
+			}
+		}
+		for _, box := range []string{"Basil", "Olives", "Tuna"} {
+			nodes = append(nodes, schema.ObservedNode{ID: "cb" + box, Role: "checkbox", Name: box, Actionable: true, Context: "main › form Order"})
+		}
+		return append(nodes, schema.ObservedNode{Role: "link", Name: "Next page", Actionable: true, Context: "main"})
+	}
+	learned := page("Invoice Birch", "Receipt Cedar", "Quote Delta")
+	set, chosen, ok := records.Places(learned, 5)
+	if !ok || set.Among != schema.AmongItems || chosen != 2 || len(set.Records) != 3 {
+		t.Fatalf("the third result: %+v %d %v", set, chosen, ok)
+	}
+	if _, _, ok := records.Places(learned, 0); ok {
+		t.Errorf("the ad outside the list has a place")
+	}
+	third := &schema.Pick{Name: "*", Within: "main", Among: schema.AmongItems, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "3"}}}
+	other := page("Contract Fjord", "Order Garnet", "Statement Indigo", "Quote Ember")
+	if i, _, err := records.Choose(third, "link", other); err != nil || other[i].ID != "r3" {
+		t.Fatalf("the third of other titles: %d %v", i, err)
+	}
+	if i, _, err := records.Choose(third, "link", page("Contract Fjord", "", "Statement Indigo")); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("an item without its link: chose %d (%v), want ambiguous", i, err)
+	}
+	box := &schema.Pick{Name: "*", Within: "main › form Order", Among: schema.AmongControls, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "2"}}}
+	if i, _, err := records.Choose(box, "checkbox", other); err != nil || other[i].ID != "cbOlives" {
+		t.Fatalf("the second box: %d %v", i, err)
+	}
+}

@@ -470,6 +470,8 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 		if &nodes[i] == node {
 			if set, chosen, ok := records.Around(nodes, i); ok {
 				ev.Among, ev.Chosen = &set, chosen
+			} else if set, chosen, ok := records.Places(nodes, i); ok {
+				ev.Among, ev.Chosen = &set, chosen
 			}
 		}
 	}

@@ -133,14 +133,17 @@ func (d *distillation) action(a *schema.BrowserAction) error {
 			}
 		}
 	}
-	switch {
-	case a.Among != nil && act.Target != nil && act.Target.Pick == nil:
+	if a.Among != nil && act.Target != nil && act.Target.Pick == nil {
 		t, err := d.choice(describe(a), a.Among, a.Chosen, act.Target, true)
 		if err != nil {
 			return err
 		}
+		if t != nil && act.Kind == schema.ActClick && togglesOnClick[t.Role] {
+			return schema.Errorf(schema.CodeUnbound, "%s ticks one of several boxes by a choice, and a click on a box found the other way at replay would undo it: not distilled (record through rote mcp browser, whose replays tick the box chosen)", describe(a))
+		}
 		s.Target = t
-	case act.Target != nil:
+	}
+	if s.Target == nil && act.Target != nil {
 		s.Target = d.target(act.Target)
 	}
 	if s.ID == "" {

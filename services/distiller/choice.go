@@ -20,13 +20,27 @@ import (
 // else, when judge allows, by a judgment step before it that chooses
 // among the records' keys read at replay. A choice it can explain none
 // of these ways is refused: frozen, it would act on the same record
-// whatever the data.
+// whatever the data. Among siblings a place counts (set.Among), only a
+// place the task states makes it a choice: with none, the target is nil
+// and the control is the one its name says.
 func (d *distillation) choice(what string, set *schema.RecordSet, k int, control *schema.Target, judge bool) (*schema.Target, error) {
 	if set == nil || k < 0 || k >= len(set.Records) || set.Pattern == "" {
 		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", what)
 	}
 	rec := set.Records[k]
-	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within}}
+	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within, Among: set.Among}}
+	if set.Among != "" {
+		// Siblings whose names hold no data: only a place the task
+		// states chooses among them, else the control is the one its
+		// name says.
+		r, placed, err := d.placeRule(what, *set, k)
+		if err != nil || !placed {
+			return nil, err
+		}
+		t.Pick.Rules = []schema.PickRule{r}
+		d.placed = append(d.placed, what)
+		return t, nil
+	}
 	if r, ok := d.namedRecord(*set, k); ok {
 		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
 		return t, nil

@@ -7,11 +7,13 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/records"
 )
 
 // A produced value is one a step's recorded result returned, which a
@@ -346,6 +348,9 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				}
 			}
 			if err == nil && got == v {
+				if placed, ok, err := d.placeOutput(w, i, trimmed[:at], o); ok || err != nil {
+					return placed, err
+				}
 				if set, k, among := snapshotRecords(w.Text, i); among && !templated(o.Line+o.After+o.Row) {
 					// No parameter is in the line that finds it: a record chosen once.
 					return schema.Output{}, schema.Errorf(schema.CodeUnbound, "it is the control of %q, one of %d records (%s), and no parameter names it: replayed by its line it would act on that record whatever the list holds then (record through rote mcp browser, whose replays choose a record by the rule the task states)",
@@ -359,6 +364,39 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 		}
 	}
 	return schema.Output{}, lastErr
+}
+
+// placeOutput locates the value on line i of a snapshot by its place,
+// when a parameter states that place and the line's own locator o holds
+// no parameter: the control of the third result is the third's whatever
+// its title, and found by its title it would be the same record on
+// every page. before is the text before the value on its line.
+func (d *distillation) placeOutput(w schema.World, i int, before string, o schema.Output) (schema.Output, bool, error) {
+	if templated(o.Line + o.After + o.Row) {
+		return schema.Output{}, false, nil
+	}
+	nodes, lines := schema.SnapshotNodes(w.Text)
+	at := slices.Index(lines, i)
+	if at < 0 {
+		return schema.Output{}, false, nil
+	}
+	set, k, ok := records.Places(nodes, at)
+	if !ok {
+		return schema.Output{}, false, nil
+	}
+	what := fmt.Sprintf("the snapshot's %s %q", nodes[at].Role, nodes[at].Name)
+	r, placed, err := d.placeRule(what, set, k)
+	if err != nil || !placed {
+		return schema.Output{}, false, err
+	}
+	open := strings.LastIndex(before, "[")
+	if open < 0 {
+		return schema.Output{}, false, nil // a value no mark like [ref= stands before
+	}
+	mark := before[open:]
+	d.placed = append(d.placed, what)
+	return schema.Output{Place: &schema.Placing{Role: nodes[at].Role, Among: set.Among, Within: set.Within, Nth: r.Value, Mark: mark},
+		Token: o.Token, State: o.State}, true, nil
 }
 
 func ambiguous(err error) bool {

@@ -404,8 +404,9 @@ func TestDistillDropsTheIDOfANamedControl(t *testing.T) {
 // TestDistillPicksTheRowOfANamedRecord: a rote mcp browser click on a
 // row's plain "Trash" button, whose result's metadata says the rows it
 // was one of, replays by a pick of the row that holds the title, not by
-// the button's id; a checkbox ticked in such a row is refused (a click
-// replayed on it could undo it), as is a choice nothing explains.
+// the button's id; a checkbox ticked in such a row is checked, not
+// clicked (a click replayed on it could undo it); a choice nothing
+// explains is refused.
 func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	among := func(role, name, slug string) string {
 		meta, _ := json.Marshal(tools.Among{Chosen: 0, Records: &schema.RecordSet{Pattern: name, Rows: true, Header: []string{"Title", "Published"},
@@ -431,8 +432,15 @@ func TestDistillPicksTheRowOfANamedRecord(t *testing.T) {
 	if _, ok := s.Args["target"]; ok || s.Args["role"] != "button" || pick == nil || s.Target.Pick == nil || s.Target.Pick.Rules[0].Value != "{{title}}" {
 		t.Fatalf("step args %v, target %+v", s.Args, s.Target)
 	}
-	if _, err := distill("Tick the post Glacier memo", map[string]string{"title": "Glacier memo"}, "checkbox", "Select", "posts"); !errors.Is(err, schema.ErrUnbound) {
-		t.Errorf("a box ticked in a row: %v, want unbound", err)
+	if _, err := distill("Tick the post Glacier memo", map[string]string{"title": "Glacier memo"}, "checkbox", "Select", "posts"); !errors.Is(err, schema.ErrInvalid) {
+		t.Errorf("a box clicked in a row, its state after unknown: %v, want invalid", err)
+	}
+	c, err = distill("Tick the post Glacier memo", map[string]string{"title": "Glacier memo"}, "checkbox", "Select", "posts\n~ tr0001 [checked focused]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Playbook.Steps[0]; s.Tool != "check" || s.Args["checked"] != true || s.Args["pick"] == nil {
+		t.Errorf("a box ticked in a row: step %s %v, want a check into checked by a pick", s.Tool, s.Args)
 	}
 	if _, err := distill("Trash a post", nil, "button", "Trash", "posts"); !errors.Is(err, schema.ErrUnbound) {
 		t.Errorf("a row chosen for no reason: %v, want unbound", err)

@@ -83,7 +83,9 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// One of several records (a row's Trash button), named by nothing
 		// the task gives: the replay chooses it by the row's key or the
 		// rule the task states, on the page as it is then.
-		return d.roteBrowserChoice(what, s, t, among, args)
+		if step, chosen, err := d.roteBrowserChoice(what, c, s, t, among, args); chosen || err != nil {
+			return step, err
+		}
 	}
 	if _, ok := args["target"]; ok && t.Twins > 0 && t.Contract != nil {
 		// One of fields alike told apart by order: its place holds at
@@ -200,27 +202,40 @@ func (d *distillation) twinLabel(id string, producers []producer) (string, bool)
 
 // roteBrowserChoice is the step of a click or hover on one of several
 // records: its pick goes in the arguments in place of the control's id
-// and name, for the server to choose by at replay.
-func (d *distillation) roteBrowserChoice(what string, s schema.Step, control *schema.Target, among tools.Among, args map[string]any) (schema.Step, error) {
+// and name, for the server to choose by at replay. A click that toggles
+// a box becomes a check into the state it left the box in: replayed on
+// a box found the other way, a click would undo what the session did.
+// chosen is false when the records are only what a place counts and the
+// task states none: the control is then the one its name says.
+func (d *distillation) roteBrowserChoice(what string, c *schema.ToolCall, s schema.Step, control *schema.Target, among tools.Among, args map[string]any) (step schema.Step, chosen bool, err error) {
 	what = fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
-	if c := s.Tool; (c != string(schema.ActClick) && c != string(schema.ActHover)) || togglesOnClick[control.Role] {
-		return s, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click or hover it, never to toggle a box it may find either way: not distilled", what)
+	toggles := s.Tool == string(schema.ActClick) && togglesOnClick[control.Role]
+	if s.Tool != string(schema.ActClick) && s.Tool != string(schema.ActHover) {
+		return s, true, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click, hover or tick it: not distilled", what)
 	}
 	// A judgment step needs the page's records at replay, which an MCP
 	// session's replay does not read: an unexplained choice is refused.
 	t, err := d.choice(what, among.Records, among.Chosen, control, false)
-	if err != nil {
-		return s, err
+	if err != nil || t == nil {
+		return s, err != nil, err
 	}
 	s.Target = t
 	for _, k := range []string{"target", "name", "near", "contract"} {
 		delete(args, k)
 	}
 	args["role"], args["pick"] = t.Role, asArgument(t.Pick)
+	if toggles {
+		checked, ok := toggledTo(c, control.ID)
+		if !ok {
+			return s, true, schema.Errorf(schema.CodeInvalid, "%s, and its result does not say whether that left it checked: not distilled", what)
+		}
+		s.Tool, args["checked"] = string(schema.ActCheck), checked
+		return s, true, nil
+	}
 	if t.Contract != nil {
 		args["contract"] = asArgument(t.Contract)
 	}
-	return s, nil
+	return s, true, nil
 }
 
 // asArgument is v as a tool call's JSON argument.

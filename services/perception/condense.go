@@ -81,6 +81,9 @@ type node struct {
 	contract *schema.Contract
 	backend  int64
 	frame    string // the out-of-process frame's target id; "" in the page's own process
+	// list numbers the innermost list the node sits in, item its item
+	// there (see schema.ObservedNode).
+	list, item int
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -99,7 +102,13 @@ type scope struct {
 	covered bool   // an emitted ancestor already says this text
 	made    bool   // inside a home-made control, which is the control
 	frame   string // the iframe the node is in ("frame Help desk"), outermost first
+	list    *list  // the innermost list around the node
+	item    int    // the list item of it the node is in, from 1; 0 outside one
 }
+
+// list is a list the walk is in: its number on the page, and how many
+// items of it the walk has entered.
+type list struct{ n, items int }
 
 // condenser walks the accessibility trees of a capture. An
 // out-of-process frame is walked by a condenser of its own, which adds
@@ -110,18 +119,20 @@ type condenser struct {
 	frames map[int64]*axFrame // by owner iframe backend id
 	byID   map[accessibility.NodeID]*accessibility.Node
 	out    *[]node
+	lists  *int // how many lists the walk has entered, frames included
 }
 
 // condense turns a capture into the nodes a planner reads, in document
 // order.
 func condense(c *capture) []node {
 	var out []node
-	newCondenser(c, &out).walkRoot(scope{section: &section{}, content: true})
+	lists := 0
+	newCondenser(c, &out, &lists).walkRoot(scope{section: &section{}, content: true})
 	return out
 }
 
-func newCondenser(c *capture, out *[]node) *condenser {
-	d := &condenser{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out}
+func newCondenser(c *capture, out *[]node, lists *int) *condenser {
+	d := &condenser{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out, lists: lists}
 	for i := range c.frames {
 		f := &c.frames[i]
 		d.frames[f.Owner] = f
@@ -187,7 +198,7 @@ func (d *condenser) walk(n *accessibility.Node, sc scope) {
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
 			d.walk(root(f), sc)
 		} else if rc := d.c.remote[int64(n.BackendDOMNodeID)]; rc != nil {
-			newCondenser(rc, d.out).walkRoot(sc)
+			newCondenser(rc, d.out, d.lists).walkRoot(sc)
 		}
 	}
 }
@@ -206,6 +217,14 @@ func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode,
 		sc.content = true
 	case groupRoles[role] && name != "":
 		sc.group = role + " " + name
+	}
+	switch {
+	case role == "list":
+		*d.lists++
+		sc.list, sc.item = &list{n: *d.lists}, 0
+	case role == "listitem" && sc.list != nil:
+		sc.list.items++
+		sc.item = sc.list.items
 	}
 	made := ""
 	if !actionableRoles[role] && !sc.made {
@@ -521,6 +540,9 @@ func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, 
 		}
 	}
 	out.frame = d.c.frame
+	if sc.list != nil && sc.item > 0 {
+		out.list, out.item = sc.list.n, sc.item
+	}
 	*d.out = append(*d.out, out)
 	return &(*d.out)[len(*d.out)-1]
 }

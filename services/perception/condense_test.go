@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +311,57 @@ func TestFieldsNamedByTheirVisibleLabel(t *testing.T) {
 	}
 	if u, p := find(nodes, "textbox", "Username"), find(nodes, "textbox", "Password"); u != nil && p != nil && u.ID == p.ID {
 		t.Errorf("username and password share id %s", u.ID)
+	}
+}
+
+// TestListItemsArePlaces: a node inside a list knows which list and
+// which item it is in, so that "the third result" counts the list's
+// items: an ad and a "Next page" link outside the list are not counted,
+// a "cached" link beside a result's own is not counted twice, and a
+// form's boxes are counted where they stand. None of it is in an id.
+func TestListItemsArePlaces(t *testing.T) {
+	const page = `<!doctype html><html><body><main>
+  <a href="/ad">Sponsored: cheap flights</a>
+  <ol><li><a href="/d/1">Invoice 4821 Birch Ltd</a> <a href="/c/1">cached</a></li>
+      <li><a href="/d/2">Receipt 1200 Cedar GmbH</a></li>
+      <li><a href="/d/3">Quote 7700 Delta SA</a> <a href="/c/3">cached</a></li></ol>
+  <a href="/next">Next page</a>
+  <form><label><input type="checkbox" name="b" value="Basil"> Basil</label><br>
+  <label><input type="checkbox" name="b" value="Olives"> Olives</label><br>
+  <label><input type="checkbox" name="b" value="Tuna"> Tuna</label><button>Submit</button></form>
+</main></body></html>`
+	base := serve(t, map[string]string{"/": page})
+	nodes := observeNow(t, openPage(t, base+"/"))
+	render := renderNodes("", "", nodes, func(schema.ObservedNode) bool { return true })
+	at := func(role, name string) int {
+		for i, n := range nodes {
+			if n.Role == role && n.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no %s %q in\n%s", role, name, render)
+		return -1
+	}
+	for name, want := range map[string]int{"Invoice 4821 Birch Ltd": 1, "Receipt 1200 Cedar GmbH": 2, "Quote 7700 Delta SA": 3} {
+		among, _, place, ok := schema.PlaceOf(nodes, at("link", name))
+		if !ok || among != schema.AmongItems || place != want {
+			t.Errorf("%q: among %q place %d (%v), want items %d", name, among, place, ok, want)
+		}
+	}
+	for _, name := range []string{"Sponsored: cheap flights", "Next page"} {
+		if _, _, _, ok := schema.PlaceOf(nodes, at("link", name)); ok {
+			t.Errorf("%q, outside the list, has a place", name)
+		}
+	}
+	if _, _, _, ok := schema.PlaceOf(nodes, slices.IndexFunc(nodes, func(n schema.ObservedNode) bool { return n.Name == "cached" })); ok {
+		t.Errorf("a result's second link has a place of its own")
+	}
+	among, _, place, ok := schema.PlaceOf(nodes, at("checkbox", "Olives"))
+	if !ok || among != schema.AmongControls || place != 2 {
+		t.Errorf("Olives: among %q place %d (%v), want controls 2", among, place, ok)
+	}
+	third, err := schema.Placed(nodes, "link", schema.AmongItems, nodes[at("link", "Quote 7700 Delta SA")].Context, 0)
+	if err != nil || len(third) != 3 || nodes[third[2]].Name != "Quote 7700 Delta SA" {
+		t.Errorf("the list's items: %v %v", third, err)
 	}
 }

@@ -145,10 +145,10 @@ func (m *Tools) open(ctx context.Context) (*bus.BrowserSession, error) {
 // beyond the browser's own arguments, an optional contract: what the
 // control must be (tag, input type, form action and method, href). An
 // action whose control is something else now is refused with
-// contract_changed or control_changed and nothing is sent. A click and a
-// hover may take a pick instead of a control: the rules that choose the
-// record among its siblings (the row that holds a title, the newest
-// report), as a playbook's target does.
+// contract_changed or control_changed and nothing is sent. A click, a
+// hover and a check may take a pick instead of a control: the rules that
+// choose the record among its siblings (the row that holds a title, the
+// newest report, the third box), as a playbook's target does.
 func (m *Tools) Server(version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rote-browser", Version: version}, nil)
 	for _, spec := range tools.Browser() {
@@ -175,6 +175,7 @@ const contractSchema = `{"type":"object","description":"What the control must be
 // pickSchema is the schema of the pick argument.
 const pickSchema = `{"type":"object","description":"Instead of target, name and near (with role: the role of the records' controls): choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
 	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
+	`"among":{"type":"string","enum":["items","controls"],"description":"count by place, whatever the names: the items of one list, or the boxes of a form (with name *, and one nth rule)"},` +
 	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","nth","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
 
@@ -182,7 +183,8 @@ const pickSchema = `{"type":"object","description":"Instead of target, name and 
 const twinsSchema = `{"type":"integer","minimum":2,"maximum":20,"description":"How many fields alike (the same role, name and context) the target's id counted among when recorded: the action takes its place among them only while the page shows as many, else it stops (ambiguous)."}`
 
 // withObjects adds the contract and twins arguments to an action tool
-// that takes a target, and the pick argument to a click and a hover.
+// that takes a target, and the pick argument to a click, a hover and a
+// check.
 func withObjects(spec schema.ToolSpec) []byte {
 	var s map[string]any
 	if err := json.Unmarshal(spec.InputSchema, &s); err != nil {
@@ -194,7 +196,7 @@ func withObjects(spec schema.ToolSpec) []byte {
 	}
 	props["contract"] = rawSchema(contractSchema)
 	props["twins"] = rawSchema(twinsSchema)
-	if spec.Name == string(schema.ActClick) || spec.Name == string(schema.ActHover) {
+	if picks(spec.Name) {
 		props["pick"] = rawSchema(pickSchema)
 	}
 	b, _ := json.Marshal(s)
@@ -232,8 +234,8 @@ func (m *Tools) call(ctx context.Context, tool string, arguments json.RawMessage
 	if err != nil {
 		return toolError("bad arguments: " + err.Error())
 	}
-	if pick != nil && tool != string(schema.ActClick) && tool != string(schema.ActHover) {
-		return toolError("bad arguments: a pick chooses the control of a click or a hover; " + tool + " takes a target, role and name")
+	if pick != nil && !picks(tool) {
+		return toolError("bad arguments: a pick chooses the control of a click, a hover or a check; " + tool + " takes a target, role and name")
 	}
 	action, err := tools.ActionFromToolCall(tool, arguments, pick)
 	if err != nil {
@@ -380,4 +382,9 @@ func toolError(s string) *mcp.CallToolResult {
 	r := toolText(s)
 	r.IsError = true
 	return r
+}
+
+// picks reports whether a tool takes a pick.
+func picks(tool string) bool {
+	return tool == string(schema.ActClick) || tool == string(schema.ActHover) || tool == string(schema.ActCheck)
 }

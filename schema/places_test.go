@@ -1,0 +1,96 @@
+package schema_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// resultsSnapshot is @playwright/mcp's snapshot of a page of results: an
+// ad and a "Next page" link beside the list, a "cached" link in two of
+// its items, and a form's boxes, the second ticked.
+const resultsSnapshot = `- generic [ref=e1]:
+  - link "Sponsored: cheap flights" [ref=e2]:
+    - /url: /ad
+  - list [ref=e3]:
+    - listitem [ref=e4]:
+      - link "Invoice 4821 Birch Ltd" [ref=e5]:
+        - /url: /d/1
+      - link "cached" [ref=e6]:
+        - /url: /c/1
+    - listitem [ref=e7]:
+      - link "Receipt 1200 Cedar GmbH" [ref=e8]:
+        - /url: /d/2
+    - listitem [ref=e9]:
+      - link "Quote 7700 Delta SA" [ref=e10]:
+        - /url: /d/3
+  - link "Next page" [ref=e11]:
+    - /url: /next
+  - checkbox "Basil" [ref=e12]
+  - checkbox "Olives" [checked] [ref=e13]
+  - checkbox "Tuna" [ref=e14]`
+
+// TestPlacesInASnapshot: a place counts a list's items (not the links
+// beside the list, nor a second link in an item) or a form's boxes; the
+// Nth past the end, an item without the control, a second list, and a
+// box found in another state than recorded are each stopped, never
+// another control taken.
+func TestPlacesInASnapshot(t *testing.T) {
+	nodes, _ := schema.SnapshotNodes(resultsSnapshot)
+	at := func(name string) int {
+		for i, n := range nodes {
+			if n.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no %q", name)
+		return -1
+	}
+	for name, want := range map[string]int{"Invoice 4821 Birch Ltd": 1, "Quote 7700 Delta SA": 3, "Tuna": 3} {
+		if _, _, place, ok := schema.PlaceOf(nodes, at(name)); !ok || place != want {
+			t.Errorf("%q: place %d (%v), want %d", name, place, ok, want)
+		}
+	}
+	for _, name := range []string{"Sponsored: cheap flights", "cached", "Next page"} {
+		if _, _, _, ok := schema.PlaceOf(nodes, at(name)); ok {
+			t.Errorf("%q has a place", name)
+		}
+	}
+
+	among, within, _, _ := schema.PlaceOf(nodes, at("Invoice 4821 Birch Ltd"))
+	link := schema.Output{Place: &schema.Placing{Role: "link", Among: among, Within: within, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
+	locate := func(o schema.Output, text, place string) (any, error) {
+		return o.Locate(schema.World{Text: text}, schema.Bindings{Params: map[string]any{"place": place}})
+	}
+	for place, want := range map[string]string{"first": "e5", "2nd": "e8", "third": "e10"} {
+		if got, err := locate(link, resultsSnapshot, place); err != nil || got != want {
+			t.Errorf("the %s result: %v %v, want %s", place, got, err, want)
+		}
+	}
+	if _, err := locate(link, resultsSnapshot, "fourth"); !errors.Is(err, schema.ErrBindingNotFound) {
+		t.Errorf("the fourth of three: %v", err)
+	}
+	noLink := strings.Replace(resultsSnapshot, `      - link "Receipt 1200 Cedar GmbH" [ref=e8]:
+        - /url: /d/2`, `      - text: Sponsored`, 1)
+	if _, err := locate(link, noLink, "third"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("an item without a link: %v", err)
+	}
+	twoLists := resultsSnapshot + `
+  - list [ref=e20]:
+    - listitem [ref=e21]:
+      - link "About" [ref=e22]`
+	if _, err := locate(link, twoLists, "first"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("two lists: %v", err)
+	}
+
+	among, within, _, _ = schema.PlaceOf(nodes, at("Basil"))
+	box := schema.Output{Place: &schema.Placing{Role: "checkbox", Among: among, Within: within, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]", State: "none"}
+	if got, err := locate(box, resultsSnapshot, "third"); err != nil || got != "e14" {
+		t.Errorf("the third box: %v %v", got, err)
+	}
+	if _, err := locate(box, resultsSnapshot, "second"); !errors.Is(err, schema.ErrStateChanged) {
+		t.Errorf("the second box, ticked already: %v", err)
+	}
+}
