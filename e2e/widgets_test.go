@@ -35,8 +35,8 @@ func TestWidgetSuiteNeverWrong(t *testing.T) {
 	}
 	// The kinds learned and replayed right through each server.
 	useful := map[string][]string{
-		"rote mcp browser": {"unlabelled-login", "date-mdy", "checkbox-set", "row-action", "search", "late-list"},
-		"@playwright/mcp":  {"unlabelled-login", "date-mdy", "row-action", "search", "late-list"},
+		"rote mcp browser": {"unlabelled-login", "date-mdy", "ordinal-result", "checkbox-set", "row-action", "search", "late-list"},
+		"@playwright/mcp":  {"unlabelled-login", "date-mdy", "ordinal-result", "row-action", "search", "late-list"},
 	}
 	var problems []string
 	for _, k := range s.Kinds {

@@ -17,7 +17,8 @@ const (
 	// item without the control stops the count.
 	AmongItems = "items"
 	// AmongControls counts the controls of a role that a person counts
-	// where they stand (checkboxes, radios, switches), in one context.
+	// where they stand (checkboxes, radios, switches), in one context
+	// and one group (ObservedNode.Group: one form).
 	AmongControls = "controls"
 )
 
@@ -83,6 +84,9 @@ func Placed(nodes []ObservedNode, role, among, within string, list int) ([]int, 
 	}
 	if len(out) == 0 {
 		return nil, Errorf(CodeNotFound, "no %s is on the page in %q to count", role, within)
+	}
+	if among == AmongControls && slices.ContainsFunc(out, func(j int) bool { return nodes[j].Group != nodes[out[0]].Group }) {
+		return nil, Errorf(CodeAmbiguous, "the %s controls in %q stand in more than one group (two forms): which one a place counts in is unknown", role, within)
 	}
 	if among == AmongItems {
 		for k, j := range out {

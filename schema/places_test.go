@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +84,26 @@ func TestPlacesInASnapshot(t *testing.T) {
       - link "About" [ref=e22]`
 	if _, err := locate(link, twoLists, "first"); !errors.Is(err, schema.ErrAmbiguous) {
 		t.Errorf("two lists: %v", err)
+	}
+
+	// A box of another form above the form's own boxes: @playwright/mcp
+	// shows both forms as generic containers.
+	twoForms := `- generic [ref=e1]:
+  - generic [ref=e3]:
+    - generic [ref=e4]:
+      - checkbox "Exact match" [ref=e5]
+      - text: Exact match
+    - textbox [ref=e6]
+  - generic [ref=e7]:
+    - generic [ref=e8]:
+      - checkbox "Sports" [ref=e9]
+    - generic [ref=e10]:
+      - checkbox "Music" [ref=e11]
+    - button "Save" [ref=e16]`
+	formNodes, _ := schema.SnapshotNodes(twoForms)
+	music := slices.IndexFunc(formNodes, func(n schema.ObservedNode) bool { return n.Name == "Music" })
+	if _, _, _, ok := schema.PlaceOf(formNodes, music); ok {
+		t.Errorf("Music counted across two forms")
 	}
 
 	among, within, _, _ = schema.PlaceOf(nodes, at("Basil"))

@@ -28,8 +28,10 @@ func SnapshotNodes(text string) (nodes []ObservedNode, lines []int) {
 		label      string
 		list, item int // a list's number, a list item's place; else 0
 		items      int // how many items of a list were met
+		node       int // its index in nodes
 	}
 	var path []open
+	parents := map[int][]int{}
 	lists := 0
 	for i, line := range strings.Split(text, "\n") {
 		m := snapshotLine.FindStringSubmatch(line)
@@ -66,9 +68,41 @@ func SnapshotNodes(text string) (nodes []ObservedNode, lines []int) {
 				}
 			}
 		}
+		here.node = len(nodes)
+		for _, p := range path {
+			parents[here.node] = append(parents[here.node], p.node)
+		}
 		nodes = append(nodes, n)
 		lines = append(lines, i)
 		path = append(path, here)
 	}
+	groupControls(nodes, parents)
 	return nodes, lines
+}
+
+// groupControls sets each control's Group: 1 + the index of the nearest
+// line it is nested in that holds another control of its role (a form's
+// box in its own label holds none, the form does). parents lists each
+// node's enclosing nodes, outermost first.
+func groupControls(nodes []ObservedNode, parents map[int][]int) {
+	holds := map[[2]any]int{} // (container, role) -> how many controls of role it holds
+	for i, n := range nodes {
+		if n.Actionable {
+			for _, p := range parents[i] {
+				holds[[2]any{p, n.Role}]++
+			}
+		}
+	}
+	for i := range nodes {
+		if !nodes[i].Actionable {
+			continue
+		}
+		up := parents[i]
+		for k := len(up) - 1; k >= 0; k-- {
+			if holds[[2]any{up[k], nodes[i].Role}] > 1 {
+				nodes[i].Group = up[k] + 1
+				break
+			}
+		}
+	}
 }

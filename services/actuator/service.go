@@ -463,16 +463,20 @@ func resolveRecorded(ev *schema.BrowserAction, nodes []schema.ObservedNode) (*sc
 		return &nodes[i], schema.ResolvedByRule, nil
 	}
 	node, r, err := resolve(t, nodes)
-	if err != nil || (ev.Action.Kind != schema.ActClick && ev.Action.Kind != schema.ActHover && ev.Action.Kind != schema.ActDrag) {
+	kind := ev.Action.Kind
+	if err != nil || (kind != schema.ActClick && kind != schema.ActHover && kind != schema.ActDrag && kind != schema.ActCheck) {
 		return node, r, err
 	}
 	for i := range nodes {
-		if &nodes[i] == node {
-			if set, chosen, ok := records.Around(nodes, i); ok {
-				ev.Among, ev.Chosen = &set, chosen
-			} else if set, chosen, ok := records.Places(nodes, i); ok {
-				ev.Among, ev.Chosen = &set, chosen
-			}
+		if &nodes[i] != node {
+			continue
+		}
+		// A box is ticked among others only by its place: ticked by its
+		// name, it is the box its name says.
+		if set, chosen, ok := records.Around(nodes, i); ok && kind != schema.ActCheck {
+			ev.Among, ev.Chosen = &set, chosen
+		} else if set, chosen, ok := records.Places(nodes, i); ok {
+			ev.Among, ev.Chosen = &set, chosen
 		}
 	}
 	return node, r, nil

@@ -299,13 +299,13 @@ func dropVaryingAddresses(c *schema.Contract) []string {
 // evidence returns the assertions the page gave after a: the path it went
 // to and the first heading that appeared, when they hold no data that
 // varies (digits, the record a pick chose) and are not what the agent
-// typed.
+// typed; none once a place chose a control (afterPlace).
 func (d *distillation) evidence(a *schema.BrowserAction) []schema.Expect {
 	if a.Action.Kind == schema.ActFill || a.Action.Kind == schema.ActSelect || a.Action.Kind == schema.ActSetValue || a.Action.Kind == schema.ActExtract {
 		return nil
 	}
 	before, beforeFull, after := d.around(a.Seq)
-	if after == nil {
+	if after == nil || d.afterPlace(describe(a)) {
 		return nil
 	}
 	var out []schema.Expect

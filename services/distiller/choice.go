@@ -99,6 +99,18 @@ func (d *distillation) placeRule(what string, set schema.RecordSet, k int) (sche
 	return schema.PickRule{}, false, nil
 }
 
+// afterPlace reports, noting it for what, whether a place the task
+// states chose a control at this step or before: the page from there on
+// shows the record that place held once (its address, its heading), a
+// record that at replay may be any, whether or not its name is in it.
+func (d *distillation) afterPlace(what string) bool {
+	if len(d.placed) == 0 {
+		return false
+	}
+	d.note("%s: the page it left shows what the place chosen by %s held when recorded, which may be another at replay: not checked", what, d.placed[0])
+	return true
+}
+
 // holdsPicked reports whether s (a URL, a heading, a page line) holds the
 // key of a record a pick chose, escaped in a URL or not: it showed that
 // record, and at replay the pick may choose another.

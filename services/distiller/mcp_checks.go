@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
@@ -28,6 +29,9 @@ func (d *distillation) checks(c *schema.ToolCall) []schema.Expect {
 	w := schema.ToolResultWorld(c.Result)
 	var out []schema.Expect
 	for _, at := range pageLine.FindAllStringSubmatchIndex(w.Text, -1) {
+		if d.afterPlace(fmt.Sprintf("#%d %s", c.Seq, c.Tool)) {
+			break
+		}
 		label, value := w.Text[at[2]:at[3]], strings.TrimSpace(w.Text[at[4]:at[5]])
 		if d.holdsPicked(value) {
 			d.note("#%d %s: its %s %q shows the record a pick chose, which may be another at replay: not checked", c.Seq, c.Tool, label, value)

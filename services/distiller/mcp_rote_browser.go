@@ -210,7 +210,7 @@ func (d *distillation) twinLabel(id string, producers []producer) (string, bool)
 func (d *distillation) roteBrowserChoice(what string, c *schema.ToolCall, s schema.Step, control *schema.Target, among tools.Among, args map[string]any) (step schema.Step, chosen bool, err error) {
 	what = fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
 	toggles := s.Tool == string(schema.ActClick) && togglesOnClick[control.Role]
-	if s.Tool != string(schema.ActClick) && s.Tool != string(schema.ActHover) {
+	if s.Tool != string(schema.ActClick) && s.Tool != string(schema.ActHover) && s.Tool != string(schema.ActCheck) {
 		return s, true, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click, hover or tick it: not distilled", what)
 	}
 	// A judgment step needs the page's records at replay, which an MCP

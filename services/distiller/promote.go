@@ -71,6 +71,9 @@ func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract, b
 			c.FormAction, c.Href = b.within(c.FormAction), b.within(c.Href)
 		}
 		dropVaryingAddresses(&c)
+		if byPlace(p, s) {
+			c.Href = "" // the address of the record that place held in the shadow replay
+		}
 		if s.Target == nil {
 			s.Target = &schema.Target{}
 		}
@@ -78,4 +81,19 @@ func learnContracts(p *schema.Playbook, contracts map[string]*schema.Contract, b
 		n++
 	}
 	return n
+}
+
+// byPlace reports whether step s acts on a control that an output found
+// by its place (schema.Output.Place): the third result's link, whatever
+// its address.
+func byPlace(p *schema.Playbook, s *schema.Step) bool {
+	refs, _ := schema.RefsIn(s.Args)
+	for _, r := range refs {
+		for _, from := range p.Steps {
+			if from.ID == r.Step && from.Outputs[r.Output].Place != nil {
+				return true
+			}
+		}
+	}
+	return false
 }

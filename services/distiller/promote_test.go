@@ -50,3 +50,22 @@ func TestLearnContractsTemplatesTheRunsValues(t *testing.T) {
 		t.Fatalf("contract %+v", c)
 	}
 }
+
+// TestLearnContractsDropsTheAddressAPlaceHeld: a link a place chose (an
+// output found by its place) is held to being a link, not to the address
+// the shadow replay's place held: at replay the third result is another.
+func TestLearnContractsDropsTheAddressAPlaceHeld(t *testing.T) {
+	third := schema.Output{Place: &schema.Placing{Role: "link", Among: schema.AmongItems, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
+	p := &schema.Playbook{Steps: []schema.Step{
+		{ID: "look", Tool: "browser_snapshot", Outputs: map[string]schema.Output{"value": third}},
+		{ID: "open", Tool: "browser_click", Args: map[string]any{"ref": "{{steps.look.value}}"}},
+		{ID: "about", Tool: "browser_click", Args: map[string]any{"ref": "e9"}},
+	}}
+	learnContracts(p, map[string]*schema.Contract{"open": {Tag: "a", Href: "/charlie.html"}, "about": {Tag: "a", Href: "/about.html"}}, nil)
+	if c := p.Steps[1].Target.Contract; c == nil || c.Tag != "a" || c.Href != "" {
+		t.Errorf("the link a place chose: %+v, want a link of no fixed address", c)
+	}
+	if c := p.Steps[2].Target.Contract; c == nil || c.Href != "/about.html" {
+		t.Errorf("a link by name lost its address: %+v", c)
+	}
+}

@@ -82,8 +82,8 @@ type node struct {
 	backend  int64
 	frame    string // the out-of-process frame's target id; "" in the page's own process
 	// list numbers the innermost list the node sits in, item its item
-	// there (see schema.ObservedNode).
-	list, item int
+	// there, form the form it belongs to (see schema.ObservedNode).
+	list, item, form int
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -104,6 +104,7 @@ type scope struct {
 	frame   string // the iframe the node is in ("frame Help desk"), outermost first
 	list    *list  // the innermost list around the node
 	item    int    // the list item of it the node is in, from 1; 0 outside one
+	form    int    // the form the node is in, numbered in the page's order; 0 outside one
 }
 
 // list is a list the walk is in: its number on the page, and how many
@@ -119,20 +120,22 @@ type condenser struct {
 	frames map[int64]*axFrame // by owner iframe backend id
 	byID   map[accessibility.NodeID]*accessibility.Node
 	out    *[]node
-	lists  *int // how many lists the walk has entered, frames included
+	seen   *counts // lists and forms the walk has entered, frames included
 }
+
+// counts numbers the lists and forms of a page as the walk meets them.
+type counts struct{ lists, forms int }
 
 // condense turns a capture into the nodes a planner reads, in document
 // order.
 func condense(c *capture) []node {
 	var out []node
-	lists := 0
-	newCondenser(c, &out, &lists).walkRoot(scope{section: &section{}, content: true})
+	newCondenser(c, &out, &counts{}).walkRoot(scope{section: &section{}, content: true})
 	return out
 }
 
-func newCondenser(c *capture, out *[]node, lists *int) *condenser {
-	d := &condenser{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out, lists: lists}
+func newCondenser(c *capture, out *[]node, seen *counts) *condenser {
+	d := &condenser{c: c, dom: c.dom, frames: map[int64]*axFrame{}, byID: map[accessibility.NodeID]*accessibility.Node{}, out: out, seen: seen}
 	for i := range c.frames {
 		f := &c.frames[i]
 		d.frames[f.Owner] = f
@@ -169,6 +172,12 @@ func (d *condenser) walk(n *accessibility.Node, sc scope) {
 	if dn != nil && pickerRoles[role] && actionableRoles[strings.ToLower(dn.attrs["type"])+"-picker"] {
 		role = strings.ToLower(dn.attrs["type"]) + "-picker"
 	}
+	if dn != nil && dn.tag == "form" {
+		// A form groups its controls whether or not the accessibility
+		// tree keeps a node for it.
+		d.seen.forms++
+		sc.form = d.seen.forms
+	}
 	switch shown := dn != nil && d.dom.shown(dn); {
 	case !n.Ignored && shown:
 		sc = d.visit(n, role, name, dn, sc)
@@ -198,7 +207,7 @@ func (d *condenser) walk(n *accessibility.Node, sc scope) {
 		if f := d.frames[int64(n.BackendDOMNodeID)]; f != nil && len(f.Nodes) > 0 {
 			d.walk(root(f), sc)
 		} else if rc := d.c.remote[int64(n.BackendDOMNodeID)]; rc != nil {
-			newCondenser(rc, d.out, d.lists).walkRoot(sc)
+			newCondenser(rc, d.out, d.seen).walkRoot(sc)
 		}
 	}
 }
@@ -220,8 +229,8 @@ func (d *condenser) visit(n *accessibility.Node, role, name string, dn *domNode,
 	}
 	switch {
 	case role == "list":
-		*d.lists++
-		sc.list, sc.item = &list{n: *d.lists}, 0
+		d.seen.lists++
+		sc.list, sc.item = &list{n: d.seen.lists}, 0
 	case role == "listitem" && sc.list != nil:
 		sc.list.items++
 		sc.item = sc.list.items
@@ -543,6 +552,7 @@ func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, 
 	if sc.list != nil && sc.item > 0 {
 		out.list, out.item = sc.list.n, sc.item
 	}
+	out.form = sc.form
 	*d.out = append(*d.out, out)
 	return &(*d.out)[len(*d.out)-1]
 }

@@ -318,7 +318,8 @@ func TestFieldsNamedByTheirVisibleLabel(t *testing.T) {
 // which item it is in, so that "the third result" counts the list's
 // items: an ad and a "Next page" link outside the list are not counted,
 // a "cached" link beside a result's own is not counted twice, and a
-// form's boxes are counted where they stand. None of it is in an id.
+// form's boxes are counted where they stand, never across two forms.
+// None of it is in an id.
 func TestListItemsArePlaces(t *testing.T) {
 	const page = `<!doctype html><html><body><main>
   <a href="/ad">Sponsored: cheap flights</a>
@@ -329,6 +330,8 @@ func TestListItemsArePlaces(t *testing.T) {
   <form><label><input type="checkbox" name="b" value="Basil"> Basil</label><br>
   <label><input type="checkbox" name="b" value="Olives"> Olives</label><br>
   <label><input type="checkbox" name="b" value="Tuna"> Tuna</label><button>Submit</button></form>
+  <section><h2>Search</h2><form action="/search"><label><input type="checkbox" name="x"> Exact</label></form>
+  <form action="/filter"><label><input type="checkbox" name="y"> Recent</label></form></section>
 </main></body></html>`
 	base := serve(t, map[string]string{"/": page})
 	nodes := observeNow(t, openPage(t, base+"/"))
@@ -359,6 +362,10 @@ func TestListItemsArePlaces(t *testing.T) {
 	among, _, place, ok := schema.PlaceOf(nodes, at("checkbox", "Olives"))
 	if !ok || among != schema.AmongControls || place != 2 {
 		t.Errorf("Olives: among %q place %d (%v), want controls 2", among, place, ok)
+	}
+	// Two forms under one heading: which one a place counts in is unknown.
+	if _, _, _, ok := schema.PlaceOf(nodes, at("checkbox", "Recent")); ok {
+		t.Errorf("a box counted across two forms")
 	}
 	third, err := schema.Placed(nodes, "link", schema.AmongItems, nodes[at("link", "Quote 7700 Delta SA")].Context, 0)
 	if err != nil || len(third) != 3 || nodes[third[2]].Name != "Quote 7700 Delta SA" {
