@@ -133,10 +133,35 @@ func (o Output) locatePlace(w World, b Bindings) (any, error) {
 	if !ok || v == "" {
 		return nil, Errorf(CodeBindingNotFound, "the %d. %s control's line has no value after %q", n, p.Role, p.Mark)
 	}
-	if state, _ := ToggleState(line); o.State != "" && state != o.State {
+	state, _ := ToggleState(line)
+	if o.State != "" && toggledBy(o.State, state) {
+		return AlreadyToggled{State: state}, nil
+	}
+	if o.State != "" && state != o.State {
 		return nil, Errorf(CodeStateChanged, "the %d. %s control is %s, recorded %s: a click would not do what it did", n, p.Role, orNone(state), o.State)
 	}
 	return v, nil
+}
+
+// AlreadyToggled is what an output of a control a click toggles binds
+// when the control already shows the state the recorded click left it in
+// (ticked where the click ticked it): the click would undo it, and the
+// task needs none. The replay leaves out the steps that use it.
+type AlreadyToggled struct{ State string }
+
+func (a AlreadyToggled) String() string { return "already " + orNone(a.State) }
+
+// toggledBy reports whether a control found now in state shows what a
+// click on it in the state recorded left: ticked or pressed from none,
+// none from either. A mixed state is neither.
+func toggledBy(recorded, now string) bool {
+	switch recorded {
+	case "none":
+		return now == "checked" || now == "pressed"
+	case "checked", "pressed":
+		return now == "none"
+	}
+	return false
 }
 
 // togglingRoles are the roles whose control a click toggles.
@@ -330,6 +355,8 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value %s", line, o.placed(after, row))
 	case len(found) == 0:
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
+	case o.State != "" && toggledBy(o.State, state):
+		return AlreadyToggled{State: state}, nil
 	case o.State != "" && state != o.State:
 		return nil, Errorf(CodeStateChanged, "the control on the line beginning %q is %s, recorded %s: a click would not do what it did", line, orNone(state), o.State)
 	}

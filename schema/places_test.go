@@ -36,8 +36,8 @@ const resultsSnapshot = `- generic [ref=e1]:
 // TestPlacesInASnapshot: a place counts a list's items (not the links
 // beside the list, nor a second link in an item) or a form's boxes; the
 // Nth past the end, an item without the control, a second list, and a
-// box found in another state than recorded are each stopped, never
-// another control taken.
+// box half ticked are each stopped, never another control taken; a box
+// already ticked is left as it is (AlreadyToggled).
 func TestPlacesInASnapshot(t *testing.T) {
 	nodes, _ := schema.SnapshotNodes(resultsSnapshot)
 	at := func(name string) int {
@@ -111,7 +111,11 @@ func TestPlacesInASnapshot(t *testing.T) {
 	if got, err := locate(box, resultsSnapshot, "third"); err != nil || got != "e14" {
 		t.Errorf("the third box: %v %v", got, err)
 	}
-	if _, err := locate(box, resultsSnapshot, "second"); !errors.Is(err, schema.ErrStateChanged) {
-		t.Errorf("the second box, ticked already: %v", err)
+	if got, err := locate(box, resultsSnapshot, "second"); err != nil || got != (schema.AlreadyToggled{State: "checked"}) {
+		t.Errorf("the second box, ticked already: %v %v, want it left as it is", got, err)
+	}
+	mixed := strings.Replace(resultsSnapshot, `"Olives" [checked]`, `"Olives" [checked=mixed]`, 1)
+	if _, err := locate(box, mixed, "second"); !errors.Is(err, schema.ErrStateChanged) {
+		t.Errorf("the second box, half ticked: %v", err)
 	}
 }

@@ -57,3 +57,16 @@ func (x *replay) boundIn(s *schema.Step) map[string]string {
 	}
 	return out
 }
+
+// alreadyToggled reports whether a step's arguments use an output bound
+// to schema.AlreadyToggled: the control it would click is already as the
+// recorded click left it.
+func (x *replay) alreadyToggled(s *schema.Step) bool {
+	refs, _ := schema.RefsIn(s.Args)
+	for _, r := range refs {
+		if _, ok := x.bindings.Outputs[r.Step+"."+r.Output].(schema.AlreadyToggled); ok && r.Output != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -74,3 +74,48 @@ func TestOutputsBindTheNewObject(t *testing.T) {
 		})
 	}
 }
+
+// TestAClickOnABoxAlreadyAsLeftIsLeftOut: a click that ticked a box when
+// recorded, replayed on a page where that box is ticked already, is left
+// out (clicked, it would untick it) and the replay goes on and succeeds;
+// a box half ticked stops it before the click.
+func TestAClickOnABoxAlreadyAsLeftIsLeftOut(t *testing.T) {
+	b := bustest.Start(t)
+	p := &schema.Playbook{
+		Name: "notify", Intent: "turn on notifications", Fingerprint: fp,
+		Steps: []schema.Step{
+			{ID: "look", Kind: schema.StepDeterministic, Tool: "browser_snapshot",
+				Outputs: map[string]schema.Output{"box": {Line: `- checkbox "Notifications" [ref=`, Token: "[a-z0-9]", State: "none"}}},
+			{ID: "tick", Kind: schema.StepDeterministic, Needs: []string{"look"}, Tool: "browser_click", Args: map[string]any{"ref": "{{steps.look.box}}"}},
+			{ID: "save", Kind: schema.StepDeterministic, Needs: []string{"tick"}, Tool: "browser_click", Args: map[string]any{"ref": "e9"}},
+		},
+		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "saved"}},
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	saved := ok(schema.World{Text: "saved"})
+	for _, c := range []struct {
+		name, line string
+		code       schema.Code
+		calls      int
+	}{
+		{"ticked already", `- checkbox "Notifications" [checked] [ref=e4]`, "", 2},
+		{"not ticked", `- checkbox "Notifications" [ref=e4]`, "", 3},
+		{"half ticked", `- checkbox "Notifications" [checked=mixed] [ref=e4]`, schema.CodeStateChanged, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &replaytest.Scripted{FP: fp, Steps: map[string][]replaytest.Outcome{"look": {ok(schema.World{Text: c.line})}, "tick": {saved}, "save": {saved}}}
+			res, err := executor(b).Replay(ctx(t), replay.Request{Playbook: p, Open: opener(d)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls := d.Calls(); len(calls) != c.calls {
+				t.Fatalf("%d calls, want %d: %+v", len(calls), c.calls, calls)
+			}
+			if c.code == "" && res.Outcome != schema.OutcomeSuccess || c.code != "" && !errors.Is(res.Reason, &schema.Error{Code: c.code}) {
+				t.Fatalf("%s: %+v", res.Outcome, res.Reason)
+			}
+		})
+	}
+}
