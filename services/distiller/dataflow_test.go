@@ -190,8 +190,9 @@ func TestDistillRefusesATaskValueAResultAlsoReturned(t *testing.T) {
 }
 
 // TestDistillKeepsAToggleState: a ref bound from a checkbox's line keeps
-// the state the line showed, so a replay on a box found the other way
-// stops before the click would undo it.
+// the state the line showed, so a replay on a box found already as the
+// click left it leaves it (the click would undo it), and one found half
+// checked stops.
 func TestDistillKeepsAToggleState(t *testing.T) {
 	snapshot := "- checkbox \"Subscribe\" [ref=e4]\n- checkbox \"Terms\" [checked] [ref=e5]\n- textbox \"Email\" [ref=e6]\n"
 	r := mcpRun(map[string]string{}, "Subscribe",
@@ -209,8 +210,12 @@ func TestDistillKeepsAToggleState(t *testing.T) {
 		t.Fatalf("outputs: %+v", outs)
 	}
 	w := schema.ToolResultWorld([]byte(textResult(strings.Replace(snapshot, `"Subscribe" [ref=e4]`, `"Subscribe" [checked] [ref=e8]`, 1))))
+	if got, err := outs["subscribe"].Locate(w, schema.Bindings{}); err != nil || got != (schema.AlreadyToggled{State: "checked"}) {
+		t.Fatalf("a box found checked: %v %v, want it left as it is", got, err)
+	}
+	w = schema.ToolResultWorld([]byte(textResult(strings.Replace(snapshot, `"Subscribe" [ref=e4]`, `"Subscribe" [checked=mixed] [ref=e8]`, 1))))
 	if _, err := outs["subscribe"].Locate(w, schema.Bindings{}); !errors.Is(err, schema.ErrStateChanged) {
-		t.Fatalf("a box found checked: %v, want state_changed", err)
+		t.Fatalf("a box found half checked: %v, want state_changed", err)
 	}
 }
 

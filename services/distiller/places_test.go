@@ -102,3 +102,28 @@ func TestDistillCountsThePlaceTheTaskStates(t *testing.T) {
 		t.Fatalf("no place in the task: step %s %v, target %+v: want the box its id and name say", s.Tool, s.Args, s.Target)
 	}
 }
+
+// TestDistillRunsOfPlacesDescribedByTitle: two @playwright/mcp runs of
+// "open the Nth result", the third in one and the first in the other,
+// whose clicks describe their link by its title (element), are one
+// playbook: the description is for people, the place is the parameter.
+func TestDistillRunsOfPlacesDescribedByTitle(t *testing.T) {
+	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
+	run := func(id, place, title, ref string) *schema.RunFold {
+		r := mcpRun(map[string]string{"place": place}, "Open the "+place+" result",
+			[3]string{"browser_snapshot", `{}`, textResult(results("Invoice 4821 Birch Ltd", "Receipt 1200 Cedar GmbH", "Quote 7700 Delta SA"))},
+			[3]string{"browser_click", `{"element":"` + title + `","target":"` + ref + `"}`, textResult("opened")})
+		r.Spec.RunID = id
+		r.Inventories = append(r.Inventories, inventory)
+		return r
+	}
+	c, err := DistillRuns([]*schema.RunFold{run("run-3", "third", "Quote 7700 Delta SA", "r2"), run("run-1", "first", "Invoice 4821 Birch Ltd", "r0")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range c.Playbook.Steps[0].Outputs {
+		if o.Place == nil {
+			t.Fatalf("output %+v, want the place", o)
+		}
+	}
+}

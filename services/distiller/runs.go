@@ -30,6 +30,7 @@ func DistillRuns(runs []*schema.RunFold, o Options) (*Candidate, error) {
 		return nil, fmt.Errorf("run %s: %w", runs[0].Spec.RunID, err)
 	}
 	ids := []string{runs[0].Spec.RunID}
+	describes := (&distillation{r: runs[0]}).describesControl
 	for _, r := range runs[1:] {
 		id := r.Spec.RunID
 		if slices.Contains(ids, id) {
@@ -39,7 +40,7 @@ func DistillRuns(runs []*schema.RunFold, o Options) (*Candidate, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", id, err)
 		}
-		if err := merge(first.Playbook, c.Playbook); err != nil {
+		if err := merge(first.Playbook, c.Playbook, describes); err != nil {
 			return nil, schema.Errorf(schema.AsError(err).Code, "run %s is not explained by the playbook of run %s: %s", id, ids[0], schema.AsError(err).Message)
 		}
 		for k, v := range c.Inferred {
@@ -59,20 +60,22 @@ func DistillRuns(runs []*schema.RunFold, o Options) (*Candidate, error) {
 }
 
 // merge narrows p to what also explains q, a playbook of another run of
-// the same task, or says where q does something else.
-func merge(p, q *schema.Playbook) error {
+// the same task, or says where q does something else. The arguments
+// that only describe a control for people (describes: @playwright/mcp's
+// element) may differ: the third result is described by its title.
+func merge(p, q *schema.Playbook, describes func(key string) bool) error {
 	switch {
 	case p.Fingerprint != q.Fingerprint:
 		return schema.Errorf(schema.CodeFingerprint, "it ran in another environment (fingerprint %.12s, not %.12s)", q.Fingerprint, p.Fingerprint)
 	case !reflect.DeepEqual(p.Params, q.Params):
 		return schema.Errorf(schema.CodeInvalid, "its parameters are %s, not %s", paramNames(q), paramNames(p))
 	case len(p.Steps) != len(q.Steps):
-		return schema.Errorf(schema.CodeInvalid, "it took %d steps where the other took %d: not one procedure (%s)", len(q.Steps), len(p.Steps), firstDifference(p.Steps, q.Steps))
+		return schema.Errorf(schema.CodeInvalid, "it took %d steps where the other took %d: not one procedure (%s)", len(q.Steps), len(p.Steps), firstDifference(p.Steps, q.Steps, describes))
 	}
 	for i := range p.Steps {
 		a, b := &p.Steps[i], &q.Steps[i]
 		what := fmt.Sprintf("step %d (%s)", i+1, a.ID)
-		if d := stepDifference(*a, *b); d != "" {
+		if d := stepDifference(*a, *b, describes); d != "" {
 			return schema.Errorf(schema.CodeUnbound, "%s: %s: a value that changes between runs and no parameter holds varies with the task (declare it)", what, d)
 		}
 		if a.Target != nil && a.Target.Pick != nil {
@@ -97,10 +100,13 @@ func merge(p, q *schema.Playbook) error {
 }
 
 // stepDifference says how b does something other than a, beyond the
-// rules of a choice and the checks: "" when it does not.
-func stepDifference(a, b schema.Step) string {
+// rules of a choice, the checks and the arguments describes names: ""
+// when it does not.
+func stepDifference(a, b schema.Step, describes func(key string) bool) string {
 	strip := func(s schema.Step) schema.Step {
 		s.Expect, s.ID, s.Needs = nil, "", nil
+		s.Args = maps.Clone(s.Args)
+		maps.DeleteFunc(s.Args, func(k string, _ any) bool { return describes(k) })
 		if s.Target != nil {
 			t := *s.Target
 			if t.Pick != nil {
@@ -144,9 +150,9 @@ func stepDifference(a, b schema.Step) string {
 }
 
 // firstDifference names the first step where two runs part.
-func firstDifference(a, b []schema.Step) string {
+func firstDifference(a, b []schema.Step, describes func(key string) bool) string {
 	for i := range min(len(a), len(b)) {
-		if d := stepDifference(a[i], b[i]); d != "" {
+		if d := stepDifference(a[i], b[i], describes); d != "" {
 			return fmt.Sprintf("they part at step %d: %s", i+1, d)
 		}
 	}
