@@ -31,10 +31,14 @@ type ObservedNode struct {
 	List int `msgpack:"list,omitempty" json:"list,omitempty"`
 	Item int `msgpack:"item,omitempty" json:"item,omitempty"`
 	// Group tells apart the groups a page's controls stand in: the form
-	// a control belongs to (1, 2, ... in the page's order), or in a
-	// snapshot, which shows no forms, the nearest container that holds
-	// others of its role; 0 for none. A place counts boxes of one group.
+	// a control belongs to, and a radio's name within it (1, 2, ... in
+	// the page's order), or in a snapshot, which shows neither, the
+	// nearest container that holds others of its role; 0 for none. A
+	// place counts boxes of one group.
 	Group int `msgpack:"group,omitempty" json:"group,omitempty"`
+	// Field is a radio's name, which makes its group: the plan's radios
+	// apart from the billing period's in one form.
+	Field string `msgpack:"field,omitempty" json:"field,omitempty"`
 	// Backend is the CDP backend node id in the page the node was captured
 	// from. It is only meaningful to the browser, for that page.
 	Backend int64 `msgpack:"backend" json:"backend"`

@@ -71,18 +71,21 @@ type Placing struct {
 	Role   string `yaml:"role" json:"role"`
 	Among  string `yaml:"among" json:"among"`
 	Within string `yaml:"within,omitempty" json:"within,omitempty"`
-	Nth    string `yaml:"nth" json:"nth"`
-	Mark   string `yaml:"mark" json:"mark"`
+	// Name is how the counted controls are named (Count.Name): "*" each
+	// its own way, else the name they all share.
+	Name string `yaml:"name" json:"name"`
+	Nth  string `yaml:"nth" json:"nth"`
+	Mark string `yaml:"mark" json:"mark"`
 }
 
 // validate reports what is wrong with p.
 func (p *Placing) validate() error {
 	switch {
-	case p.Role == "" || p.Mark == "":
-		return Errorf(CodeInvalid, "place: it needs the role of the controls it counts and the mark its value follows")
+	case p.Role == "" || p.Mark == "" || p.Name == "":
+		return Errorf(CodeInvalid, "place: it needs the role and the name (* for names each their own) of the controls it counts, and the mark its value follows")
 	case p.Among != AmongItems && p.Among != AmongControls:
 		return Errorf(CodeOutOfSet, "place: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
-	case len(p.Within) > maxPickText || len(p.Mark) > maxPickText || len(p.Role) > maxPickText:
+	case len(p.Within) > maxPickText || len(p.Mark) > maxPickText || len(p.Role) > maxPickText || len(p.Name) > maxPickText:
 		return Errorf(CodeTooLarge, "place: a field over %d bytes", maxPickText)
 	}
 	if refs, _ := ParseRefs(p.Nth); len(refs) > 0 {
@@ -118,7 +121,7 @@ func (o Output) locatePlace(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeInvalid, "place: %q is no place from 1 to %d", Clip(nth, 40), MaxNth)
 	}
 	nodes, lines := SnapshotNodes(w.Text)
-	placed, err := Placed(nodes, p.Role, p.Among, within, 0)
+	placed, err := Placed(nodes, Count{Role: p.Role, Among: p.Among, Within: within, Name: p.Name})
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, Errorf(CodeBindingNotFound, "%s", AsError(err).Message)

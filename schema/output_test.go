@@ -51,9 +51,9 @@ func TestOutputsValidate(t *testing.T) {
 		"state of json":       {"{json: $.id}", `{json: $.id, state: checked}`, "state belongs to a line locator"},
 		"bad output name":     {"id: {json: $.id}", "Id: {json: $.id}", `output name "Id"`},
 		"malformed reference": {`"{{steps.create.id}}"`, `"{{steps.create.id.x}}"`, "neither a parameter name"},
-		"place beside a line": {"{json: $.id}", `{line: "id ", token: "[a-z]", place: {role: link, among: items, nth: "1", mark: "[ref="}}`, "a place is a locator of its own"},
-		"place past the end":  {"{json: $.id}", `{token: "[a-z0-9]", place: {role: link, among: items, nth: "0", mark: "[ref="}}`, "no place from 1"},
-		"place with no mark":  {"{json: $.id}", `{token: "[a-z0-9]", place: {role: link, among: items, nth: "2"}}`, "the mark its value follows"},
+		"place beside a line": {"{json: $.id}", `{line: "id ", token: "[a-z]", place: {role: link, among: items, name: "*", nth: "1", mark: "[ref="}}`, "a place is a locator of its own"},
+		"place past the end":  {"{json: $.id}", `{token: "[a-z0-9]", place: {role: link, among: items, name: "*", nth: "0", mark: "[ref="}}`, "no place from 1"},
+		"place with no mark":  {"{json: $.id}", `{token: "[a-z0-9]", place: {role: link, among: items, name: "*", nth: "2"}}`, "the mark its value follows"},
 	} {
 		doc := strings.Replace(dataflowPlaybook, c.from, c.to, 1)
 		if doc == dataflowPlaybook {

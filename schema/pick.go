@@ -22,11 +22,18 @@ type Pick struct {
 	Rows bool `yaml:"rows,omitempty" json:"rows,omitempty" msgpack:"rows,omitempty"`
 	// Within is the context the records share (landmark, heading).
 	Within string `yaml:"within,omitempty" json:"within,omitempty" msgpack:"within,omitempty"`
-	// Among counts the records by place, whatever their names (see
-	// AmongItems, AmongControls): Name is then "*" and the one rule an
-	// nth.
+	// Among counts the records by place (see AmongItems,
+	// AmongControls), by the one rule, an nth: Name is then "*" for
+	// controls named each their own way, or the name they all share
+	// (Count.Name); Field, for radios, the name of their group.
 	Among string     `yaml:"among,omitempty" json:"among,omitempty" msgpack:"among,omitempty"`
+	Field string     `yaml:"field,omitempty" json:"field,omitempty" msgpack:"field,omitempty"`
 	Rules []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
+}
+
+// Count is what a pick by place counts among, controls of role.
+func (p *Pick) Count(role string) Count {
+	return Count{Role: role, Among: p.Among, Within: p.Within, Field: p.Field, Name: p.Name}
 }
 
 // PickRule is one rule a Pick applies.
@@ -78,8 +85,8 @@ func (p *Pick) Validate() error {
 	case p.Among == "":
 	case p.Among != AmongItems && p.Among != AmongControls:
 		return Errorf(CodeOutOfSet, "pick: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
-	case p.Name != keyMark || p.Rows || len(p.Rules) != 1 || p.Rules[0].Order != OrderNth:
-		return Errorf(CodeInvalid, "pick: among %s counts by place: its name is *, it reads no rows, and its one rule is nth", p.Among)
+	case p.Rows || len(p.Rules) != 1 || p.Rules[0].Order != OrderNth:
+		return Errorf(CodeInvalid, "pick: among %s counts by place: it reads no rows, and its one rule is nth", p.Among)
 	}
 	return nil
 }
@@ -130,10 +137,10 @@ func (p *Pick) validateRecords() error {
 	if p == nil {
 		return nil
 	}
-	if strings.TrimSpace(p.Name) == "" || (!p.Rows && !strings.Contains(p.Name, keyMark)) {
+	if strings.TrimSpace(p.Name) == "" || (!p.Rows && p.Among == "" && !strings.Contains(p.Name, keyMark)) {
 		return Errorf(CodeInvalid, "pick: name %q does not say which controls to pick among (a table's, or a list's with * where its key stands)", p.Name)
 	}
-	if len(p.Name) > maxPickText || len(p.Within) > maxPickText {
+	if len(p.Name) > maxPickText || len(p.Within) > maxPickText || len(p.Field) > maxPickText {
 		return Errorf(CodeTooLarge, "pick: its name or within is over %d bytes", maxPickText)
 	}
 	return nil

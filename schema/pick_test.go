@@ -72,7 +72,7 @@ func TestActionsUsePicksAsTheyMean(t *testing.T) {
 		want string
 	}{
 		"fill":           {schema.Action{Kind: schema.ActFill, Value: "x", Target: &schema.Target{Role: "textbox", Pick: pick}}, "a pick chooses among records"},
-		"among by name":  {schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Pick: &schema.Pick{Name: "Basil", Among: schema.AmongControls, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "2"}}}}}, "does not say which controls"},
+		"among no name":  {schema.Action{Kind: schema.ActCheck, Target: &schema.Target{Role: "checkbox", Pick: &schema.Pick{Name: " ", Among: schema.AmongControls, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "2"}}}}}, "does not say which controls"},
 		"among by date":  {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "*", Among: schema.AmongItems, Rules: []schema.PickRule{{Order: schema.OrderNewest}}}}}, "counts by place"},
 		"among what":     {schema.Action{Kind: schema.ActClick, Target: &schema.Target{Role: "link", Pick: &schema.Pick{Name: "*", Among: "rows", Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "2"}}}}}, `among "rows"`},
 		"with id":        {schema.Action{Kind: schema.ActClick, Target: &schema.Target{ID: "b1", Role: "button", Pick: pick}}, "no id, name or near"},

@@ -18,58 +18,94 @@ const (
 	AmongItems = "items"
 	// AmongControls counts the controls of a role that a person counts
 	// where they stand (checkboxes, radios, switches), in one context
-	// and one group (ObservedNode.Group: one form).
+	// and one group (ObservedNode.Group: one form; for radios, the
+	// radios of one name).
 	AmongControls = "controls"
 )
 
 // countedRoles are the roles AmongControls counts.
 var countedRoles = map[string]bool{"checkbox": true, "radio": true, "switch": true}
 
-// PlaceOf returns what a place counts the control at nodes[i] among:
-// how (AmongItems, AmongControls), within which context, and its place
-// there, from 1. ok is false for a control no place counts (alone, or a
-// link outside any list).
-func PlaceOf(nodes []ObservedNode, i int) (among, within string, place int, ok bool) {
+// Count is what a place counts among: the controls of Role that Among
+// counts in the context Within; for radios of a named group, Field is
+// the group's name. Name is "*" when the counted controls are named
+// each their own way (titles), else the name they all share ("Read
+// more"): counted at replay, they must be so again, or they are other
+// controls than the run counted (a "Share" link now first in each item).
+// List, known when a run is learned, is the list the recorded control
+// stood in (0 at replay: the one list there is).
+type Count struct {
+	Role, Among, Within, Field, Name string
+	List                             int
+}
+
+// named reads how the controls at idx are named: "*" each its own way,
+// else the one name they share; ok is false when some share a name and
+// some do not, or they share none at all.
+func named(nodes []ObservedNode, idx []int) (string, bool) {
+	seen := map[string]bool{}
+	for _, j := range idx {
+		seen[nodes[j].Name] = true
+	}
+	switch {
+	case len(seen) == len(idx):
+		return keyMark, true
+	case len(seen) == 1 && nodes[idx[0]].Name != "":
+		return nodes[idx[0]].Name, true
+	}
+	return "", false
+}
+
+// PlaceOf returns what a place counts the control at nodes[i] among,
+// and its place there, from 1. ok is false for a control no place counts
+// (alone, or a link outside any list).
+func PlaceOf(nodes []ObservedNode, i int) (c Count, place int, ok bool) {
 	n := nodes[i]
 	if !n.Actionable {
-		return "", "", 0, false
+		return Count{}, 0, false
 	}
-	among = AmongControls
+	c = Count{Role: n.Role, Among: AmongControls, Within: n.Context, Field: n.Field}
 	if !countedRoles[n.Role] {
-		among = AmongItems
+		c = Count{Role: n.Role, Among: AmongItems, Within: n.Context, List: n.List}
 	}
-	if among == AmongItems && (n.List == 0 || n.Item == 0) {
-		return "", "", 0, false
+	if c.Among == AmongItems && (n.List == 0 || n.Item == 0) {
+		return Count{}, 0, false
 	}
-	placed, err := Placed(nodes, n.Role, among, n.Context, n.List)
+	placed, err := Placed(nodes, c)
 	if err != nil || len(placed) < 2 {
-		return "", "", 0, false
+		return Count{}, 0, false
+	}
+	if c.Name, ok = named(nodes, placed); !ok {
+		return Count{}, 0, false
 	}
 	k := slices.Index(placed, i)
 	if k < 0 {
-		return "", "", 0, false // not the first of its role in its item
+		return Count{}, 0, false // not the first of its role in its item
 	}
-	return among, n.Context, k + 1, true
+	c.List = 0
+	return c, k + 1, true
 }
 
-// Placed returns the indexes in nodes of the controls of role that a
-// place counts among, in the page's order: with AmongControls every
-// actionable one in the context within; with AmongItems the first of
-// each item of the one list in within that holds such controls (list
-// names that list when known, 0 at replay). A page with several such
-// lists there, or an item without the control, is CodeAmbiguous: a
-// place would count something else than the run did. None is
-// CodeNotFound.
-func Placed(nodes []ObservedNode, role, among, within string, list int) ([]int, error) {
+// Placed returns the indexes in nodes of the controls c counts, in the
+// page's order: with AmongControls every actionable one of c.Role in the
+// context (of the radio group c.Field names, if any); with AmongItems the
+// first of each item of the one list there that holds such controls. A
+// page with several such lists or groups there, or an item without the
+// control, is CodeAmbiguous: a place would count something else than the
+// run did. None is CodeNotFound.
+func Placed(nodes []ObservedNode, c Count) ([]int, error) {
 	var out []int
 	items := map[int]bool{}
+	list := c.List
 	for j, m := range nodes {
-		if !m.Actionable || m.Role != role || !strings.EqualFold(m.Context, within) {
+		if !m.Actionable || m.Role != c.Role || !strings.EqualFold(m.Context, c.Within) {
 			continue
 		}
 		switch {
-		case among == AmongControls:
-			out = append(out, j)
+		case c.Among == AmongControls:
+			if m.Field == c.Field {
+				out = append(out, j)
+			}
 		case m.List == 0 || m.Item == 0:
 			continue
 		case list == 0:
@@ -79,21 +115,43 @@ func Placed(nodes []ObservedNode, role, among, within string, list int) ([]int, 
 			items[m.Item] = true
 			out = append(out, j)
 		case m.List != list:
-			return nil, Errorf(CodeAmbiguous, "two lists in %q hold %s controls: which one a place counts in is unknown", within, role)
+			return nil, Errorf(CodeAmbiguous, "two lists in %q hold %s controls: which one a place counts in is unknown", c.Within, c.Role)
 		}
 	}
 	if len(out) == 0 {
-		return nil, Errorf(CodeNotFound, "no %s is on the page in %q to count", role, within)
+		return nil, Errorf(CodeNotFound, "no %s is on the page in %q to count", c.Role, c.Within)
 	}
-	if among == AmongControls && slices.ContainsFunc(out, func(j int) bool { return nodes[j].Group != nodes[out[0]].Group }) {
-		return nil, Errorf(CodeAmbiguous, "the %s controls in %q stand in more than one group (two forms): which one a place counts in is unknown", role, within)
+	if c.Among == AmongControls && slices.ContainsFunc(out, func(j int) bool { return nodes[j].Group != nodes[out[0]].Group }) {
+		return nil, Errorf(CodeAmbiguous, "the %s controls in %q stand in more than one group (two forms): which one a place counts in is unknown", c.Role, c.Within)
 	}
-	if among == AmongItems {
+	if c.Name != "" && !c.namedAsCounted(nodes, out) {
+		return nil, Errorf(CodeAmbiguous, "the %s controls counted in %q are named otherwise than the ones the run counted (%s): they may be other controls", c.Role, c.Within, ClipList(names(nodes, out), 4))
+	}
+	if c.Among == AmongItems {
 		for k, j := range out {
 			if nodes[j].Item != k+1 {
-				return nil, Errorf(CodeAmbiguous, "item %d of the list in %q has no %s: a place counts items, and the controls alone would count another", k+1, within, role)
+				return nil, Errorf(CodeAmbiguous, "item %d of the list in %q has no %s: a place counts items, and the controls alone would count another", k+1, c.Within, c.Role)
 			}
 		}
 	}
 	return out, nil
+}
+
+// namedAsCounted reports whether the controls at idx are named as the
+// ones c counted: each its own way, or all by c.Name.
+func (c Count) namedAsCounted(nodes []ObservedNode, idx []int) bool {
+	if c.Name == keyMark {
+		name, ok := named(nodes, idx)
+		return ok && name == keyMark
+	}
+	return !slices.ContainsFunc(idx, func(j int) bool { return nodes[j].Name != c.Name })
+}
+
+// names lists the names of the nodes at idx.
+func names(nodes []ObservedNode, idx []int) []string {
+	out := make([]string, len(idx))
+	for k, j := range idx {
+		out[k] = nodes[j].Name
+	}
+	return out
 }

@@ -50,18 +50,18 @@ func TestPlacesInASnapshot(t *testing.T) {
 		return -1
 	}
 	for name, want := range map[string]int{"Invoice 4821 Birch Ltd": 1, "Quote 7700 Delta SA": 3, "Tuna": 3} {
-		if _, _, place, ok := schema.PlaceOf(nodes, at(name)); !ok || place != want {
+		if _, place, ok := schema.PlaceOf(nodes, at(name)); !ok || place != want {
 			t.Errorf("%q: place %d (%v), want %d", name, place, ok, want)
 		}
 	}
 	for _, name := range []string{"Sponsored: cheap flights", "cached", "Next page"} {
-		if _, _, _, ok := schema.PlaceOf(nodes, at(name)); ok {
+		if _, _, ok := schema.PlaceOf(nodes, at(name)); ok {
 			t.Errorf("%q has a place", name)
 		}
 	}
 
-	among, within, _, _ := schema.PlaceOf(nodes, at("Invoice 4821 Birch Ltd"))
-	link := schema.Output{Place: &schema.Placing{Role: "link", Among: among, Within: within, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
+	c, _, _ := schema.PlaceOf(nodes, at("Invoice 4821 Birch Ltd"))
+	link := schema.Output{Place: &schema.Placing{Role: "link", Among: c.Among, Within: c.Within, Name: c.Name, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
 	locate := func(o schema.Output, text, place string) (any, error) {
 		return o.Locate(schema.World{Text: text}, schema.Bindings{Params: map[string]any{"place": place}})
 	}
@@ -77,6 +77,14 @@ func TestPlacesInASnapshot(t *testing.T) {
         - /url: /d/2`, `      - text: Sponsored`, 1)
 	if _, err := locate(link, noLink, "third"); !errors.Is(err, schema.ErrAmbiguous) {
 		t.Errorf("an item without a link: %v", err)
+	}
+	// A "Share" link now first in each item is not the link counted.
+	shareFirst := strings.NewReplacer(`      - link "Invoice`, `      - link "Share" [ref=s1]
+      - link "Invoice`, `      - link "Receipt`, `      - link "Share" [ref=s2]
+      - link "Receipt`, `      - link "Quote`, `      - link "Share" [ref=s3]
+      - link "Quote`).Replace(resultsSnapshot)
+	if got, err := locate(link, shareFirst, "second"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("a Share link first in each item: %v %v, want ambiguous", got, err)
 	}
 	twoLists := resultsSnapshot + `
   - list [ref=e20]:
@@ -102,12 +110,12 @@ func TestPlacesInASnapshot(t *testing.T) {
     - button "Save" [ref=e16]`
 	formNodes, _ := schema.SnapshotNodes(twoForms)
 	music := slices.IndexFunc(formNodes, func(n schema.ObservedNode) bool { return n.Name == "Music" })
-	if _, _, _, ok := schema.PlaceOf(formNodes, music); ok {
+	if _, _, ok := schema.PlaceOf(formNodes, music); ok {
 		t.Errorf("Music counted across two forms")
 	}
 
-	among, within, _, _ = schema.PlaceOf(nodes, at("Basil"))
-	box := schema.Output{Place: &schema.Placing{Role: "checkbox", Among: among, Within: within, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]", State: "none"}
+	c, _, _ = schema.PlaceOf(nodes, at("Basil"))
+	box := schema.Output{Place: &schema.Placing{Role: "checkbox", Among: c.Among, Within: c.Within, Name: c.Name, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]", State: "none"}
 	if got, err := locate(box, resultsSnapshot, "third"); err != nil || got != "e14" {
 		t.Errorf("the third box: %v %v", got, err)
 	}
@@ -117,5 +125,36 @@ func TestPlacesInASnapshot(t *testing.T) {
 	mixed := strings.Replace(resultsSnapshot, `"Olives" [checked]`, `"Olives" [checked=mixed]`, 1)
 	if _, err := locate(box, mixed, "second"); !errors.Is(err, schema.ErrStateChanged) {
 		t.Errorf("the second box, half ticked: %v", err)
+	}
+}
+
+// TestAPlaceNoOneCanReadIsRefusedFirst: a place parameter the ordinal
+// conversion cannot read ("three", "last") is refused when the
+// parameters are bound, before any step acts.
+func TestAPlaceNoOneCanReadIsRefusedFirst(t *testing.T) {
+	p, err := schema.DecodePlaybook([]byte(`name: open-nth
+intent: open the {{place}} result
+params:
+  place: {type: string, required: true}
+steps:
+  - id: open
+    kind: deterministic
+    tool: click
+    target: {role: link, pick: {name: "*", among: items, rules: [{order: nth, value: "{{place|ordinal}}"}]}}
+verify:
+  - text_visible: opened
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, place := range []string{"three", "last", "#3"} {
+		if _, err := p.Bind(map[string]string{"place": place}); !errors.Is(err, schema.ErrParamType) {
+			t.Errorf("place %q: %v, want param_type", place, err)
+		}
+	}
+	for _, place := range []string{"third", "3rd", " 3 "} {
+		if _, err := p.Bind(map[string]string{"place": place}); err != nil {
+			t.Errorf("place %q: %v", place, err)
+		}
 	}
 }

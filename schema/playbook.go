@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -352,7 +353,35 @@ func (p *Playbook) Bind(raw map[string]string) (Bindings, error) {
 	if err := p.checkSegments(b); err != nil {
 		return Bindings{}, err
 	}
+	if err := p.checkConversions(b); err != nil {
+		return Bindings{}, err
+	}
 	return b, nil
+}
+
+// checkConversions converts each parameter value the playbook uses
+// converted ({{place|ordinal}}, {{date|date_mdy}}) before any step runs:
+// a value a conversion cannot read ("three" for a place) is CodeParamType
+// now, not a stop after the steps before its use have acted.
+func (p *Playbook) checkConversions(b Bindings) error {
+	doc, err := json.Marshal([]any{p.Steps, p.Verify})
+	if err != nil {
+		return nil // unmarshalable steps are refused when they are rendered
+	}
+	for _, m := range refPattern.FindAllString(string(doc), -1) {
+		refs, _ := ParseRefs(m)
+		if len(refs) != 1 || refs[0].Param == "" || refs[0].Conv == "" {
+			continue
+		}
+		v, ok := b.Params[refs[0].Param]
+		if !ok || !isScalar(v) {
+			continue // a list's items are converted one by one, when used
+		}
+		if _, err := refs[0].Conv.Apply(scalarText(v)); err != nil {
+			return Errorf(CodeParamType, "parameter %s: %s", refs[0].Param, AsError(err).Message)
+		}
+	}
+	return nil
 }
 
 // CheckParamValue refuses a value that holds a template's braces: typed

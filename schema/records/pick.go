@@ -118,11 +118,11 @@ func pickRecords(p *schema.Pick, role string, nodes []schema.ObservedNode) (page
 // placedRecords are the records a pick by place counts, each keyed by
 // its whole name.
 func placedRecords(p *schema.Pick, role string, nodes []schema.ObservedNode) (pageSet, error) {
-	idx, err := schema.Placed(nodes, role, p.Among, p.Within, 0)
+	idx, err := schema.Placed(nodes, p.Count(role))
 	if err != nil {
 		return pageSet{}, err
 	}
-	set := pageSet{RecordSet: schema.RecordSet{Pattern: p.Name, Within: p.Within, Among: p.Among}, nodes: idx}
+	set := pageSet{RecordSet: schema.RecordSet{Pattern: p.Name, Within: p.Within, Among: p.Among, Radios: p.Field}, nodes: idx}
 	for _, j := range idx {
 		set.Records = append(set.Records, schema.Record{Name: nodes[j].Name, Key: nodes[j].Name})
 	}

@@ -59,11 +59,11 @@ func Around(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen in
 // data (a list of titles, a form's boxes), which only a place the task
 // states can choose.
 func Places(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen int, ok bool) {
-	among, within, place, ok := schema.PlaceOf(nodes, i)
+	c, place, ok := schema.PlaceOf(nodes, i)
 	if !ok {
 		return schema.RecordSet{}, 0, false
 	}
-	s, err := placedRecords(&schema.Pick{Name: keyMark, Within: within, Among: among}, nodes[i].Role, nodes)
+	s, err := placedRecords(&schema.Pick{Name: c.Name, Within: c.Within, Among: c.Among, Field: c.Field}, c.Role, nodes)
 	if err != nil || place > len(s.nodes) || s.nodes[place-1] != i {
 		return schema.RecordSet{}, 0, false
 	}

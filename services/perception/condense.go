@@ -82,8 +82,10 @@ type node struct {
 	backend  int64
 	frame    string // the out-of-process frame's target id; "" in the page's own process
 	// list numbers the innermost list the node sits in, item its item
-	// there, form the form it belongs to (see schema.ObservedNode).
-	list, item, form int
+	// there, group the group of controls it stands in (see
+	// schema.ObservedNode).
+	list, item, group int
+	field             string // a radio's name
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -104,7 +106,6 @@ type scope struct {
 	frame   string // the iframe the node is in ("frame Help desk"), outermost first
 	list    *list  // the innermost list around the node
 	item    int    // the list item of it the node is in, from 1; 0 outside one
-	form    int    // the form the node is in, numbered in the page's order; 0 outside one
 }
 
 // list is a list the walk is in: its number on the page, and how many
@@ -120,11 +121,34 @@ type condenser struct {
 	frames map[int64]*axFrame // by owner iframe backend id
 	byID   map[accessibility.NodeID]*accessibility.Node
 	out    *[]node
-	seen   *counts // lists and forms the walk has entered, frames included
+	seen   *counts // lists and groups the walk has met, frames included
 }
 
-// counts numbers the lists and forms of a page as the walk meets them.
-type counts struct{ lists, forms int }
+// counts numbers the lists and the groups of controls of a page as the
+// walk meets them.
+type counts struct {
+	lists  int
+	groups map[*domNode]int // forms
+}
+
+// group numbers the form the control dn belongs to (the one its form
+// attribute names, else the one around it), from 1 in the order met; 0
+// for none.
+func (d *condenser) group(dn *domNode) int {
+	form := d.dom.form(dn)
+	if form == nil {
+		return 0
+	}
+	if d.seen.groups == nil {
+		d.seen.groups = map[*domNode]int{}
+	}
+	n, ok := d.seen.groups[form]
+	if !ok {
+		n = len(d.seen.groups) + 1
+		d.seen.groups[form] = n
+	}
+	return n
+}
 
 // condense turns a capture into the nodes a planner reads, in document
 // order.
@@ -171,12 +195,6 @@ func (d *condenser) walk(n *accessibility.Node, sc scope) {
 	}
 	if dn != nil && pickerRoles[role] && actionableRoles[strings.ToLower(dn.attrs["type"])+"-picker"] {
 		role = strings.ToLower(dn.attrs["type"]) + "-picker"
-	}
-	if dn != nil && dn.tag == "form" {
-		// A form groups its controls whether or not the accessibility
-		// tree keeps a node for it.
-		d.seen.forms++
-		sc.form = d.seen.forms
 	}
 	switch shown := dn != nil && d.dom.shown(dn); {
 	case !n.Ignored && shown:
@@ -540,6 +558,10 @@ func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, 
 	if actionable {
 		out.value, out.states = d.valueAndStates(n, role, dn)
 		out.contract = d.contract(dn)
+		out.group = d.group(dn)
+		if dn.tag == "input" && inputType(dn) == "radio" {
+			out.field = dn.attrs["name"]
+		}
 		if dn.tag == "select" {
 			var chosen []string
 			out.options, chosen, out.nOptions = d.selectOptions(n)
@@ -552,7 +574,6 @@ func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, 
 	if sc.list != nil && sc.item > 0 {
 		out.list, out.item = sc.list.n, sc.item
 	}
-	out.form = sc.form
 	*d.out = append(*d.out, out)
 	return &(*d.out)[len(*d.out)-1]
 }

@@ -330,6 +330,11 @@ func TestListItemsArePlaces(t *testing.T) {
   <form><label><input type="checkbox" name="b" value="Basil"> Basil</label><br>
   <label><input type="checkbox" name="b" value="Olives"> Olives</label><br>
   <label><input type="checkbox" name="b" value="Tuna"> Tuna</label><button>Submit</button></form>
+  <h2>Plan</h2><form id="plan"><label><input type="radio" name="plan" value="basic" checked> Basic</label>
+  <label><input type="radio" name="plan" value="pro"> Pro</label><label><input type="radio" name="plan" value="team"> Team</label>
+  <label><input type="radio" name="bill" value="m" checked> Monthly</label><label><input type="radio" name="bill" value="y"> Yearly</label>
+  <label><input type="checkbox" name="x" value="Sports"> Sports</label><label><input type="checkbox" name="x" value="Music"> Music</label></form>
+  <label><input type="checkbox" name="x" value="Food" form="plan"> Food</label>
   <section><h2>Search</h2><form action="/search"><label><input type="checkbox" name="x"> Exact</label></form>
   <form action="/filter"><label><input type="checkbox" name="y"> Recent</label></form></section>
 </main></body></html>`
@@ -346,28 +351,37 @@ func TestListItemsArePlaces(t *testing.T) {
 		return -1
 	}
 	for name, want := range map[string]int{"Invoice 4821 Birch Ltd": 1, "Receipt 1200 Cedar GmbH": 2, "Quote 7700 Delta SA": 3} {
-		among, _, place, ok := schema.PlaceOf(nodes, at("link", name))
-		if !ok || among != schema.AmongItems || place != want {
-			t.Errorf("%q: among %q place %d (%v), want items %d", name, among, place, ok, want)
+		c, place, ok := schema.PlaceOf(nodes, at("link", name))
+		if !ok || c.Among != schema.AmongItems || place != want {
+			t.Errorf("%q: among %q place %d (%v), want items %d", name, c.Among, place, ok, want)
 		}
 	}
 	for _, name := range []string{"Sponsored: cheap flights", "Next page"} {
-		if _, _, _, ok := schema.PlaceOf(nodes, at("link", name)); ok {
+		if _, _, ok := schema.PlaceOf(nodes, at("link", name)); ok {
 			t.Errorf("%q, outside the list, has a place", name)
 		}
 	}
-	if _, _, _, ok := schema.PlaceOf(nodes, slices.IndexFunc(nodes, func(n schema.ObservedNode) bool { return n.Name == "cached" })); ok {
+	if _, _, ok := schema.PlaceOf(nodes, slices.IndexFunc(nodes, func(n schema.ObservedNode) bool { return n.Name == "cached" })); ok {
 		t.Errorf("a result's second link has a place of its own")
 	}
-	among, _, place, ok := schema.PlaceOf(nodes, at("checkbox", "Olives"))
-	if !ok || among != schema.AmongControls || place != 2 {
-		t.Errorf("Olives: among %q place %d (%v), want controls 2", among, place, ok)
+	c, place, ok := schema.PlaceOf(nodes, at("checkbox", "Olives"))
+	if !ok || c.Among != schema.AmongControls || place != 2 {
+		t.Errorf("Olives: among %q place %d (%v), want controls 2", c.Among, place, ok)
+	}
+	// The plan's radios apart from the billing period's, in one form; a
+	// box outside the form that names it (form=) is the form's.
+	c, place, ok = schema.PlaceOf(nodes, at("radio", "Team"))
+	if !ok || place != 3 || c.Field != "plan" {
+		t.Errorf("Team: %+v place %d (%v), want the plan's third", c, place, ok)
+	}
+	if c, place, ok := schema.PlaceOf(nodes, at("checkbox", "Food")); !ok || place != 3 {
+		t.Errorf("Food, in the form by its form attribute: %+v place %d (%v), want 3", c, place, ok)
 	}
 	// Two forms under one heading: which one a place counts in is unknown.
-	if _, _, _, ok := schema.PlaceOf(nodes, at("checkbox", "Recent")); ok {
+	if _, _, ok := schema.PlaceOf(nodes, at("checkbox", "Recent")); ok {
 		t.Errorf("a box counted across two forms")
 	}
-	third, err := schema.Placed(nodes, "link", schema.AmongItems, nodes[at("link", "Quote 7700 Delta SA")].Context, 0)
+	third, err := schema.Placed(nodes, schema.Count{Role: "link", Among: schema.AmongItems, Within: nodes[at("link", "Quote 7700 Delta SA")].Context})
 	if err != nil || len(third) != 3 || nodes[third[2]].Name != "Quote 7700 Delta SA" {
 		t.Errorf("the list's items: %v %v", third, err)
 	}
