@@ -44,6 +44,9 @@ type Contract struct {
 	FormAction string `yaml:"form_action,omitempty" json:"form_action,omitempty" msgpack:"form_action,omitempty"`
 	FormMethod string `yaml:"form_method,omitempty" json:"form_method,omitempty" msgpack:"form_method,omitempty"`
 	Href       string `yaml:"href,omitempty" json:"href,omitempty" msgpack:"href,omitempty"`
+	// Group is a radio's name, the group it chooses in: a plan's radio
+	// is not the billing period's.
+	Group string `yaml:"group,omitempty" json:"group,omitempty" msgpack:"group,omitempty"`
 }
 
 // Target identifies a page control, most specific first: its stable id,

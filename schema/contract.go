@@ -32,6 +32,7 @@ func (c *Contract) Check(current *Contract) error {
 		{"form action", recorded.FormAction, current.FormAction, true},
 		{"form method", recorded.FormMethod, current.FormMethod, true},
 		{"href", recorded.Href, current.Href, true},
+		{"radio group", recorded.Group, current.Group, false},
 	} {
 		if f.was != "" && f.was != f.now {
 			diffs = append(diffs, fmt.Sprintf("%s was %q, is %q", f.name, f.was, f.now))

@@ -111,3 +111,18 @@ func TestContractCheckSending(t *testing.T) {
 		})
 	}
 }
+
+// TestContractHoldsARadioToItsGroup: a radio of another group (the
+// billing period's where the plan's was recorded) is another control.
+func TestContractHoldsARadioToItsGroup(t *testing.T) {
+	plan := &Contract{Tag: "input", InputType: "radio", Group: "plan"}
+	if err := plan.Check(&Contract{Tag: "input", InputType: "radio", Group: "bill"}); !errors.Is(err, ErrControlChanged) {
+		t.Fatalf("a radio of another group: %v, want control_changed", err)
+	}
+	if err := plan.Check(&Contract{Tag: "input", InputType: "radio", Group: "plan"}); err != nil {
+		t.Fatalf("a radio of its group: %v", err)
+	}
+	if err := (&Contract{Tag: "input", InputType: "radio"}).Check(&Contract{Tag: "input", InputType: "radio", Group: "plan"}); err != nil {
+		t.Fatalf("a contract recorded before radios had groups: %v", err)
+	}
+}

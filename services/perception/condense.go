@@ -670,6 +670,9 @@ func (d *condenser) contract(dn *domNode) *schema.Contract {
 	switch dn.tag {
 	case "input", "button":
 		c.InputType = inputType(dn)
+		if c.InputType == "radio" {
+			c.Group = dn.attrs["name"]
+		}
 	case "a":
 		if href, ok := dn.attrs["href"]; ok {
 			c.Href = d.dom.sendsTo(dn, href)

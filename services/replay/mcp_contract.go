@@ -22,7 +22,7 @@ const probeTool = "browser_evaluate"
 
 // contractOfElement reads a control's contract as the perception service
 // does (services/perception, contract): tag, input type (text for a bare
-// input, submit for a bare button), a link's href, and for a control
+// input, submit for a bare button), a radio's group, a link's href, and for a control
 // that can send its form the action and method it would send it with: a
 // submit button's own formaction and formmethod, a field's (Enter) those
 // of the form's default button. Same-origin URLs are path, query and
@@ -37,6 +37,7 @@ const contractOfElement = `(el) => {
   const tag = el.tagName.toLowerCase();
   const c = { tag };
   if (tag === 'input' || tag === 'button') c.input_type = kind(el);
+  if (c.input_type === 'radio' && attr(el, 'name')) c.group = attr(el, 'name');
   if (tag === 'a' && el.hasAttribute('href')) c.href = rel(attr(el, 'href'));
   const form = (tag === 'input' || tag === 'button') ? el.form : null;
   if (!form) return c;

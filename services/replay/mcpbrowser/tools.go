@@ -170,7 +170,7 @@ func (m *Tools) Server(version string) *mcp.Server {
 
 // contractSchema is the schema of the contract argument.
 const contractSchema = `{"type":"object","description":"What the control must be; the action is refused (contract_changed, control_changed) when it is not. Each result's control line says what the control was.",` +
-	`"properties":{"tag":{"type":"string"},"input_type":{"type":"string"},"form_action":{"type":"string"},"form_method":{"type":"string"},"href":{"type":"string"}},"additionalProperties":false}`
+	`"properties":{"tag":{"type":"string"},"input_type":{"type":"string"},"form_action":{"type":"string"},"form_method":{"type":"string"},"href":{"type":"string"},"group":{"type":"string"}},"additionalProperties":false}`
 
 // pickSchema is the schema of the pick argument.
 const pickSchema = `{"type":"object","description":"Instead of target, name and near (with role: the role of the records' controls): choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
