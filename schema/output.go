@@ -74,8 +74,10 @@ type Placing struct {
 	// Name is how the counted controls are named (Count.Name): "*" each
 	// its own way, else the name they all share.
 	Name string `yaml:"name" json:"name"`
-	Nth  string `yaml:"nth" json:"nth"`
-	Mark string `yaml:"mark" json:"mark"`
+	// Shapes are the list's items' shapes when learned (Count.Shapes).
+	Shapes []string `yaml:"shapes,omitempty" json:"shapes,omitempty"`
+	Nth    string   `yaml:"nth" json:"nth"`
+	Mark   string   `yaml:"mark" json:"mark"`
 }
 
 // validate reports what is wrong with p.
@@ -87,6 +89,9 @@ func (p *Placing) validate() error {
 		return Errorf(CodeOutOfSet, "place: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
 	case len(p.Within) > maxPickText || len(p.Mark) > maxPickText || len(p.Role) > maxPickText || len(p.Name) > maxPickText:
 		return Errorf(CodeTooLarge, "place: a field over %d bytes", maxPickText)
+	}
+	if err := validShapes(p.Shapes); err != nil {
+		return err
 	}
 	if refs, _ := ParseRefs(p.Nth); len(refs) > 0 {
 		return nil
@@ -121,7 +126,7 @@ func (o Output) locatePlace(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeInvalid, "place: %q is no place from 1 to %d", Clip(nth, 40), MaxNth)
 	}
 	nodes, lines := SnapshotNodes(w.Text)
-	placed, err := Placed(nodes, Count{Role: p.Role, Among: p.Among, Within: within, Name: p.Name})
+	placed, err := Placed(nodes, Count{Role: p.Role, Among: p.Among, Within: within, Name: p.Name, Shapes: p.Shapes})
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, Errorf(CodeBindingNotFound, "%s", AsError(err).Message)

@@ -26,14 +26,17 @@ type Pick struct {
 	// AmongControls), by the one rule, an nth: Name is then "*" for
 	// controls named each their own way, or the name they all share
 	// (Count.Name); Field, for radios, the name of their group.
-	Among string     `yaml:"among,omitempty" json:"among,omitempty" msgpack:"among,omitempty"`
-	Field string     `yaml:"field,omitempty" json:"field,omitempty" msgpack:"field,omitempty"`
-	Rules []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
+	Among string `yaml:"among,omitempty" json:"among,omitempty" msgpack:"among,omitempty"`
+	Field string `yaml:"field,omitempty" json:"field,omitempty" msgpack:"field,omitempty"`
+	// Shapes, with among items, are the shapes of the list's items
+	// when learned (Count.Shapes).
+	Shapes []string   `yaml:"shapes,omitempty" json:"shapes,omitempty" msgpack:"shapes,omitempty"`
+	Rules  []PickRule `yaml:"rules" json:"rules" msgpack:"rules"`
 }
 
 // Count is what a pick by place counts among, controls of role.
 func (p *Pick) Count(role string) Count {
-	return Count{Role: role, Among: p.Among, Within: p.Within, Field: p.Field, Name: p.Name}
+	return Count{Role: role, Among: p.Among, Within: p.Within, Field: p.Field, Name: p.Name, Shapes: p.Shapes}
 }
 
 // PickRule is one rule a Pick applies.
@@ -87,6 +90,19 @@ func (p *Pick) Validate() error {
 		return Errorf(CodeOutOfSet, "pick: among %q: want %s or %s", Clip(p.Among, 40), AmongItems, AmongControls)
 	case p.Rows || len(p.Rules) != 1 || p.Rules[0].Order != OrderNth:
 		return Errorf(CodeInvalid, "pick: among %s counts by place: it reads no rows, and its one rule is nth", p.Among)
+	}
+	return validShapes(p.Shapes)
+}
+
+// validShapes bounds a count's item shapes.
+func validShapes(shapes []string) error {
+	if len(shapes) > MaxShapes {
+		return Errorf(CodeTooLarge, "pick: %d item shapes, at most %d", len(shapes), MaxShapes)
+	}
+	for _, s := range shapes {
+		if len(s) > maxPickText {
+			return Errorf(CodeTooLarge, "pick: an item shape over %d bytes", maxPickText)
+		}
 	}
 	return nil
 }

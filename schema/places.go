@@ -34,9 +34,51 @@ var countedRoles = map[string]bool{"checkbox": true, "radio": true, "switch": tr
 // controls than the run counted (a "Share" link now first in each item).
 // List, known when a run is learned, is the list the recorded control
 // stood in (0 at replay: the one list there is).
+//
+// Shapes, for AmongItems, are the shapes the list's items had when
+// learned (itemShapes): counted at replay, every item must have one of
+// them, or the items hold other controls than they did (a "Share" or an
+// author's link now before each title) and the first may be another.
 type Count struct {
 	Role, Among, Within, Field, Name string
+	Shapes                           []string
 	List                             int
+}
+
+// MaxShapes bounds the shapes of items a count keeps.
+const MaxShapes = 8
+
+// itemShapes returns the shape of each item (by its place) of the list
+// numbered list: its controls in order, each "role:name" when the name
+// recurs in another item of the list ("comments", "Share"), else
+// "role:*" (a title, an author: the item's own).
+func itemShapes(nodes []ObservedNode, list int) map[int]string {
+	in := func(m ObservedNode) bool { return m.Actionable && m.List == list && m.Item > 0 }
+	items := map[string]map[int]bool{} // role:name -> the items holding it
+	for _, m := range nodes {
+		if in(m) {
+			k := m.Role + ":" + m.Name
+			if items[k] == nil {
+				items[k] = map[int]bool{}
+			}
+			items[k][m.Item] = true
+		}
+	}
+	shapes := map[int]string{}
+	for _, m := range nodes {
+		if !in(m) {
+			continue
+		}
+		part := m.Role + ":*"
+		if k := m.Role + ":" + m.Name; len(items[k]) > 1 {
+			part = k
+		}
+		if shapes[m.Item] != "" {
+			shapes[m.Item] += " | "
+		}
+		shapes[m.Item] += part
+	}
+	return shapes
 }
 
 // named reads how the controls at idx are named: "*" each its own way,
@@ -68,12 +110,30 @@ func PlaceOf(nodes []ObservedNode, i int) (c Count, place int, ok bool) {
 	if !countedRoles[n.Role] {
 		c = Count{Role: n.Role, Among: AmongItems, Within: n.Context, List: n.List}
 	}
-	if c.Among == AmongItems && (n.List == 0 || n.Item == 0) {
+	switch {
+	case c.Among == AmongItems && (n.List == 0 || n.Item == 0):
+		return Count{}, 0, false
+	case n.Role == "radio" && n.Field == "":
+		// A radio whose group is not known (a snapshot shows no names)
+		// may be counted among another group's beside it.
 		return Count{}, 0, false
 	}
 	placed, err := Placed(nodes, c)
 	if err != nil || len(placed) < 2 {
 		return Count{}, 0, false
+	}
+	if c.Among == AmongItems {
+		seen := map[string]bool{}
+		for _, shape := range itemShapes(nodes, n.List) {
+			if !seen[shape] {
+				seen[shape] = true
+				c.Shapes = append(c.Shapes, shape)
+			}
+		}
+		if len(c.Shapes) > MaxShapes {
+			return Count{}, 0, false
+		}
+		slices.Sort(c.Shapes)
 	}
 	if c.Name, ok = named(nodes, placed); !ok {
 		return Count{}, 0, false
@@ -131,6 +191,14 @@ func Placed(nodes []ObservedNode, c Count) ([]int, error) {
 		for k, j := range out {
 			if nodes[j].Item != k+1 {
 				return nil, Errorf(CodeAmbiguous, "item %d of the list in %q has no %s: a place counts items, and the controls alone would count another", k+1, c.Within, c.Role)
+			}
+		}
+		if len(c.Shapes) > 0 {
+			shapes := itemShapes(nodes, list)
+			for k := range out {
+				if !slices.Contains(c.Shapes, shapes[k+1]) {
+					return nil, Errorf(CodeAmbiguous, "item %d of the list in %q holds %s, unlike any item counted when the run was learned (%s): its first %s may be another control", k+1, c.Within, shapes[k+1], strings.Join(c.Shapes, "; "), c.Role)
+				}
 			}
 		}
 	}

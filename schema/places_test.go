@@ -61,7 +61,7 @@ func TestPlacesInASnapshot(t *testing.T) {
 	}
 
 	c, _, _ := schema.PlaceOf(nodes, at("Invoice 4821 Birch Ltd"))
-	link := schema.Output{Place: &schema.Placing{Role: "link", Among: c.Among, Within: c.Within, Name: c.Name, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
+	link := schema.Output{Place: &schema.Placing{Role: "link", Among: c.Among, Within: c.Within, Name: c.Name, Shapes: c.Shapes, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
 	locate := func(o schema.Output, text, place string) (any, error) {
 		return o.Locate(schema.World{Text: text}, schema.Bindings{Params: map[string]any{"place": place}})
 	}
@@ -85,6 +85,19 @@ func TestPlacesInASnapshot(t *testing.T) {
       - link "Quote`).Replace(resultsSnapshot)
 	if got, err := locate(link, shareFirst, "second"); !errors.Is(err, schema.ErrAmbiguous) {
 		t.Errorf("a Share link first in each item: %v %v, want ambiguous", got, err)
+	}
+	// An author's link now before each title, each named its own way.
+	authorFirst := strings.NewReplacer(`      - link "Invoice`, `      - link "alice" [ref=s1]
+      - link "Invoice`, `      - link "Receipt`, `      - link "bob" [ref=s2]
+      - link "Receipt`, `      - link "Quote`, `      - link "carol" [ref=s3]
+      - link "Quote`).Replace(resultsSnapshot)
+	if got, err := locate(link, authorFirst, "second"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("an author's link first in each item: %v %v, want ambiguous", got, err)
+	}
+	// Radios a snapshot shows without their group's name are not counted.
+	radios, _ := schema.SnapshotNodes("- generic [ref=e1]:\n  - radio \"Basic\" [checked] [ref=e2]\n  - radio \"Pro\" [ref=e3]\n  - radio \"Monthly\" [checked] [ref=e4]\n")
+	if _, _, ok := schema.PlaceOf(radios, 2); ok {
+		t.Errorf("a radio of a snapshot, its group unknown, has a place")
 	}
 	twoLists := resultsSnapshot + `
   - list [ref=e20]:

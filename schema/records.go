@@ -46,8 +46,10 @@ type RecordSet struct {
 	// AmongControls), with nothing in their names that is data: only a
 	// place the task states chooses among them.
 	Among string `msgpack:"among,omitempty" json:"among,omitempty"`
-	// Radios is, for radios counted by place, the name of their group.
-	Radios string `msgpack:"radios,omitempty" json:"radios,omitempty"`
+	// Radios is, for radios counted by place, the name of their group;
+	// Shapes, for a list's items, their shapes (Count.Shapes).
+	Radios string   `msgpack:"radios,omitempty" json:"radios,omitempty"`
+	Shapes []string `msgpack:"shapes,omitempty" json:"shapes,omitempty"`
 	// More counts the records left out past MaxRecords.
 	More int `msgpack:"more,omitempty" json:"more,omitempty"`
 }

@@ -122,7 +122,7 @@ func placedRecords(p *schema.Pick, role string, nodes []schema.ObservedNode) (pa
 	if err != nil {
 		return pageSet{}, err
 	}
-	set := pageSet{RecordSet: schema.RecordSet{Pattern: p.Name, Within: p.Within, Among: p.Among, Radios: p.Field}, nodes: idx}
+	set := pageSet{RecordSet: schema.RecordSet{Pattern: p.Name, Within: p.Within, Among: p.Among, Radios: p.Field, Shapes: p.Shapes}, nodes: idx}
 	for _, j := range idx {
 		set.Records = append(set.Records, schema.Record{Name: nodes[j].Name, Key: nodes[j].Name})
 	}

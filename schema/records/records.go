@@ -63,7 +63,7 @@ func Places(nodes []schema.ObservedNode, i int) (set schema.RecordSet, chosen in
 	if !ok {
 		return schema.RecordSet{}, 0, false
 	}
-	s, err := placedRecords(&schema.Pick{Name: c.Name, Within: c.Within, Among: c.Among, Field: c.Field}, c.Role, nodes)
+	s, err := placedRecords(&schema.Pick{Name: c.Name, Within: c.Within, Among: c.Among, Field: c.Field, Shapes: c.Shapes}, c.Role, nodes)
 	if err != nil || place > len(s.nodes) || s.nodes[place-1] != i {
 		return schema.RecordSet{}, 0, false
 	}

@@ -3,6 +3,7 @@ package records_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,13 +262,26 @@ func TestPlacesCountItemsOrBoxes(t *testing.T) {
 	if _, _, ok := records.Places(learned, 0); ok {
 		t.Errorf("the ad outside the list has a place")
 	}
-	third := &schema.Pick{Name: "*", Within: "main", Among: schema.AmongItems, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "3"}}}
+	third := &schema.Pick{Name: set.Pattern, Within: set.Within, Among: set.Among, Shapes: set.Shapes, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "3"}}}
+	if len(third.Shapes) != 1 || third.Shapes[0] != "link:* | link:cached" {
+		t.Fatalf("the items' shapes: %q", third.Shapes)
+	}
 	other := page("Contract Fjord", "Order Garnet", "Statement Indigo", "Quote Ember")
 	if i, _, err := records.Choose(third, "link", other); err != nil || other[i].ID != "r3" {
 		t.Fatalf("the third of other titles: %d %v", i, err)
 	}
 	if i, _, err := records.Choose(third, "link", page("Contract Fjord", "", "Statement Indigo")); !errors.Is(err, schema.ErrAmbiguous) {
 		t.Fatalf("an item without its link: chose %d (%v), want ambiguous", i, err)
+	}
+	authors := page("Contract Fjord", "Order Garnet", "Statement Indigo")
+	for i, n := range authors {
+		if n.Item > 0 && n.Name != "cached" {
+			authors = slices.Insert(authors, i, schema.ObservedNode{Role: "link", Name: "author " + n.Name, Actionable: true, Context: "main", List: 1, Item: n.Item})
+			break
+		}
+	}
+	if i, _, err := records.Choose(third, "link", authors); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Fatalf("an author's link before a title: chose %d (%v), want ambiguous", i, err)
 	}
 	box := &schema.Pick{Name: "*", Within: "main › form Order", Among: schema.AmongControls, Rules: []schema.PickRule{{Order: schema.OrderNth, Value: "2"}}}
 	if i, _, err := records.Choose(box, "checkbox", other); err != nil || other[i].ID != "cbOlives" {

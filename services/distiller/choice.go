@@ -28,7 +28,7 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 		return nil, schema.Errorf(schema.CodeInvalid, "%s: its record of the choice it made is malformed", what)
 	}
 	rec := set.Records[k]
-	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within, Among: set.Among, Field: set.Radios}}
+	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within, Among: set.Among, Field: set.Radios, Shapes: set.Shapes}}
 	if set.Among != "" {
 		// Siblings whose names hold no data: only a place the task
 		// states chooses among them, else the control is the one its

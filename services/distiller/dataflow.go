@@ -395,7 +395,7 @@ func (d *distillation) placeOutput(w schema.World, i int, before string, o schem
 	}
 	mark := before[open:]
 	d.placed = append(d.placed, what)
-	return schema.Output{Place: &schema.Placing{Role: nodes[at].Role, Among: set.Among, Within: set.Within, Name: set.Pattern, Nth: r.Value, Mark: mark},
+	return schema.Output{Place: &schema.Placing{Role: nodes[at].Role, Among: set.Among, Within: set.Within, Name: set.Pattern, Shapes: set.Shapes, Nth: r.Value, Mark: mark},
 		Token: o.Token, State: o.State}, true, nil
 }
 

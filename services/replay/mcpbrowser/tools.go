@@ -175,7 +175,7 @@ const contractSchema = `{"type":"object","description":"What the control must be
 // pickSchema is the schema of the pick argument.
 const pickSchema = `{"type":"object","description":"Instead of target, name and near (with role: the role of the records' controls): choose the control among sibling records (table rows, list entries) by rules that must all agree, or the action stops (ambiguous).",` +
 	`"properties":{"name":{"type":"string","description":"the records' control name, * where a list entry's key stands"},"rows":{"type":"boolean"},"within":{"type":"string"},` +
-	`"among":{"type":"string","enum":["items","controls"],"description":"count by place: the items of one list, or the boxes of a form (name: * for controls named each their own way, else the name they all share; one nth rule)"},"field":{"type":"string","description":"with among controls, the name of the radios' group"},` +
+	`"among":{"type":"string","enum":["items","controls"],"description":"count by place: the items of one list, or the boxes of a form (name: * for controls named each their own way, else the name they all share; one nth rule)"},"field":{"type":"string","description":"with among controls, the name of the radios' group"},"shapes":{"type":"array","items":{"type":"string"},"description":"with among items, the shapes every item must have"},` +
 	`"rules":{"type":"array","items":{"type":"object","properties":{"order":{"type":"string","enum":["is","first","last","nth","newest","oldest","highest","lowest"]},"by":{"type":"string"},"value":{"type":"string"}},"required":["order"],"additionalProperties":false}}},` +
 	`"required":["name","rules"],"additionalProperties":false}`
 
