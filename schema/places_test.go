@@ -78,21 +78,20 @@ func TestPlacesInASnapshot(t *testing.T) {
 	if _, err := locate(link, noLink, "third"); !errors.Is(err, schema.ErrAmbiguous) {
 		t.Errorf("an item without a link: %v", err)
 	}
-	// A "Share" link now first in each item is not the link counted.
-	shareFirst := strings.NewReplacer(`      - link "Invoice`, `      - link "Share" [ref=s1]
-      - link "Invoice`, `      - link "Receipt`, `      - link "Share" [ref=s2]
-      - link "Receipt`, `      - link "Quote`, `      - link "Share" [ref=s3]
-      - link "Quote`).Replace(resultsSnapshot)
-	if got, err := locate(link, shareFirst, "second"); !errors.Is(err, schema.ErrAmbiguous) {
-		t.Errorf("a Share link first in each item: %v %v, want ambiguous", got, err)
+	// A link now before each title is not the link counted: a "Share"
+	// link each, or an author's, named each its own way.
+	before := func(names ...string) string {
+		r := resultsSnapshot
+		for k, title := range []string{"Invoice", "Receipt", "Quote"} {
+			r = strings.Replace(r, `      - link "`+title, `      - link "`+names[k]+`" [ref=s`+title+`]
+      - link "`+title, 1)
+		}
+		return r
 	}
-	// An author's link now before each title, each named its own way.
-	authorFirst := strings.NewReplacer(`      - link "Invoice`, `      - link "alice" [ref=s1]
-      - link "Invoice`, `      - link "Receipt`, `      - link "bob" [ref=s2]
-      - link "Receipt`, `      - link "Quote`, `      - link "carol" [ref=s3]
-      - link "Quote`).Replace(resultsSnapshot)
-	if got, err := locate(link, authorFirst, "second"); !errors.Is(err, schema.ErrAmbiguous) {
-		t.Errorf("an author's link first in each item: %v %v, want ambiguous", got, err)
+	for name, page := range map[string]string{"a Share link": before("Share", "Share", "Share"), "an author's link": before("alice", "bob", "carol")} {
+		if got, err := locate(link, page, "second"); !errors.Is(err, schema.ErrAmbiguous) {
+			t.Errorf("%s before each title: %v %v, want ambiguous", name, got, err)
+		}
 	}
 	// Radios a snapshot shows without their group's name are not counted.
 	radios, _ := schema.SnapshotNodes("- generic [ref=e1]:\n  - radio \"Basic\" [checked] [ref=e2]\n  - radio \"Pro\" [ref=e3]\n  - radio \"Monthly\" [checked] [ref=e4]\n")
