@@ -185,7 +185,7 @@ func Placed(nodes []ObservedNode, c Count) ([]int, error) {
 		return nil, Errorf(CodeAmbiguous, "the %s controls in %q stand in more than one group (two forms): which one a place counts in is unknown", c.Role, c.Within)
 	}
 	if c.Name != "" && !c.namedAsCounted(nodes, out) {
-		return nil, Errorf(CodeAmbiguous, "the %s controls counted in %q are named otherwise than the ones the run counted (%s): they may be other controls", c.Role, c.Within, ClipList(names(nodes, out), 4))
+		return nil, Errorf(CodeAmbiguous, "the %s controls counted in %q are named otherwise than the ones the run counted (now: %s): they may be other controls", c.Role, c.Within, ClipList(names(nodes, out), 4))
 	}
 	if c.Among == AmongItems {
 		for k, j := range out {
@@ -196,7 +196,7 @@ func Placed(nodes []ObservedNode, c Count) ([]int, error) {
 		if len(c.Shapes) > 0 {
 			shapes := itemShapes(nodes, list)
 			for k := range out {
-				if !slices.Contains(c.Shapes, shapes[k+1]) {
+				if !fitsShapes(shapes[k+1], c.Shapes) {
 					return nil, Errorf(CodeAmbiguous, "item %d of the list in %q holds %s, unlike any item counted when the run was learned (%s): its first %s may be another control", k+1, c.Within, shapes[k+1], strings.Join(c.Shapes, "; "), c.Role)
 				}
 			}
@@ -213,6 +213,25 @@ func (c Count) namedAsCounted(nodes []ObservedNode, idx []int) bool {
 		return ok && name == keyMark
 	}
 	return !slices.ContainsFunc(idx, func(j int) bool { return nodes[j].Name != c.Name })
+}
+
+// fitsShapes reports whether an item's shape is one of the learned
+// shapes, or one of them followed by controls of a name that recurs
+// across the items (a "cached" link after the title in some items): a
+// control of its own before or among them ("link:*", an author's) may
+// have taken the counted control's place.
+func fitsShapes(shape string, learned []string) bool {
+	for _, l := range learned {
+		extra, ok := strings.CutPrefix(shape, l)
+		if !ok || extra != "" && !strings.HasPrefix(extra, " | ") {
+			continue
+		}
+		own := slices.ContainsFunc(strings.Split(extra, " | "), func(part string) bool { return strings.HasSuffix(part, ":*") })
+		if !own {
+			return true
+		}
+	}
+	return false
 }
 
 // names lists the names of the nodes at idx.

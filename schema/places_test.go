@@ -88,6 +88,23 @@ func TestPlacesInASnapshot(t *testing.T) {
 		}
 		return r
 	}
+	// Learned on items of a title each: a link of a name that recurs,
+	// after the title in some items, leaves the title first (counted as
+	// before); one of its own before a title does not.
+	plain := func(after, first string) string {
+		return "- list [ref=l]:\n  - listitem [ref=i1]:\n    - link \"Alpha 1\" [ref=a]\n" +
+			"  - listitem [ref=i2]:\n" + first + "    - link \"Bravo 2\" [ref=b]\n" + after +
+			"  - listitem [ref=i3]:\n    - link \"Charlie 3\" [ref=c]\n" + after
+	}
+	titles, _ := schema.SnapshotNodes(plain("", ""))
+	c, _, _ = schema.PlaceOf(titles, 4)
+	second := schema.Output{Place: &schema.Placing{Role: "link", Among: c.Among, Within: c.Within, Name: c.Name, Shapes: c.Shapes, Nth: "{{place|ordinal}}", Mark: "[ref="}, Token: "[a-z0-9]"}
+	if got, err := locate(second, plain("    - link \"cached\" [ref=x]\n", ""), "third"); err != nil || got != "c" {
+		t.Errorf("a cached link after two titles: %v %v, want c", got, err)
+	}
+	if got, err := locate(second, plain("", "    - link \"alice\" [ref=x]\n"), "second"); !errors.Is(err, schema.ErrAmbiguous) {
+		t.Errorf("an author's link before a title: %v %v, want ambiguous", got, err)
+	}
 	for name, page := range map[string]string{"a Share link": before("Share", "Share", "Share"), "an author's link": before("alice", "bob", "carol")} {
 		if got, err := locate(link, page, "second"); !errors.Is(err, schema.ErrAmbiguous) {
 			t.Errorf("%s before each title: %v %v, want ambiguous", name, got, err)
