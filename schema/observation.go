@@ -31,14 +31,11 @@ type ObservedNode struct {
 	List int `msgpack:"list,omitempty" json:"list,omitempty"`
 	Item int `msgpack:"item,omitempty" json:"item,omitempty"`
 	// Group tells apart the groups a page's controls stand in: the form
-	// a control belongs to, and a radio's name within it (1, 2, ... in
-	// the page's order), or in a snapshot, which shows neither, the
-	// nearest container that holds others of its role; 0 for none. A
-	// place counts boxes of one group.
+	// a control belongs to (1, 2, ... in the page's order), or in a
+	// snapshot, which shows no forms, the nearest container that holds
+	// others of its role; 0 for none. A place counts boxes of one group,
+	// and radios of one name (their contract's Group) within it.
 	Group int `msgpack:"group,omitempty" json:"group,omitempty"`
-	// Field is a radio's name, which makes its group: the plan's radios
-	// apart from the billing period's in one form.
-	Field string `msgpack:"field,omitempty" json:"field,omitempty"`
 	// Backend is the CDP backend node id in the page the node was captured
 	// from. It is only meaningful to the browser, for that page.
 	Backend int64 `msgpack:"backend" json:"backend"`
@@ -83,6 +80,16 @@ func (o *Observation) World() World {
 var fieldRoles = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "listbox": true, "checkbox": true,
 	"radio": true, "switch": true, "slider": true, "spinbutton": true, "date-picker": true, "time-picker": true,
 	"datetime-local-picker": true, "month-picker": true, "week-picker": true, "color-picker": true}
+
+// radioGroup is a radio's name, which makes its group (the plan's radios
+// apart from the billing period's in one form), as its contract says;
+// "" for any other node, or a radio whose group is not known.
+func (n ObservedNode) radioGroup() string {
+	if n.Contract == nil {
+		return ""
+	}
+	return n.Contract.Group
+}
 
 // IsField reports whether role is a form field's (a textbox, a checkbox,
 // a date picker), not a button's, a link's or a record's.

@@ -142,13 +142,7 @@ func (o Output) locatePlace(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeBindingNotFound, "the %d. %s control's line has no value after %q", n, p.Role, p.Mark)
 	}
 	state, _ := ToggleState(line)
-	if o.State != "" && toggledBy(o.State, state) {
-		return AlreadyToggled{State: state}, nil
-	}
-	if o.State != "" && state != o.State {
-		return nil, Errorf(CodeStateChanged, "the %d. %s control is %s, recorded %s: a click would not do what it did", n, p.Role, orNone(state), o.State)
-	}
-	return v, nil
+	return o.inState(v, state, fmt.Sprintf("the %d. %s control", n, p.Role))
 }
 
 // AlreadyToggled is what an output of a control a click toggles binds
@@ -220,11 +214,10 @@ func (o Output) validate() error {
 		return nil
 	case o.Place != nil && (o.JSON != "" || o.Line != "" || o.Pick != nil || o.After != "" || o.Row != ""):
 		return Errorf(CodeInvalid, "a place is a locator of its own: no json, line, after, row or pick beside it")
-	case o.Place != nil && !tokenPattern.MatchString(o.Token):
-		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
-	case o.Place != nil && o.State != "" && !toggleStates.MatchString(o.State):
-		return Errorf(CodeInvalid, "state %q: want none, checked, pressed, checked=mixed or pressed=mixed", o.State)
 	case o.Place != nil:
+		if err := o.validateToken(); err != nil {
+			return err
+		}
 		return o.Place.validate()
 	case o.Pick != nil && (o.Token != "" || o.State != ""):
 		return Errorf(CodeInvalid, "a pick's items are whole lines or JSON list items: no token or state")
@@ -259,10 +252,10 @@ func (o Output) validate() error {
 		}
 	case strings.TrimSpace(o.Line) == "":
 		return Errorf(CodeInvalid, "an output needs a json path or a line locator")
-	case !tokenPattern.MatchString(o.Token):
-		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
-	case o.State != "" && !toggleStates.MatchString(o.State):
-		return Errorf(CodeInvalid, "state %q: want none, checked, pressed, checked=mixed or pressed=mixed", o.State)
+	default:
+		if err := o.validateToken(); err != nil {
+			return err
+		}
 	}
 	if o.JSON != "" && o.State != "" {
 		return Errorf(CodeInvalid, "state belongs to a line locator")
@@ -272,6 +265,18 @@ func (o Output) validate() error {
 	}
 	if _, err := ParseRefs(o.After + o.Row); err != nil {
 		return err
+	}
+	return nil
+}
+
+// validateToken checks the token and state of a locator that reads a
+// value off a line (Line, Place).
+func (o Output) validateToken() error {
+	switch {
+	case !tokenPattern.MatchString(o.Token):
+		return Errorf(CodeInvalid, "token %q: want a character class such as [a-z0-9-]", o.Token)
+	case o.State != "" && !toggleStates.MatchString(o.State):
+		return Errorf(CodeInvalid, "state %q: want none, checked, pressed, checked=mixed or pressed=mixed", o.State)
 	}
 	return nil
 }
@@ -363,12 +368,22 @@ func (o Output) Locate(w World, b Bindings) (any, error) {
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value %s", line, o.placed(after, row))
 	case len(found) == 0:
 		return nil, Errorf(CodeBindingNotFound, "no line of the result begins with %q followed by a value", line)
-	case o.State != "" && toggledBy(o.State, state):
-		return AlreadyToggled{State: state}, nil
-	case o.State != "" && state != o.State:
-		return nil, Errorf(CodeStateChanged, "the control on the line beginning %q is %s, recorded %s: a click would not do what it did", line, orNone(state), o.State)
 	}
-	return found[0], nil
+	return o.inState(found[0], state, fmt.Sprintf("the control on the line beginning %q", line))
+}
+
+// inState returns v, the value found on the line of a control now in
+// state, when the control is in the state recorded (o.State) or o
+// recorded none; AlreadyToggled when it already shows what the recorded
+// click left; else CodeStateChanged, control naming it.
+func (o Output) inState(v any, state, control string) (any, error) {
+	switch {
+	case o.State == "" || state == o.State:
+		return v, nil
+	case toggledBy(o.State, state):
+		return AlreadyToggled{State: state}, nil
+	}
+	return nil, Errorf(CodeStateChanged, "%s is %s, recorded %s: a click would not do what it did", control, orNone(state), o.State)
 }
 
 // placed says, for an error, where a line had to be.

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -106,14 +107,14 @@ func PlaceOf(nodes []ObservedNode, i int) (c Count, place int, ok bool) {
 	if !n.Actionable {
 		return Count{}, 0, false
 	}
-	c = Count{Role: n.Role, Among: AmongControls, Within: n.Context, Field: n.Field}
+	c = Count{Role: n.Role, Among: AmongControls, Within: n.Context, Field: n.radioGroup()}
 	if !countedRoles[n.Role] {
 		c = Count{Role: n.Role, Among: AmongItems, Within: n.Context, List: n.List}
 	}
 	switch {
 	case c.Among == AmongItems && (n.List == 0 || n.Item == 0):
 		return Count{}, 0, false
-	case n.Role == "radio" && n.Field == "":
+	case n.Role == "radio" && c.Field == "":
 		// A radio whose group is not known (a snapshot shows no names)
 		// may be counted among another group's beside it.
 		return Count{}, 0, false
@@ -123,17 +124,10 @@ func PlaceOf(nodes []ObservedNode, i int) (c Count, place int, ok bool) {
 		return Count{}, 0, false
 	}
 	if c.Among == AmongItems {
-		seen := map[string]bool{}
-		for _, shape := range itemShapes(nodes, n.List) {
-			if !seen[shape] {
-				seen[shape] = true
-				c.Shapes = append(c.Shapes, shape)
-			}
-		}
-		if len(c.Shapes) > MaxShapes {
+		c.Shapes = slices.Sorted(maps.Values(itemShapes(nodes, n.List)))
+		if c.Shapes = slices.Compact(c.Shapes); len(c.Shapes) > MaxShapes {
 			return Count{}, 0, false
 		}
-		slices.Sort(c.Shapes)
 	}
 	if c.Name, ok = named(nodes, placed); !ok {
 		return Count{}, 0, false
@@ -163,7 +157,7 @@ func Placed(nodes []ObservedNode, c Count) ([]int, error) {
 		}
 		switch {
 		case c.Among == AmongControls:
-			if m.Field == c.Field {
+			if m.radioGroup() == c.Field {
 				out = append(out, j)
 			}
 		case m.List == 0 || m.Item == 0:

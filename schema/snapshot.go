@@ -85,11 +85,15 @@ func SnapshotNodes(text string) (nodes []ObservedNode, lines []int) {
 // box in its own label holds none, the form does). parents lists each
 // node's enclosing nodes, outermost first.
 func groupControls(nodes []ObservedNode, parents map[int][]int) {
-	holds := map[[2]any]int{} // (container, role) -> how many controls of role it holds
+	type held struct {
+		container int
+		role      string
+	}
+	holds := map[held]int{} // how many controls of role a container holds
 	for i, n := range nodes {
 		if n.Actionable {
 			for _, p := range parents[i] {
-				holds[[2]any{p, n.Role}]++
+				holds[held{p, n.Role}]++
 			}
 		}
 	}
@@ -99,7 +103,7 @@ func groupControls(nodes []ObservedNode, parents map[int][]int) {
 		}
 		up := parents[i]
 		for k := len(up) - 1; k >= 0; k-- {
-			if holds[[2]any{up[k], nodes[i].Role}] > 1 {
+			if holds[held{up[k], nodes[i].Role}] > 1 {
 				nodes[i].Group = up[k] + 1
 				break
 			}

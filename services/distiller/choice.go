@@ -29,36 +29,31 @@ func (d *distillation) choice(what string, set *schema.RecordSet, k int, control
 	}
 	rec := set.Records[k]
 	t := &schema.Target{Role: control.Role, Contract: d.recordContract(what, control), Pick: &schema.Pick{Name: set.Pattern, Rows: set.Rows, Within: set.Within, Among: set.Among, Field: set.Radios, Shapes: set.Shapes}}
-	if set.Among != "" {
+	if set.Among == "" {
+		if r, ok := d.namedRecord(*set, k); ok {
+			t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
+			return t, nil
+		}
+		if d.b.fromTask(rec.Key) {
+			return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", what, rec.Key, len(set.Records))
+		}
+		if set.More > 0 {
+			return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", what, rec.Key, schema.MaxRecords)
+		}
+	}
+	r, placed, err := d.placeRule(what, *set, k)
+	switch {
+	case err != nil:
+		return nil, err
+	case placed:
+		t.Pick.Rules = []schema.PickRule{r}
+		d.placed = append(d.placed, what)
+		return t, nil
+	case set.Among != "":
 		// Siblings whose names hold no data: only a place the task
 		// states chooses among them, else the control is the one its
 		// name says.
-		r, placed, err := d.placeRule(what, *set, k)
-		if err != nil || !placed {
-			return nil, err
-		}
-		t.Pick.Rules = []schema.PickRule{r}
-		d.placed = append(d.placed, what)
-		return t, nil
-	}
-	if r, ok := d.namedRecord(*set, k); ok {
-		t.Pick.Rules = []schema.PickRule{r} // what shows it is templated
-		return t, nil
-	}
-	if d.b.fromTask(rec.Key) {
-		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among %d records, and the task names it but no parameter does: declare it (--param) and run again", what, rec.Key, len(set.Records))
-	}
-	if set.More > 0 {
-		return nil, schema.Errorf(schema.CodeUnbound, "%s chooses %q among more than %d records, which no parameter names: too many to tell by what rule it was chosen", what, rec.Key, schema.MaxRecords)
-	}
-	r, placed, err := d.placeRule(what, *set, k)
-	if err != nil {
-		return nil, err
-	}
-	if placed {
-		t.Pick.Rules = []schema.PickRule{r}
-		d.placed = append(d.placed, what)
-		return t, nil
+		return nil, nil
 	}
 	t.Pick.Rules = heldRules(*set, k, d.b.intent())
 	switch {

@@ -99,14 +99,7 @@ func (d *distillation) roteBrowserStep(what string, c *schema.ToolCall, args map
 		// A click toggles: replayed on a box found the other way it would
 		// undo what the session did. The step checks the box into the
 		// state the click left it in, whatever state it finds.
-		checked, ok := toggledTo(c, t.ID)
-		if !ok {
-			return s, schema.Errorf(schema.CodeInvalid, "%s clicks %s %q, and its result does not say whether that left it checked: not distilled (use check with checked)", what, t.Role, t.Name)
-		}
-		delete(args, "contract")
-		args["checked"] = checked
-		s.Tool = string(schema.ActCheck)
-		return s, nil
+		return checkInstead(what, c, s, t, args)
 	}
 	// Only what may send is held to its contract: a click, or a key press
 	// (Enter submits). A value typed or chosen sends nothing, and a field
@@ -135,6 +128,20 @@ func (d *distillation) typesSecret(args map[string]any) bool {
 
 // togglesOnClick are the roles of controls a click checks or unchecks.
 var togglesOnClick = map[string]bool{"checkbox": true, "switch": true, "menuitemcheckbox": true}
+
+// checkInstead turns step s, a click that toggled control t, into a
+// check into the state the click left it in, as its result says
+// (toggledTo); a result that does not say is refused.
+func checkInstead(what string, c *schema.ToolCall, s schema.Step, t *schema.Target, args map[string]any) (schema.Step, error) {
+	checked, ok := toggledTo(c, t.ID)
+	if !ok {
+		return s, schema.Errorf(schema.CodeInvalid, "%s clicks %s %q, and its result does not say whether that left it checked: not distilled (use check with checked)", what, t.Role, t.Name)
+	}
+	delete(args, "contract")
+	args["checked"] = checked
+	s.Tool = string(schema.ActCheck)
+	return s, nil
+}
 
 // toggledTo reads from a click's result whether the control with id was
 // left checked: the diff's line for it ("~ id [checked focused]", "~ id
@@ -208,14 +215,14 @@ func (d *distillation) twinLabel(id string, producers []producer) (string, bool)
 // chosen is false when the records are only what a place counts and the
 // task states none: the control is then the one its name says.
 func (d *distillation) roteBrowserChoice(what string, c *schema.ToolCall, s schema.Step, control *schema.Target, among tools.Among, args map[string]any) (step schema.Step, chosen bool, err error) {
-	what = fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
+	desc := fmt.Sprintf("%s %s %q", what, control.Role, control.Name)
 	toggles := s.Tool == string(schema.ActClick) && togglesOnClick[control.Role]
 	if s.Tool != string(schema.ActClick) && s.Tool != string(schema.ActHover) && s.Tool != string(schema.ActCheck) {
-		return s, true, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click, hover or tick it: not distilled", what)
+		return s, true, schema.Errorf(schema.CodeUnbound, "%s acts on one of several records, which no parameter names; a replay chooses a record only to click, hover or tick it: not distilled", desc)
 	}
 	// A judgment step needs the page's records at replay, which an MCP
 	// session's replay does not read: an unexplained choice is refused.
-	t, err := d.choice(what, among.Records, among.Chosen, control, false)
+	t, err := d.choice(desc, among.Records, among.Chosen, control, false)
 	if err != nil || t == nil {
 		return s, err != nil, err
 	}
@@ -225,12 +232,8 @@ func (d *distillation) roteBrowserChoice(what string, c *schema.ToolCall, s sche
 	}
 	args["role"], args["pick"] = t.Role, asArgument(t.Pick)
 	if toggles {
-		checked, ok := toggledTo(c, control.ID)
-		if !ok {
-			return s, true, schema.Errorf(schema.CodeInvalid, "%s, and its result does not say whether that left it checked: not distilled", what)
-		}
-		s.Tool, args["checked"] = string(schema.ActCheck), checked
-		return s, true, nil
+		s, err := checkInstead(what, c, s, control, args)
+		return s, true, err
 	}
 	if t.Contract != nil {
 		args["contract"] = asArgument(t.Contract)

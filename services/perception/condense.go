@@ -85,7 +85,6 @@ type node struct {
 	// there, group the group of controls it stands in (see
 	// schema.ObservedNode).
 	list, item, group int
-	field             string // a radio's name
 }
 
 // section is the part of the page a node is in: its landmark and the last
@@ -121,14 +120,14 @@ type condenser struct {
 	frames map[int64]*axFrame // by owner iframe backend id
 	byID   map[accessibility.NodeID]*accessibility.Node
 	out    *[]node
-	seen   *counts // lists and groups the walk has met, frames included
+	seen   *counts // lists and forms the walk has met, frames included
 }
 
-// counts numbers the lists and the groups of controls of a page as the
-// walk meets them.
+// counts numbers the lists and the forms of a page as the walk meets
+// them.
 type counts struct {
-	lists  int
-	groups map[*domNode]int // forms
+	lists int
+	forms map[*domNode]int
 }
 
 // group numbers the form the control dn belongs to (the one its form
@@ -139,13 +138,13 @@ func (d *condenser) group(dn *domNode) int {
 	if form == nil {
 		return 0
 	}
-	if d.seen.groups == nil {
-		d.seen.groups = map[*domNode]int{}
+	if d.seen.forms == nil {
+		d.seen.forms = map[*domNode]int{}
 	}
-	n, ok := d.seen.groups[form]
+	n, ok := d.seen.forms[form]
 	if !ok {
-		n = len(d.seen.groups) + 1
-		d.seen.groups[form] = n
+		n = len(d.seen.forms) + 1
+		d.seen.forms[form] = n
 	}
 	return n
 }
@@ -559,9 +558,6 @@ func (d *condenser) emit(n *accessibility.Node, role, name string, dn *domNode, 
 		out.value, out.states = d.valueAndStates(n, role, dn)
 		out.contract = d.contract(dn)
 		out.group = d.group(dn)
-		if dn.tag == "input" && inputType(dn) == "radio" {
-			out.field = dn.attrs["name"]
-		}
 		if dn.tag == "select" {
 			var chosen []string
 			out.options, chosen, out.nOptions = d.selectOptions(n)

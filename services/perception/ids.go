@@ -83,7 +83,7 @@ func observedNodes(nodes []node) []schema.ObservedNode {
 			ID: id, Role: n.role, Name: n.name, Value: n.value, States: n.states,
 			Actionable: n.actionable, Context: strings.Join(n.context, " › "), Contract: n.contract, Backend: n.backend,
 			Options: n.options, OptionCount: n.nOptions, Frame: n.frame, Cells: n.cells,
-			List: n.list, Item: n.item, Group: n.group, Field: n.field,
+			List: n.list, Item: n.item, Group: n.group,
 		}
 	}
 	return out

@@ -64,7 +64,7 @@ func (x *replay) boundIn(s *schema.Step) map[string]string {
 func (x *replay) alreadyToggled(s *schema.Step) bool {
 	refs, _ := schema.RefsIn(s.Args)
 	for _, r := range refs {
-		if _, ok := x.bindings.Outputs[r.Step+"."+r.Output].(schema.AlreadyToggled); ok && r.Output != "" {
+		if _, ok := x.bindings.Outputs[r.Step+"."+r.Output].(schema.AlreadyToggled); r.Output != "" && ok {
 			return true
 		}
 	}
