@@ -52,8 +52,10 @@ func newDestinationSite(t *testing.T) *destinationSite {
 // TestNoTaskValueLeavesForANewAddress records, through both browser MCP
 // servers, a registration whose form a script handled (nothing was
 // sent), then replays it where the page now sends the company's name to
-// /vendors/register-v2, by a GET form or by its script: the replay stops
-// with contract_changed and the site receives nothing. On the page as
+// /vendors/register-v2, by a GET form or by its script (through
+// @playwright/mcp too, whose send guard keeps the run's typed values from
+// leaving by a control that sent nothing): the replay stops with
+// contract_changed and the site receives nothing. On the page as
 // recorded the replay does the task.
 func TestNoTaskValueLeavesForANewAddress(t *testing.T) {
 	t.Parallel()
@@ -75,7 +77,7 @@ func TestNoTaskValueLeavesForANewAddress(t *testing.T) {
 			c.text("browser_type", map[string]any{"element": "Company name", "target": snapshotRef(c.t, snap, "textbox", "Company name"), "text": "Globex Ltd"})
 			c.text("browser_click", map[string]any{"element": "Register", "target": snapshotRef(c.t, snap, "button", "Register")})
 			c.text("browser_snapshot", map[string]any{})
-		}, []string{"form"}},
+		}, []string{"form", "script"}},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()

@@ -144,26 +144,6 @@ func (s *session) disarm(g *sendGuard) error {
 	return err
 }
 
-// Bounds on the values a session remembers it typed: shorter ones would
-// be found in any address by accident.
-const (
-	minGuardedValue = 3
-	maxGuardedValue = 32
-)
-
-// rememberTyped adds v to the values the run typed, which no load a
-// recorded control that sends nowhere starts may carry. The caller
-// holds mu.
-func (s *session) rememberTyped(v string) {
-	if len([]rune(v)) < minGuardedValue || slices.Contains(s.typed, v) {
-		return
-	}
-	if len(s.typed) == maxGuardedValue {
-		s.typed = s.typed[1:]
-	}
-	s.typed = append(s.typed, v)
-}
-
 // carries reports whether a request holds one of values in its address
 // or its body, as typed or as a form or a URL encodes it.
 func carries(r *network.Request, values []string) bool {

@@ -227,12 +227,12 @@ func TestSendGuardForAControlThatSentNothing(t *testing.T) {
 		})
 	}
 	s := &session{}
-	s.rememberTyped("ab")
-	for i := range maxGuardedValue + 5 {
-		s.rememberTyped(fmt.Sprintf("value-%d", i))
+	s.typed.Add("ab")
+	for i := range schema.MaxGuardedValues + 5 {
+		s.typed.Add(fmt.Sprintf("value-%d", i))
 	}
-	s.rememberTyped("value-36") // already there: no change
-	if len(s.typed) != maxGuardedValue || slices.Contains(s.typed, "ab") || s.typed[0] != "value-5" {
-		t.Errorf("typed %d values, first %q; want the last %d, none under %d characters", len(s.typed), s.typed[0], maxGuardedValue, minGuardedValue)
+	s.typed.Add("value-36") // already there: no change
+	if len(s.typed) != schema.MaxGuardedValues || slices.Contains(s.typed, "ab") || s.typed[0] != "value-5" {
+		t.Errorf("typed %d values, first %q; want the last %d, none under %d characters", len(s.typed), s.typed[0], schema.MaxGuardedValues, schema.MinGuardedValue)
 	}
 }

@@ -658,7 +658,7 @@ func (s *Service) perform(ctx context.Context, sess *session, ev *schema.Browser
 	}
 	t.Dispatch = time.Since(began)
 	if err == nil && (a.Kind == schema.ActFill || a.Kind == schema.ActSetValue || a.Kind == schema.ActSelect) {
-		sess.rememberTyped(a.Value)
+		sess.typed.Add(a.Value)
 	}
 	if guard != nil {
 		began = time.Now()

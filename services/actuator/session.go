@@ -34,8 +34,8 @@ type session struct {
 	// observations show each as {{name}}.
 	secrets map[string]string
 	// typed are the values the run's actions typed or chose, and its
-	// secrets (see rememberTyped).
-	typed []string
+	// secrets (schema.TypedValues).
+	typed schema.TypedValues
 	// watched is what the page's watch said when the page last settled,
 	// before what it said as the last action began, and seen the last
 	// capture, reused while the page is unchanged.
@@ -46,7 +46,7 @@ type session struct {
 // learnSecrets adds the secrets an action carried. The caller holds mu.
 func (s *session) learnSecrets(secrets map[string]string) {
 	for name, v := range secrets {
-		s.rememberTyped(v)
+		s.typed.Add(v)
 		if s.secrets == nil {
 			s.secrets = map[string]string{}
 		}

@@ -55,6 +55,7 @@ type MCPDispatcher struct {
 	bound    map[string]string // for the next call's record
 	resolved *schema.Target    // the control the last call acted on
 	wrote    []string          // the last step's calls the server answered
+	typed    schema.TypedValues // what the run typed or chose, for the send guard
 }
 
 // OpenMCPDispatcher starts the server, initializes a session and lists
@@ -171,6 +172,7 @@ func (d *MCPDispatcher) Dispatch(ctx context.Context, stepID, tool string, args 
 	}
 	d.mu.Lock()
 	d.resolved, d.wrote = nil, nil
+	d.remember(tool, args)
 	d.mu.Unlock()
 	if !d.probes(tool, args) {
 		return d.call(ctx, stepID, tool, args, false)

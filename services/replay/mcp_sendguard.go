@@ -23,16 +23,21 @@ const runCodeTool = "browser_run_code_unsafe"
 // guardFunction routes a page's navigations through a guard for want,
 // a schema.Sending ({method, ref, form}).
 const guardFunction = `async (page, want) => {
-  const target = new URL(want.ref, page.url());
+  const target = new URL(want.ref || '', page.url());
+  const carries = (request) => {
+    const texts = [request.url(), request.postData() || ''];
+    const decoded = (t) => { try { return decodeURIComponent(t.replace(/\+/g, ' ')); } catch { return t; } };
+    return want.values.some(v => texts.some(t => t.includes(v) || decoded(t).includes(v)));
+  };
   const norm = (u, dropQuery) => { const x = new URL(u); x.hash = ''; if (dropQuery) x.search = ''; return x.href; };
-  const guard = { decided: false, refused: '', others: [] };
+  const guard = { decided: false, refused: '', others: [], values: !!want.values };
   guard.handler = async (route, request) => {
     const m0 = request.method();
     if (!request.isNavigationRequest() && !['GET', 'HEAD', 'OPTIONS'].includes(m0) && guard.others.length < 16) guard.others.push(m0 + ' ' + request.url());
     if (guard.decided || !request.isNavigationRequest() || request.frame() !== page.mainFrame() || request.redirectedFrom()) return route.continue();
     guard.decided = true;
     const m = request.method(), q = want.form && m === 'GET';
-    if (want.method !== '' && m === want.method && norm(request.url(), q) === norm(target.href, q)) return route.continue();
+    if (want.values ? !carries(request) : want.method !== '' && m === want.method && norm(request.url(), q) === norm(target.href, q)) return route.continue();
     guard.refused = m + ' ' + request.url();
     return route.abort('blockedbyclient');
   };
@@ -43,14 +48,16 @@ const guardFunction = `async (page, want) => {
 // readAndArmGuard is Playwright code that reads the contract of the
 // control a call acts on (the element of the ref %s, "" for the focused
 // one) as contractOfElement does and, when it says where the control
-// sends (as schema.Contract.Sending reads it), arms the guard for that:
-// one call where a read and an arming were two. It returns the contract,
-// where it armed for, and whether it did.
+// sends (as schema.Contract.Sending reads it), arms the guard for that;
+// when it sends nowhere and values (%s, the run's typed values) are
+// given, arms it against a load that carries one: one call where a read
+// and an arming were two. It returns the contract, what it armed for,
+// and whether it did.
 const readAndArmGuard = `async (page) => {
-  const ref = %s;
+  const ref = %s, values = %s;
   const c = ref ? await page.locator('aria-ref=' + ref).evaluate(` + contractOfElement + `) : await page.evaluate(` + contractOfFocus + `);
   const method = (c.form_method || '').toUpperCase();
-  const want = method ? { method: method === 'DIALOG' ? '' : method, ref: c.form_action || '', form: true } : c.href ? { method: 'GET', ref: c.href, form: false } : null;
+  const want = method ? { method: method === 'DIALOG' ? '' : method, ref: c.form_action || '', form: true } : c.href ? { method: 'GET', ref: c.href, form: false } : values.length ? { method: '', ref: '', form: false, values } : null;
   if (want) await (` + guardFunction + `)(page, want);
   return { contract: c, want, armed: !!want };
 }`
@@ -61,7 +68,7 @@ const disarmSendGuard = `async (page) => {
   delete page.__roteSendGuard;
   if (!g) return { missing: true };
   await page.unroute('**/*', g.handler);
-  return { refused: g.refused, others: g.others };
+  return { refused: g.refused, others: g.others, values: !!g.values };
 }`
 
 // checkAndArm reads the contract of the control a call of kind acts on
@@ -74,14 +81,20 @@ const disarmSendGuard = `async (page) => {
 func (d *MCPDispatcher) checkAndArm(ctx context.Context, stepID string, args map[string]any, kind schema.ActionKind, target *schema.Target) (*schema.Contract, bool, error) {
 	ref, _ := args["target"].(string)
 	quoted, _ := json.Marshal(ref)
-	w, err := d.call(ctx, stepID, runCodeTool, map[string]any{"code": fmt.Sprintf(readAndArmGuard, quoted)}, true)
+	d.mu.Lock()
+	values, _ := json.Marshal(append([]string{}, d.typed...))
+	d.mu.Unlock()
+	w, err := d.call(ctx, stepID, runCodeTool, map[string]any{"code": fmt.Sprintf(readAndArmGuard, quoted, values)}, true)
 	if err != nil {
 		return nil, false, schema.Errorf(schema.CodeUnavailable, "the control could not be read and guarded: %v", err)
 	}
 	var got struct {
 		Contract schema.Contract `json:"contract"`
-		Want     *schema.Sending `json:"want"`
-		Armed    bool            `json:"armed"`
+		Want     *struct {
+			schema.Sending
+			Values []string `json:"values"`
+		} `json:"want"`
+		Armed bool `json:"armed"`
 	}
 	if err := json.Unmarshal([]byte(resultSection(w.Text)), &got); err != nil || got.Contract.Tag == "" {
 		return nil, false, schema.Errorf(schema.CodeUnavailable, "%s on %q did not say what the control is: %s", runCodeTool, ref, schema.Clip(w.Text, 200))
@@ -96,17 +109,48 @@ func (d *MCPDispatcher) checkAndArm(ctx context.Context, stepID string, args map
 		}
 		return nil, false, err
 	}
-	if got.Armed != (got.Want != nil) || sends != (got.Want != nil) || (sends && *got.Want != want) {
+	guardsValues := got.Want != nil && got.Want.Values != nil
+	if got.Armed != (got.Want != nil) || (sends && (guardsValues || got.Want == nil || got.Want.Sending != want)) || (!sends && got.Want != nil && !guardsValues) {
 		return fail(schema.Errorf(schema.CodeInternal, "the send guard was armed for %v where the control's contract says %v", got.Want, want))
 	}
 	if err := d.hold(target, c, kind); err != nil {
 		return fail(err)
 	}
-	if got.Armed && (target == nil || target.Contract == nil || !c.Sends(kind)) {
+	if got.Armed && !guardsValues && (target == nil || target.Contract == nil || !c.Sends(kind)) {
 		_, _, err := fail(nil)
 		return c, false, err
 	}
 	return c, got.Armed, nil
+}
+
+// remember adds what a call of tool types or chooses to the values the
+// send guard keeps from leaving by a control that sent nothing, and the
+// replay's secrets. The caller holds mu.
+func (d *MCPDispatcher) remember(tool string, args map[string]any) {
+	for _, v := range d.cfg.Secrets {
+		d.typed.Add(v)
+	}
+	add := func(v any) {
+		if s, ok := v.(string); ok {
+			d.typed.Add(s)
+		}
+	}
+	switch tool {
+	case "browser_type":
+		add(args["text"])
+	case "browser_fill_form":
+		fields, _ := args["fields"].([]any)
+		for _, f := range fields {
+			if m, ok := f.(map[string]any); ok {
+				add(m["value"])
+			}
+		}
+	case "browser_select_option":
+		values, _ := args["values"].([]any)
+		for _, v := range values {
+			add(v)
+		}
+	}
 }
 
 // disarmSend removes the guard: a navigation it refused is
@@ -120,9 +164,13 @@ func (d *MCPDispatcher) disarmSend(ctx context.Context, stepID string, current *
 		Refused string   `json:"refused"`
 		Others  []string `json:"others"`
 		Missing bool     `json:"missing"`
+		Values  bool     `json:"values"`
 	}
 	if json.Unmarshal([]byte(resultSection(w.Text)), &g) != nil || g.Missing {
 		return schema.Errorf(schema.CodeUnavailable, "the send guard did not answer: %s", schema.Clip(w.Text, 200))
+	}
+	if g.Refused != "" && g.Values {
+		return schema.Errorf(schema.CodeContractChanged, "the page sent %s, carrying a value this run typed, where the control sent nothing when it was recorded: aborted in the browser, that request was not sent%s", g.Refused, schema.AlsoSent(g.Others))
 	}
 	if g.Refused != "" {
 		want, _ := current.Sending()
