@@ -306,6 +306,14 @@ func (d *distillation) jsonOutput(w schema.World, v any) (schema.Output, bool) {
 	return o, err == nil && got == v
 }
 
+// unnamedField reports whether line, a snapshot line's text before a
+// control's ref, names a form field without a name of its own:
+// `- spinbutton [ref=`, not `- textbox "Email" [ref=`.
+func unnamedField(line string) bool {
+	role, rest, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "- "), " ")
+	return strings.HasPrefix(rest, "[ref=") && slices.Contains([]string{"textbox", "spinbutton", "combobox", "searchbox", "slider", "checkbox", "radio", "switch"}, role)
+}
+
 // outputKey is a JSON key a path may name with .key.
 var outputKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -331,6 +339,19 @@ func (d *distillation) lineOutput(w schema.World, v string) (schema.Output, erro
 				o.State = state
 			}
 			got, err := o.Locate(w, params)
+			if err == nil && unnamedField(o.Line) {
+				// A field with no name of its own is told by its visible
+				// label even where it is the only one of its kind: a page
+				// that gains another (an Age beside the Salary) must not
+				// hand it this field's value.
+				if label := schema.SiblingBefore(lines, i); label != "" && !strings.Contains(label, v) {
+					labelled := o
+					labelled.After = d.b.template(label)
+					if g, lerr := labelled.Locate(w, params); lerr == nil {
+						o, got = labelled, g
+					}
+				}
+			}
 			if ambiguous(err) {
 				// Twins whose lines read alike (unnamed fields, one Add
 				// button an item): the text just before this one, its

@@ -611,12 +611,18 @@ func TestDistillBindsAShortRadioThroughRoteBrowser(t *testing.T) {
 		[3]string{"done", `{"reason":"selected"}`, textResult("labelled")},
 	)
 	r.Inventories = append(r.Inventories, inventory)
+	// The page says the size chosen: the gate names it, as a whole word,
+	// however short; the 4 of "size 4 of 9" is no size.
+	r.Verify.Checks[0].Expect.Arg = "size = S4 (4 of 9)"
 	c, err := Distill(r, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a := c.Playbook.Steps[0].Args; a["name"] != "{{size}}" || a["role"] != "radio" || a["target"] != nil {
 		t.Errorf("check args %v", a)
+	}
+	if got := c.Playbook.Verify[0].Arg; got != "size = {{size}} (4 of 9)" {
+		t.Errorf("verify %q, want the size templated", got)
 	}
 }
 
@@ -731,5 +737,34 @@ func TestDistillHoldsASecretToItsField(t *testing.T) {
 	user, pass := c.Playbook.Steps[0], c.Playbook.Steps[1]
 	if user.Args["contract"] != nil || pass.Target.Contract == nil || pass.Target.Contract.InputType != "password" || pass.Args["contract"] == nil {
 		t.Fatalf("the username step %v, the password step %v %+v", user.Args, pass.Args, pass.Target)
+	}
+}
+
+// TestDistillTellsALoneUnnamedFieldByItsLabel: the salary field is the
+// only `- spinbutton [ref=..]` when recorded, yet bound by its label: a
+// page that gains an Age spinbutton, or turns the salary into a text
+// field, gets no salary typed into the age.
+func TestDistillTellsALoneUnnamedFieldByItsLabel(t *testing.T) {
+	snapshot := "- generic [ref=e2]:\n  - generic [ref=e3]: Full name\n  - textbox [ref=e4]\n- generic [ref=e5]:\n  - generic [ref=e6]: Yearly salary\n  - spinbutton [ref=e7]\n- button \"Join\" [ref=e8]\n"
+	r := mcpRun(map[string]string{"salary": "12500"}, "Join with salary 12500",
+		[3]string{"browser_snapshot", `{}`, textResult(snapshot)},
+		[3]string{"browser_type", `{"target":"e7","text":"12500"}`, textResult("ok")},
+		[3]string{"browser_click", `{"target":"e8"}`, textResult("joined")},
+	)
+	c, err := Distill(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.Playbook.Steps[0].Outputs["yearly_salary"]
+	if out.After != "Yearly salary" {
+		t.Fatalf("the salary field's locator: %+v", c.Playbook.Steps[0].Outputs)
+	}
+	age := "- generic:\n  - generic: Age\n  - spinbutton [ref=e9]\n- generic:\n  - generic: Yearly salary\n  - textbox [ref=e10]\n"
+	if got, err := out.Locate(schema.ToolResultWorld([]byte(textResult(age))), schema.Bindings{}); err == nil {
+		t.Errorf("the age field took the salary: %v", got)
+	}
+	moved := "- generic:\n  - generic: Yearly salary\n  - spinbutton [ref=e11]\n- generic:\n  - generic: Age\n  - spinbutton [ref=e12]\n"
+	if got, err := out.Locate(schema.ToolResultWorld([]byte(textResult(moved))), schema.Bindings{}); err != nil || got != "e11" {
+		t.Errorf("the salary beside an age: %v %v, want e11", got, err)
 	}
 }
