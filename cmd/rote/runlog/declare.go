@@ -134,7 +134,9 @@ func Declare(ctx context.Context, runs *bus.RunLog, runID string, d Declaration,
 func redeclare(r *schema.RunFold, d Declaration, key []byte) map[string]string {
 	task := schema.TaskSpec{Name: r.Spec.Task.Name, Text: r.Spec.Task.Text, Target: r.Spec.Task.Target, Params: maps.Clone(d.Params)}
 	if d.Text != "" {
-		task.Text = d.Text
+		// A secret said in the task's words is kept as its name: the
+		// words become the playbook's intent.
+		task.Text = schema.MaskSecrets(d.Text, d.Secrets)
 	}
 	if task.Params == nil {
 		task.Params = map[string]string{}

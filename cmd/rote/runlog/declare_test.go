@@ -134,6 +134,14 @@ func TestDeclare(t *testing.T) {
 				t.Errorf("values %v: a shadow replay needs the clear values", got.Values)
 			}
 		}},
+		{"a secret said in the task's words is kept as its name", "run-done", runlog.Declaration{Text: "Register Acme GmbH with password hunter2", Params: map[string]string{"company": "Acme GmbH"}, Secrets: map[string]string{"password": "hunter2"}}, func(t *testing.T, got *runlog.Declared, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := got.Fold.Spec.Task.Text; text != "Register Acme GmbH with password {{password}}" {
+				t.Errorf("words %q", text)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := runlog.Declare(context.Background(), b.Runs(), tc.run, tc.d, key)
