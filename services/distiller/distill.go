@@ -114,7 +114,9 @@ func Distill(r *schema.RunFold, o Options) (*Candidate, error) {
 		c.Playbook.Name = slug(c.Playbook.Intent, 48)
 	}
 	for _, chk := range r.Verify.Checks {
-		c.Playbook.Verify = append(c.Playbook.Verify, d.templateExpect(chk.Expect))
+		e := d.templateExpect(chk.Expect)
+		e.Arg = d.wholeChoices(e.Arg)
+		c.Playbook.Verify = append(c.Playbook.Verify, e)
 	}
 	d.strengthen()
 	if err := c.Playbook.Validate(); err != nil {
@@ -184,6 +186,31 @@ func (d *distillation) templateText(s string) string {
 		}
 	}
 	return s
+}
+
+// wholeChoices templates in a verify gate's argument s the values under
+// minLiteral characters that a step takes as a control's whole name (the
+// radio "XL" for the size XL), where s holds the value once, as a whole
+// word ("size = XL"): a check of another size's page must name that size.
+func (d *distillation) wholeChoices(s string) string {
+	for _, k := range d.b.names {
+		v := d.b.values[k]
+		if len(v) < 2 || len(v) >= minLiteral || len(tokenAt(s, v)) != 1 || !d.takesWhole(k) {
+			continue
+		}
+		at := tokenAt(s, v)[0]
+		s = s[:at] + "{{" + k + "}}" + s[at+len(v):]
+	}
+	return s
+}
+
+// takesWhole reports whether a step of the playbook takes parameter k:
+// a value that short is bound only as a control's whole name.
+func (d *distillation) takesWhole(k string) bool {
+	return slices.ContainsFunc(d.c.Playbook.Steps, func(s schema.Step) bool {
+		data, err := json.Marshal(s)
+		return err == nil && strings.Contains(string(data), "{{"+k+"}}")
+	})
 }
 
 // everyParamUsed refuses a playbook with a declared parameter that no
