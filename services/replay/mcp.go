@@ -52,9 +52,9 @@ type MCPDispatcher struct {
 	mu       sync.Mutex
 	seq      uint64
 	last     schema.World
-	bound    map[string]string // for the next call's record
-	resolved *schema.Target    // the control the last call acted on
-	wrote    []string          // the last step's calls the server answered
+	bound    map[string]string  // for the next call's record
+	resolved *schema.Target     // the control the last call acted on
+	wrote    []string           // the last step's calls the server answered
 	typed    schema.TypedValues // what the run typed or chose, for the send guard
 }
 
