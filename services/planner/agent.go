@@ -190,7 +190,7 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	r.res.Duration = time.Since(began)
 	r.res.Usage = schema.Tally(r.calls)
-	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: schema.MergeUsage(opt.Spent, r.res.Usage)}
+	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: schema.MergeUsage(opt.Spent, r.res.Usage), Steps: r.steps}
 	if _, err := a.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}
@@ -229,7 +229,17 @@ type agentRun struct {
 	opt    Options
 	res    *Result
 	calls  []*schema.LLMCall
-	step   int // the last step number
+	steps  []schema.StepReport // the manifest's, one per logged step
+	step   int                 // the last step number
+}
+
+// class is why this run's steps ran: the model chose them, on a replay's
+// fallback to recover what the replay could not do.
+func (r *agentRun) class() schema.StepClass {
+	if r.opt.Parent != "" {
+		return schema.ClassRecovery
+	}
+	return schema.ClassFrontier
 }
 
 func (r *agentRun) end(outcome schema.Outcome, err error) {
@@ -284,6 +294,14 @@ func (r *agentRun) loop(ctx context.Context) {
 }
 
 func (r *agentRun) log(l StepLog) {
+	id := "s" + strconv.Itoa(l.N)
+	calls := 0
+	for _, c := range r.calls {
+		if c.StepID == id {
+			calls++
+		}
+	}
+	r.steps = append(r.steps, schema.StepReport{StepID: id, Class: r.class(), Attempts: 1, Duration: l.Duration, Calls: calls, Tokens: l.Tokens})
 	r.res.Steps = append(r.res.Steps, l)
 	if r.opt.Progress != nil {
 		r.opt.Progress(l)
