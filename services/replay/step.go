@@ -22,7 +22,7 @@ func hard(err error) bool {
 // step runs one step under its on_fail policy.
 func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, error) {
 	start := time.Now()
-	report := schema.StepReport{StepID: s.ID, Class: schema.ClassReplay}
+	report := schema.StepReport{StepID: s.ID, Class: x.class}
 	calls := len(x.calls)
 	if x.alreadyToggled(s) {
 		// Its control already shows what the recorded click left: the
@@ -356,7 +356,9 @@ func (x *replay) check(ctx context.Context, stepID string, attempt int, exp sche
 		return err
 	}
 	x.checks++
-	ev := &schema.ExpectChecked{Meta: schema.Meta{ID: x.runID + "-e" + strconv.Itoa(x.checks), Time: time.Now()},
+	// The id names the step: a run that holds several routines'
+	// checks numbers them apart.
+	ev := &schema.ExpectChecked{Meta: schema.Meta{ID: x.runID + "-" + stepID + "-e" + strconv.Itoa(x.checks), Time: time.Now()},
 		RunID: x.runID, StepID: stepID, Attempt: attempt, Check: c}
 	if _, err := x.e.runs.Publish(ctx, ev); err != nil {
 		return err
