@@ -44,7 +44,7 @@ var roleGrants = map[string]roleGrant{
 	// it opens and closes runs, calls MCP servers, asks the model, checks
 	// expects and verify gates, and patches playbooks.
 	"planner": {kinds: []string{schema.KindStarted, schema.KindFinished, schema.KindCalls, schema.KindLLM,
-		schema.KindPlaybook, schema.KindExpect, schema.KindVerify, schema.KindRejected}, playbooks: true, blobs: true, tasks: true},
+		schema.KindPlaybook, schema.KindExpect, schema.KindVerify, schema.KindRejected, schema.KindMemory}, playbooks: true, blobs: true, tasks: true},
 }
 
 // Roles are the role users' names, sorted.

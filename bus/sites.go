@@ -45,6 +45,38 @@ func (m *SiteMemory) Routine(name string) *schema.Routine {
 	return &m.Routines[i]
 }
 
+// Fact returns the fact called name, or nil.
+func (m *SiteMemory) Fact(name string) *schema.Fact {
+	i := slices.IndexFunc(m.Facts, func(f schema.Fact) bool { return f.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &m.Facts[i]
+}
+
+// Distrust is the trust gate: it marks suspect every item of m that a
+// check of checks found not to hold after the item was learned. A
+// suspect routine is never run, and no suspect item is in the brief,
+// until runs newer than the failure show it anew.
+func (m *SiteMemory) Distrust(checks []*schema.MemoryChecked) {
+	for _, c := range checks {
+		if c.Held || c.Fingerprint != m.Fingerprint {
+			continue
+		}
+		why := &schema.Suspicion{RunID: c.RunID, Why: c.Why, Time: c.Time.UTC()}
+		switch c.Kind {
+		case schema.MemoryRoutine:
+			if r := m.Routine(c.Name); r != nil && c.Time.After(r.Learned) {
+				r.Suspect = why
+			}
+		case schema.MemoryFact:
+			if f := m.Fact(c.Name); f != nil && c.Time.After(f.Learned) {
+				f.Suspect = why
+			}
+		}
+	}
+}
+
 // PutRoutine validates r and stores it as its key's next version.
 func (s *SiteStore) PutRoutine(ctx context.Context, r *schema.Routine) error {
 	if err := r.Validate(); err != nil {

@@ -15,11 +15,14 @@ type Audit struct {
 	Usage    []SourceUsage `json:"derived_usage"`
 	// Classes are the manifest's steps by class, with the model calls
 	// and tokens their llm.call events name them by.
-	Classes    []ClassUsage `json:"derived_classes,omitempty"`
-	Events     int          `json:"events"`
-	Offline    bool         `json:"offline_model"` // a call came from the scripted test model
-	Mismatches []string     `json:"mismatches"`
-	Agrees     bool         `json:"agrees"`
+	Classes []ClassUsage `json:"derived_classes,omitempty"`
+	// Memory are the site memory items the run used, each with whether
+	// the page bore it out: "routine sign-in held at s2".
+	Memory     []string `json:"memory_used,omitempty"`
+	Events     int      `json:"events"`
+	Offline    bool     `json:"offline_model"` // a call came from the scripted test model
+	Mismatches []string `json:"mismatches"`
+	Agrees     bool     `json:"agrees"`
 	// Unsigned: the reader held no signing key, so a forged event would
 	// not have been told from a real one (see bus.HeaderSignature).
 	Unsigned bool `json:"signatures_unchecked,omitempty"`
@@ -32,6 +35,13 @@ type Audit struct {
 // and lists every difference from its manifest.
 func AuditRun(r *RunFold, children []string) *Audit {
 	a := &Audit{RunID: r.RunID, Events: r.Events, Usage: r.Usage(), Offline: r.Offline()}
+	for _, m := range r.Memory {
+		verdict := "held"
+		if !m.Held {
+			verdict = "did not hold (" + m.Why + ")"
+		}
+		a.Memory = append(a.Memory, fmt.Sprintf("%s %s %s at %s", m.Kind, m.Name, verdict, m.StepID))
+	}
 	if r.Finished != nil {
 		m := r.Finished.Manifest
 		a.Recorded = &m

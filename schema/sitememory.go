@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -164,6 +165,8 @@ type Fact struct {
 	To       string    `msgpack:"to" json:"to"`
 	Evidence []string  `msgpack:"evidence" json:"evidence"`
 	Learned  time.Time `msgpack:"learned" json:"learned"`
+	// Suspect says which run's page contradicted it.
+	Suspect *Suspicion `msgpack:"suspect,omitempty" json:"suspect,omitempty"`
 }
 
 // Text is the fact as one line of the brief.
@@ -196,3 +199,43 @@ type Brief struct {
 
 // MaxBriefBytes bounds a brief: it is in every call's context.
 const MaxBriefBytes = 4 << 10
+
+// RenderBrief is the site brief: the routines Rote may run whole (the
+// suspect ones left out, as are suspect facts) and the transitions runs showed, each with how
+// many runs showed it, in a stable order and within MaxBriefBytes.
+func RenderBrief(fingerprint string, routines []Routine, facts []Fact, now time.Time) *Brief {
+	b := &Brief{Fingerprint: fingerprint, Rendered: now}
+	var lines []string
+	add := func(line string) bool {
+		if len(strings.Join(append(slices.Clone(lines), line), "\n")) > MaxBriefBytes {
+			return false
+		}
+		lines = append(lines, line)
+		return true
+	}
+	for _, r := range routines {
+		p, err := r.Fragment()
+		if r.Suspect != nil || err != nil {
+			continue
+		}
+		if len(b.Routines) == 0 {
+			add("Routines verified runs share (Rote runs one whole, with no model, when the page shows its first controls and the task gives its values):")
+		}
+		if add(fmt.Sprintf("- %s(%s): %s", r.Name, strings.Join(slices.Sorted(maps.Keys(p.Params)), ", "), p.Intent)) {
+			b.Routines = append(b.Routines, r.Name)
+		}
+	}
+	for _, f := range facts {
+		if f.Suspect != nil {
+			continue
+		}
+		if len(b.Facts) == 0 {
+			add("How pages led to pages in verified runs (each holds until the page says otherwise):")
+		}
+		if add(fmt.Sprintf("- %s (%d runs)", f.Text(), len(f.Evidence))) {
+			b.Facts = append(b.Facts, f.Name)
+		}
+	}
+	b.Text = strings.Join(lines, "\n")
+	return b
+}

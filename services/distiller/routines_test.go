@@ -65,7 +65,7 @@ func TestRoutinesAreWhatTaskClassesShare(t *testing.T) {
 	if !p.Params["password"].IsSecret() {
 		t.Error("the password parameter lost its secrecy")
 	}
-	brief := RenderBrief(fp, got, nil, time.Unix(0, 0))
+	brief := schema.RenderBrief(fp, got, nil, time.Unix(0, 0))
 	if !strings.Contains(brief.Text, "- sign-in(password, username): fill textbox \"Username\", fill textbox \"Password\", click button \"Sign in\"") {
 		t.Errorf("brief:\n%s", brief.Text)
 	}

@@ -2,10 +2,8 @@ package distiller
 
 import (
 	"context"
-	"fmt"
-	"maps"
+	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rote-agent/rote/bus"
@@ -15,10 +13,11 @@ import (
 // LearnSite learns the memory of the site with fingerprint (tier 2) from
 // its promoted playbooks and the verified runs they came from: the
 // routines its task classes share, the transitions its runs took, and the
-// brief rendered from both; and writes what changed to sites. A routine
-// learned again as it was keeps its suspicion: only a new fragment (a
-// site that changed, relearned) clears it. Only the distiller role calls
-// it: the planner reads site memory, never writes it.
+// brief rendered from both; and writes them to sites. An item learned
+// again from no new run keeps when it was learned, so that a failure
+// since (a memory.checked that did not hold) still makes it suspect: only
+// runs newer than the failure, showing it anew, trust it again. Only the
+// distiller role calls it: the planner reads site memory, never writes.
 func LearnSite(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunLog, sites *bus.SiteStore, fingerprint string) (*bus.SiteMemory, error) {
 	now := time.Now().UTC()
 	entries, err := playbooks.Bound(ctx, fingerprint)
@@ -43,14 +42,15 @@ func LearnSite(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunL
 	if err != nil {
 		return nil, err
 	}
-	routines := Routines(fingerprint, books, now)
-	for i := range routines {
-		r := &routines[i]
-		if old := had.Routine(r.Name); old != nil && string(old.Document) == string(r.Document) {
-			r.Suspect = old.Suspect
-		}
-		if err := sites.PutRoutine(ctx, r); err != nil {
-			return nil, err
+	checks, err := runs.MemoryChecks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	learned := &bus.SiteMemory{Fingerprint: fingerprint, Routines: Routines(fingerprint, books, now)}
+	for i := range learned.Routines {
+		r := &learned.Routines[i]
+		if old := had.Routine(r.Name); old != nil && string(old.Document) == string(r.Document) && !grew(old.Evidence, r.Evidence) {
+			r.Learned = old.Learned
 		}
 	}
 	var folds []*schema.RunFold
@@ -61,16 +61,49 @@ func LearnSite(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunL
 		}
 		folds = append(folds, f)
 	}
-	facts := Transitions(fingerprint, folds, now)
-	for i := range facts {
-		if err := sites.PutFact(ctx, &facts[i]); err != nil {
+	learned.Facts = Transitions(fingerprint, folds, now)
+	for i := range learned.Facts {
+		f := &learned.Facts[i]
+		if old := had.Fact(f.Name); old != nil && old.To == f.To && !grew(old.Evidence, f.Evidence) {
+			f.Learned = old.Learned
+		}
+	}
+	learned.Distrust(checks)
+	for i := range learned.Routines {
+		if err := sites.PutRoutine(ctx, &learned.Routines[i]); err != nil {
 			return nil, err
 		}
 	}
-	if err := sites.PutBrief(ctx, RenderBrief(fingerprint, routines, facts, now)); err != nil {
+	for i := range learned.Facts {
+		if err := sites.PutFact(ctx, &learned.Facts[i]); err != nil {
+			return nil, err
+		}
+	}
+	// What no verified playbook or run teaches any more (a playbook
+	// deleted or rolled back) is forgotten.
+	for _, r := range had.Routines {
+		if learned.Routine(r.Name) == nil {
+			if err := sites.Forget(ctx, fingerprint, schema.MemoryRoutine, r.Name); err != nil && !errors.Is(err, bus.ErrMemoryNotFound) {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range had.Facts {
+		if learned.Fact(f.Name) == nil {
+			if err := sites.Forget(ctx, fingerprint, schema.MemoryFact, f.Name); err != nil && !errors.Is(err, bus.ErrMemoryNotFound) {
+				return nil, err
+			}
+		}
+	}
+	if err := sites.PutBrief(ctx, schema.RenderBrief(fingerprint, learned.Routines, learned.Facts, now)); err != nil {
 		return nil, err
 	}
 	return sites.Site(ctx, fingerprint)
+}
+
+// grew reports whether now holds a run was does not.
+func grew(was, now []string) bool {
+	return slices.ContainsFunc(now, func(id string) bool { return !slices.Contains(was, id) })
 }
 
 // promotionRuns are, by playbook name, the runs that verified each of the
@@ -93,41 +126,4 @@ func promotionRuns(ctx context.Context, runs *bus.RunLog, fingerprint string) (m
 		out[e.Name] = schema.Distinct(append(out[e.Name], ids...))
 	}
 	return out, nil
-}
-
-// RenderBrief is the site brief: the routines Rote may run whole (the
-// suspect ones left out) and the transitions runs showed, each with how
-// many runs showed it, in a stable order and within MaxBriefBytes.
-func RenderBrief(fingerprint string, routines []schema.Routine, facts []schema.Fact, now time.Time) *schema.Brief {
-	b := &schema.Brief{Fingerprint: fingerprint, Rendered: now}
-	var lines []string
-	add := func(line string) bool {
-		if len(strings.Join(append(slices.Clone(lines), line), "\n")) > schema.MaxBriefBytes {
-			return false
-		}
-		lines = append(lines, line)
-		return true
-	}
-	for _, r := range routines {
-		p, err := r.Fragment()
-		if r.Suspect != nil || err != nil {
-			continue
-		}
-		if len(b.Routines) == 0 {
-			add("Routines verified runs share (Rote runs one whole, with no model, when the page shows its first controls and the task gives its values):")
-		}
-		if add(fmt.Sprintf("- %s(%s): %s", r.Name, strings.Join(slices.Sorted(maps.Keys(p.Params)), ", "), p.Intent)) {
-			b.Routines = append(b.Routines, r.Name)
-		}
-	}
-	for _, f := range facts {
-		if len(b.Facts) == 0 {
-			add("How pages led to pages in verified runs (each holds until the page says otherwise):")
-		}
-		if add(fmt.Sprintf("- %s (%d runs)", f.Text(), len(f.Evidence))) {
-			b.Facts = append(b.Facts, f.Name)
-		}
-	}
-	b.Text = strings.Join(lines, "\n")
-	return b
 }

@@ -151,6 +151,11 @@ func describeEvent(ev schema.Event) string {
 		return fmt.Sprintf("%s v%d promoted", e.Name, e.Version)
 	case *schema.PlaybookPatched:
 		return fmt.Sprintf("%s v%d -> v%d, step %s: %s", e.Name, e.FromVersion, e.Version, e.StepID, e.Reason)
+	case *schema.MemoryChecked:
+		if e.Held {
+			return fmt.Sprintf("site memory %s %s held (step %s)", e.Kind, e.Name, e.StepID)
+		}
+		return fmt.Sprintf("site memory %s %s did not hold (step %s): %s; not trusted again until runs show it anew", e.Kind, e.Name, e.StepID, e.Why)
 	}
 	return ""
 }

@@ -64,6 +64,9 @@ func Audit(w io.Writer, a *schema.Audit) {
 		fmt.Fprintln(w, "  steps by why they ran (model calls and tokens from the llm.call events):")
 		runlog.WriteClasses(w, a.Classes)
 	}
+	for _, m := range a.Memory {
+		fmt.Fprintf(w, "  memory    %s\n", m)
+	}
 	if a.Offline {
 		fmt.Fprintln(w, "  model     the offline scripted test model answered these calls")
 	}
