@@ -34,7 +34,8 @@ type Task struct {
 // StepLog is one agent step as it is reported.
 type StepLog struct {
 	N        int               `json:"n"`
-	Action   schema.Action     `json:"action"` // secrets as {{name}}; the target as resolved
+	Action   schema.Action     `json:"action"`            // secrets as {{name}}; the target as resolved
+	Routine  string            `json:"routine,omitempty"` // the routine of site memory it ran instead
 	Result   string            `json:"result"`
 	Tokens   schema.TokenUsage `json:"tokens"`
 	Duration time.Duration     `json:"duration"`
@@ -67,6 +68,12 @@ type Agent struct {
 type AgentConfig struct {
 	// SecretKey keys the digests secret parameters are recorded as.
 	SecretKey []byte
+	// Sites is site memory (tier 2), read at each run's start: its brief
+	// goes in the context, its routines run where they are the only
+	// sensible move. Nil runs without memory.
+	Sites *bus.SiteStore
+	// Routines runs a routine in the run's session; nil runs none.
+	Routines RoutineRunner
 	// Log hears when each run starts and ends; default slog.Default().
 	Log *slog.Logger
 }
@@ -174,8 +181,9 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	log.Info("agent run started")
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
-		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
-	r.prompt.SetBrief(site)
+		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools()), ran: map[string]bool{}}
+	r.mem = r.siteMemory(ctx, fp)
+	r.prompt.SetBrief(r.brief(site))
 	for _, e := range opt.Ledger {
 		r.prompt.Record(e)
 		r.step = max(r.step, e.Step)
@@ -231,6 +239,8 @@ type agentRun struct {
 	calls  []*schema.LLMCall
 	steps  []schema.StepReport // the manifest's, one per logged step
 	step   int                 // the last step number
+	mem    *bus.SiteMemory     // the site's memory, trust gate applied; nil without
+	ran    map[string]bool     // the routines run so far
 }
 
 // class is why this run's steps ran: the model chose them, on a replay's
@@ -263,6 +273,9 @@ func (r *agentRun) loop(ctx context.Context) {
 			return
 		}
 		r.prompt.Observe(&obs.Observation)
+		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
+			continue
+		}
 		action, usage, err := r.decide(ctx, stepID)
 		if err != nil {
 			r.end(schema.OutcomeFailed, err)

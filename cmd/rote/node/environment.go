@@ -101,6 +101,15 @@ func (n *Node) sessionReplayer() planner.Replayer {
 	}
 }
 
+// routineRunner runs a routine of site memory with the node's executor
+// in the browser session the agent owns and keeps open.
+func (n *Node) routineRunner() planner.RoutineRunner {
+	return func(ctx context.Context, r planner.RoutineRun) (*schema.ReplayResult, error) {
+		return n.executor.RunRoutine(ctx, replay.RoutineRequest{Routine: r.Routine, Params: r.Params, Open: SessionBrowserOpener(r.Session, r.Base),
+			RunID: r.Session.RunID, Prefix: r.Prefix, Class: r.Class})
+	}
+}
+
 // SessionBrowserOpener replays on browser session s, on the site at
 // base; s stays open after the replay, for its owner to carry on.
 func SessionBrowserOpener(s *bus.BrowserSession, base string) replay.Opener {
