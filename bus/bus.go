@@ -114,6 +114,7 @@ type Bus struct {
 
 	runs      *RunLog
 	playbooks *PlaybookStore
+	sites     *SiteStore
 	browsers  *Browsers
 	rpc       *RPC
 	tasks     *TaskQueue
@@ -355,6 +356,9 @@ func (b *Bus) Runs() *RunLog { return b.runs }
 
 // Playbooks returns the playbook store, ROTE_PLAYBOOKS.
 func (b *Bus) Playbooks() *PlaybookStore { return b.playbooks }
+
+// Sites returns site memory, ROTE_SITES.
+func (b *Bus) Sites() *SiteStore { return b.sites }
 
 // Browsers returns the client that claims browser sessions from
 // actuators.

@@ -8,6 +8,7 @@
 //	ROTE_TASKS      stream  rote.tasks           work queue of task requests
 //	ROTE_RUNS       stream  rote.runs.<run>.>    every event of every run; no delete, no purge
 //	ROTE_PLAYBOOKS  KV      <fingerprint>.<name> playbook versions in the key's history
+//	ROTE_SITES      KV      <fingerprint>.<kind>.<name> site memory: routines, facts, brief
 //	ROTE_BLOBS      objects sha256:<hex>         payloads over 64 KiB
 //
 // Events travel with their type in the Rote-Event-Type header and their id

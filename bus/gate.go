@@ -101,6 +101,12 @@ func judge(user, rest, reply string, body []byte) (to string, out []byte, why st
 		}
 		return rest, body, ""
 	}
+	if strings.HasPrefix(rest, "$KV."+BucketSites+".") {
+		if !g.sites || strings.ContainsAny(rest, "*>") {
+			return "", nil, fmt.Sprintf("%s may not write site memory", user)
+		}
+		return rest, body, ""
+	}
 	out, why = judgeAPI(user, g, rest, body)
 	if why != "" {
 		return "", nil, why
@@ -179,7 +185,7 @@ func readable(user string, g roleGrant, stream string) bool {
 	switch stream {
 	case StreamRuns:
 		return true
-	case "KV_" + BucketPlaybooks, "OBJ_" + BucketBlobs:
+	case "KV_" + BucketPlaybooks, "KV_" + BucketSites, "OBJ_" + BucketBlobs:
 		return user != clientUser
 	case StreamTasks:
 		return g.tasks

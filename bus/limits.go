@@ -36,16 +36,16 @@ const (
 // storeSizes are the max_bytes of Rote's streams. A new store takes its
 // share of what the server may store (JetStream reserves each stream's
 // max_bytes out of it): two fifths each for the run log and the blobs, a
-// fiftieth (at most 256 MiB) each for tasks and playbooks. A store that
+// fiftieth (at most 256 MiB) each for tasks, playbooks and site memory. A store that
 // has them keeps them; Config.RunsMaxBytes and BlobsMaxBytes set them.
 type storeSizes struct {
-	runs, blobs, tasks, playbooks int64
+	runs, blobs, tasks, playbooks, sites int64
 }
 
 // defaultSizes divides budget, the bytes the server may store.
 func defaultSizes(budget int64) storeSizes {
 	small := min(256<<20, budget/50)
-	return storeSizes{runs: budget * 2 / 5, blobs: budget * 2 / 5, tasks: small, playbooks: small}
+	return storeSizes{runs: budget * 2 / 5, blobs: budget * 2 / 5, tasks: small, playbooks: small, sites: small}
 }
 
 // fallbackBudget is assumed of a server that says no limit of its own.

@@ -29,6 +29,7 @@ import (
 type roleGrant struct {
 	kinds     []string // the run event kinds it publishes
 	playbooks bool     // it writes the playbook store
+	sites     bool     // it writes site memory
 	blobs     bool     // it writes the blob store
 	tasks     bool     // it claims tasks from rote.tasks
 }
@@ -38,12 +39,12 @@ var roleGrants = map[string]roleGrant{
 	"perception": {kinds: []string{schema.KindObserved}},
 	"actuator":   {kinds: []string{schema.KindActions}},
 	"matcher":    {},
-	"distiller":  {kinds: []string{schema.KindPlaybook}, playbooks: true},
+	"distiller":  {kinds: []string{schema.KindPlaybook}, playbooks: true, sites: true},
 	// The planner claims tasks and runs the agent and the replay executor:
 	// it opens and closes runs, calls MCP servers, asks the model, checks
 	// expects and verify gates, and patches playbooks.
 	"planner": {kinds: []string{schema.KindStarted, schema.KindFinished, schema.KindCalls, schema.KindLLM,
-		schema.KindPlaybook, schema.KindExpect, schema.KindVerify, schema.KindRejected}, playbooks: true, blobs: true, tasks: true},
+		schema.KindPlaybook, schema.KindExpect, schema.KindVerify, schema.KindRejected, schema.KindMemory}, playbooks: true, blobs: true, tasks: true},
 }
 
 // Roles are the role users' names, sorted.

@@ -70,6 +70,26 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 		t.Fatalf("the store with junk in it: %+v (%v)", list, err)
 	}
 
+	// Site memory is the distiller's to write, and the planner's to read.
+	distiller := join("distiller")
+	dkv, err := distiller.JetStream().KeyValue(c, bus.BucketSites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dkv.Put(c, "fp.fact.x", []byte("x")); err != nil {
+		t.Fatalf("the distiller writes site memory: %v", err)
+	}
+	skv, err := planner.JetStream().KeyValue(c, bus.BucketSites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := skv.Put(short(), "fp.fact.y", []byte("forged")); err == nil {
+		t.Fatal("the planner wrote site memory")
+	}
+	if e, err := skv.Get(c, "fp.fact.x"); err != nil || string(e.Value()) != "x" {
+		t.Fatalf("the planner reads site memory: %v", err)
+	}
+
 	perception := join("perception")
 	for _, b := range []*bus.Bus{owner, planner, perception} {
 		if envs, skipped, err := b.Runs().ReadChecked(c, schema.RunFilter("P")); err != nil || len(envs) != 1 || len(skipped) != 0 {

@@ -118,6 +118,22 @@ func (l *RunLog) Counts(ctx context.Context, kinds ...string) (map[string]int, e
 	return counts, nil
 }
 
+// MemoryChecks returns every use of site memory the log holds
+// (memory.checked.v1), in the order they were recorded.
+func (l *RunLog) MemoryChecks(ctx context.Context) ([]*schema.MemoryChecked, error) {
+	envs, err := l.Read(ctx, schema.RunKindFilter(schema.KindMemory))
+	if err != nil {
+		return nil, err
+	}
+	var out []*schema.MemoryChecked
+	for _, env := range envs {
+		if c, ok := env.Event.(*schema.MemoryChecked); ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 // Fold reads run runID and folds its events (schema.Fold).
 // ErrRunNotFound when it has none.
 // The messages of the run that are no valid event are in the fold's

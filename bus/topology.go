@@ -16,6 +16,7 @@ const (
 	StreamTasks     = "ROTE_TASKS"
 	StreamRuns      = "ROTE_RUNS"
 	BucketPlaybooks = "ROTE_PLAYBOOKS"
+	BucketSites     = "ROTE_SITES"
 	BucketBlobs     = "ROTE_BLOBS"
 )
 
@@ -23,6 +24,7 @@ const (
 const (
 	DedupWindow      = 2 * time.Minute // how long a Nats-Msg-Id is remembered
 	PlaybookVersions = 64              // KV history depth: the newest 64 versions of a playbook
+	SiteVersions     = 16              // KV history depth of a site memory item
 )
 
 // streamConfigs returns the stream configurations Rote needs, replicated
@@ -72,6 +74,18 @@ func playbooksConfig(replicas int, maxBytes int64) jetstream.KeyValueConfig {
 	}
 }
 
+func sitesConfig(replicas int, maxBytes int64) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       BucketSites,
+		Description:  "Rote site memory by <fingerprint>.<kind>.<name>: routines, facts, briefs",
+		History:      SiteVersions,
+		Storage:      jetstream.FileStorage,
+		Replicas:     replicas,
+		MaxBytes:     maxBytes,
+		MaxValueSize: MaxPlaybookBytes,
+	}
+}
+
 func blobsConfig(replicas int, maxBytes int64) jetstream.ObjectStoreConfig {
 	return jetstream.ObjectStoreConfig{
 		Bucket:      BucketBlobs,
@@ -104,7 +118,11 @@ func (b *Bus) ensureTopology(ctx context.Context, cfg Config, p patience, k *key
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
 		}
 	}
-	kv, err := b.playbookBucket(ctx, replicas, sizes.playbooks)
+	kv, err := b.bucket(ctx, playbooksConfig(replicas, sizes.playbooks))
+	if err != nil {
+		return err
+	}
+	sites, err := b.bucket(ctx, sitesConfig(replicas, sizes.sites))
 	if err != nil {
 		return err
 	}
@@ -112,19 +130,18 @@ func (b *Bus) ensureTopology(ctx context.Context, cfg Config, p patience, k *key
 	if err != nil {
 		return fmt.Errorf("bus: create object store %s: %w", BucketBlobs, err)
 	}
-	b.clients(p, k, kv, obj)
+	b.clients(p, k, kv, sites, obj)
 	return nil
 }
 
-// playbookBucket creates the playbook store, or brings the one there to
-// the current configuration, refusing a Nats-Rollup header: a rollup
-// would let anyone who may write the store (the distiller and the
-// planner) erase every version of every playbook but one. A key-value
-// bucket is made allowing rollups, which only its purge needs, and Rote
-// does not purge playbooks; the one there is updated as a stream, so that
-// it never allows them again on the way.
-func (b *Bus) playbookBucket(ctx context.Context, replicas int, maxBytes int64) (jetstream.KeyValue, error) {
-	cfg := playbooksConfig(replicas, maxBytes)
+// bucket creates a key-value store (the playbooks, site memory), or
+// brings the one there to the current configuration, refusing a
+// Nats-Rollup header: a rollup would let anyone who may write the store
+// erase every version of every item but one. A key-value bucket is made
+// allowing rollups, which only its purge needs, and Rote does not purge
+// them; the one there is updated as a stream, so that it never allows
+// them again on the way.
+func (b *Bus) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	name := "KV_" + cfg.Bucket
 	s, err := b.js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -178,6 +195,7 @@ func (b *Bus) storeSizes(ctx context.Context, cfg Config, runs *jetstream.Stream
 		blobs:     sized(cfg.BlobsMaxBytes, existing("OBJ_"+BucketBlobs), def.blobs),
 		tasks:     sized(0, existing(StreamTasks), def.tasks),
 		playbooks: sized(0, existing("KV_"+BucketPlaybooks), def.playbooks),
+		sites:     sized(0, existing("KV_"+BucketSites), def.sites),
 	}
 }
 
@@ -201,16 +219,20 @@ func (b *Bus) bindTopology(ctx context.Context, p patience, k *keyring) error {
 	if err != nil {
 		return fmt.Errorf("bus: bucket %s: %w", BucketPlaybooks, err)
 	}
+	sites, err := b.js.KeyValue(ctx, BucketSites)
+	if err != nil {
+		return fmt.Errorf("bus: bucket %s: %w", BucketSites, err)
+	}
 	obj, err := b.js.ObjectStore(ctx, BucketBlobs)
 	if err != nil {
 		return fmt.Errorf("bus: object store %s: %w", BucketBlobs, err)
 	}
-	b.clients(p, k, kv, obj)
+	b.clients(p, k, kv, sites, obj)
 	return nil
 }
 
 // clients hands out the role clients over the assets.
-func (b *Bus) clients(p patience, k *keyring, kv jetstream.KeyValue, obj jetstream.ObjectStore) {
+func (b *Bus) clients(p patience, k *keyring, kv, sites jetstream.KeyValue, obj jetstream.ObjectStore) {
 	pub := &publisher{conn: b.conn, js: b.js, patience: p, log: b.log, signer: k.own}
 	if IsRole(b.user) {
 		pub.via = APIPrefix(b.user)
@@ -218,6 +240,7 @@ func (b *Bus) clients(p patience, k *keyring, kv jetstream.KeyValue, obj jetstre
 	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p, log: b.log}
+	b.sites = &SiteStore{kv: sites, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
 	b.browsers = &Browsers{rpc: b.rpc}
 }

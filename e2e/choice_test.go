@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -46,6 +47,15 @@ func TestLatestReportFollowsNewData(t *testing.T) {
 	code, out = rote(t, dir, "runs", "show", warm.Replay.RunID)
 	if want := "picked newest by Period, newest by Published among 7 link records: Download Operations report December 2026"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("runs show: exit %d, want %q in\n%s", code, want, out)
+	}
+	// Why the steps ran: the warm run's as learned with no model call,
+	// the cold run's chosen by the model, each with its calls.
+	if !regexp.MustCompile(`(?m)^ +replay +[1-9][0-9]* +0 +0 +[0-9]+ms *$`).MatchString(out) || strings.Contains(out, "frontier") {
+		t.Errorf("runs show of the warm run: want only replay steps, with no model call\n%s", out)
+	}
+	code, out = rote(t, dir, "audit", coldRun)
+	if code != 0 || !regexp.MustCompile(`(?m)^ +frontier +[1-9][0-9]* +[1-9][0-9]* +[1-9][0-9]* +[0-9]+ms *$`).MatchString(out) || !strings.Contains(out, "agrees with its manifest") {
+		t.Errorf("audit of the cold run: exit %d, want frontier steps with their model calls\n%s", code, out)
 	}
 }
 

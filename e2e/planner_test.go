@@ -361,9 +361,20 @@ func TestFallbackCarriesOn(t *testing.T) {
 	}
 	noSecretRecorded(t, b, rep.RunID, portal.Password)
 	noSecretRecorded(t, b, out.Agent.RunID, portal.Password)
-	_, fin := runLog(t, b, out.Agent.RunID)
+	calls, fin := runLog(t, b, out.Agent.RunID)
 	if fin == nil || fin.Parent != rep.RunID || fin.Mode != schema.ModeAgent {
 		t.Fatalf("the fallback run does not continue the replay: %+v", fin)
+	}
+	// Why each step ran: the replay's completed steps as learned, every
+	// step of the agent that carried on a recovery, with its model calls.
+	if classes := schema.TallyClasses(fin.Steps); len(classes) != 1 || classes[0].Class != schema.ClassRecovery || classes[0].Calls != len(calls) || classes[0].Steps != len(out.Agent.Steps) {
+		t.Errorf("the fallback's %d steps and %d model calls by class: %+v", len(out.Agent.Steps), len(calls), classes)
+	}
+	_, replayed := runLog(t, b, rep.RunID)
+	for _, s := range replayed.Steps {
+		if slices.Contains(rep.Completed, s.StepID) && s.Class != schema.ClassReplay {
+			t.Errorf("replayed step %s is %q, want replay", s.StepID, s.Class)
+		}
 	}
 }
 

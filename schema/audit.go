@@ -9,14 +9,20 @@ import (
 // Audit is a run re-derived from its events, without trusting its
 // summary, and compared with the manifest its run.finished records.
 type Audit struct {
-	RunID      string        `json:"run_id"`
-	Recorded   *Manifest     `json:"recorded,omitempty"` // nil when the run never finished
-	Outcome    Outcome       `json:"derived_outcome"`
-	Usage      []SourceUsage `json:"derived_usage"`
-	Events     int           `json:"events"`
-	Offline    bool          `json:"offline_model"` // a call came from the scripted test model
-	Mismatches []string      `json:"mismatches"`
-	Agrees     bool          `json:"agrees"`
+	RunID    string        `json:"run_id"`
+	Recorded *Manifest     `json:"recorded,omitempty"` // nil when the run never finished
+	Outcome  Outcome       `json:"derived_outcome"`
+	Usage    []SourceUsage `json:"derived_usage"`
+	// Classes are the manifest's steps by class, with the model calls
+	// and tokens their llm.call events name them by.
+	Classes []ClassUsage `json:"derived_classes,omitempty"`
+	// Memory are the site memory items the run used, each with whether
+	// the page bore it out: "routine sign-in held at s2".
+	Memory     []string `json:"memory_used,omitempty"`
+	Events     int      `json:"events"`
+	Offline    bool     `json:"offline_model"` // a call came from the scripted test model
+	Mismatches []string `json:"mismatches"`
+	Agrees     bool     `json:"agrees"`
 	// Unsigned: the reader held no signing key, so a forged event would
 	// not have been told from a real one (see bus.HeaderSignature).
 	Unsigned bool `json:"signatures_unchecked,omitempty"`
@@ -29,6 +35,13 @@ type Audit struct {
 // and lists every difference from its manifest.
 func AuditRun(r *RunFold, children []string) *Audit {
 	a := &Audit{RunID: r.RunID, Events: r.Events, Usage: r.Usage(), Offline: r.Offline()}
+	for _, m := range r.Memory {
+		verdict := "held"
+		if !m.Held {
+			verdict = "did not hold (" + m.Why + ")"
+		}
+		a.Memory = append(a.Memory, fmt.Sprintf("%s %s %s at %s", m.Kind, m.Name, verdict, m.StepID))
+	}
 	if r.Finished != nil {
 		m := r.Finished.Manifest
 		a.Recorded = &m
@@ -70,6 +83,7 @@ func AuditRun(r *RunFold, children []string) *Audit {
 		if !slices.Equal(m.Usage, a.Usage) {
 			mismatch("usage: recorded %s, derived from %d llm.call event(s) %s", UsageText(m.Usage), len(r.LLMCalls), UsageText(a.Usage))
 		}
+		a.Classes = auditClasses(r, m.Steps, mismatch)
 	}
 	for _, gap := range r.browserSeqGaps() {
 		mismatch("browser events numbered %d then %d: an event is missing or out of order", gap[0], gap[1])
@@ -104,4 +118,31 @@ func UsageText(usage []SourceUsage) string {
 			s.Source, s.Calls, s.Tokens.Logical(), s.Tokens.Uncached, s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Tokens.Output))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// auditClasses tallies steps by their recorded class with the model calls
+// and tokens of the llm.call events that name each step, and names a
+// step whose recorded calls differ from its events, or a step taken from
+// site memory (speculated, grounded-routine) that a model call names. A
+// step recorded before steps were classed is tallied, not checked.
+func auditClasses(r *RunFold, steps []StepReport, mismatch func(string, ...any)) []ClassUsage {
+	steps = slices.Clone(steps)
+	for i := range steps {
+		s := &steps[i]
+		calls, tokens := 0, TokenUsage{}
+		for _, c := range r.LLMCalls {
+			if c.StepID == s.StepID {
+				calls++
+				tokens = tokens.Plus(c.Usage)
+			}
+		}
+		if s.Class != "" && calls != s.Calls {
+			mismatch("step %s: recorded %d model call(s), its llm.call events %d", s.StepID, s.Calls, calls)
+		}
+		if calls > 0 && (s.Class == ClassSpeculated || s.Class == ClassGroundedRoutine) {
+			mismatch("step %s ran from site memory (%s), which asks no model, yet %d llm.call event(s) name it", s.StepID, s.Class, calls)
+		}
+		s.Calls, s.Tokens = calls, tokens
+	}
+	return TallyClasses(steps)
 }

@@ -91,6 +91,7 @@ const (
 	KindPlaybook  = "playbook"
 	KindInventory = "inventory"
 	KindRejected  = "rejected"
+	KindMemory    = "memory"
 )
 
 // RunSubject returns rote.runs.<runID>.<kind>.
@@ -129,6 +130,7 @@ const (
 	TypePlaybookPromoted = "playbook.promoted.v1"
 	TypePlaybookPatched  = "playbook.patched.v1"
 	TypeTaskRejected     = "task.rejected.v1"
+	TypeMemoryChecked    = "memory.checked.v1"
 )
 
 // EventTypes returns every known event type name, in a fixed order.
@@ -137,6 +139,7 @@ func EventTypes() []string {
 		TypeTaskRequested, TypeRunStarted, TypeRunFinished, TypeToolCall,
 		TypeUnparsed, TypeInventory, TypeBrowserObserved, TypeBrowserAction, TypeLLMCall,
 		TypeExpectChecked, TypeVerifyChecked, TypePlaybookPromoted, TypePlaybookPatched, TypeTaskRejected,
+		TypeMemoryChecked,
 	}
 }
 
@@ -172,6 +175,8 @@ func NewEvent(eventType string) (Event, error) {
 		return &PlaybookPatched{}, nil
 	case TypeTaskRejected:
 		return &TaskRejected{}, nil
+	case TypeMemoryChecked:
+		return &MemoryChecked{}, nil
 	}
 	return nil, Errorf(CodeInvalid, "unknown event type %q", eventType)
 }

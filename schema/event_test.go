@@ -84,6 +84,7 @@ func sampleEvents(t testing.TB) []schema.Event {
 		&schema.PlaybookPromoted{Meta: meta("e11"), RunID: "01JRUN", Name: "register-vendor", Fingerprint: spec.Fingerprint, Version: 1, SourceRun: "01JSRC", Document: []byte("name: x\n")},
 		&schema.PlaybookPatched{Meta: meta("e12"), RunID: "01JRUN", Name: "register-vendor", Fingerprint: spec.Fingerprint, FromVersion: 1, Version: 2, StepID: "submit", Reason: "button moved", Document: []byte("name: x\n")},
 		&schema.TaskRejected{Meta: meta("e13"), RunID: "task-7", TaskSeq: 7, MsgID: "req-7", Reason: schema.Error{Code: schema.CodeInvalid, Message: "no secret password: set $ROTE_SECRET_PASSWORD"}},
+		&schema.MemoryChecked{Meta: meta("e14"), RunID: "01JRUN", StepID: "s2", Fingerprint: spec.Fingerprint, Kind: schema.MemoryRoutine, Name: "sign-in", Why: "expect url_contains: /dashboard did not hold"},
 	}
 }
 
@@ -135,6 +136,7 @@ func TestEventSubjects(t *testing.T) {
 		schema.TypePlaybookPromoted: "rote.runs.01JRUN.playbook",
 		schema.TypePlaybookPatched:  "rote.runs.01JRUN.playbook",
 		schema.TypeTaskRejected:     "rote.runs.task-7.rejected",
+		schema.TypeMemoryChecked:    "rote.runs.01JRUN.memory",
 	}
 	for _, ev := range sampleEvents(t) {
 		if got := ev.Subject(); got != want[ev.EventType()] {

@@ -32,7 +32,8 @@ type RunFold struct {
 	Verify       *VerifyChecked     // the last verify gate
 	Promoted     []*PlaybookPromoted
 	Patched      []*PlaybookPatched
-	Events       int // every event folded
+	Memory       []*MemoryChecked // the site memory items it used
+	Events       int              // every event folded
 	// Finishes counts the run.finished events: more than one means one
 	// was forged or replayed.
 	Finishes int
@@ -92,6 +93,8 @@ func Fold(events []Event) *RunFold {
 			r.Promoted = append(r.Promoted, e)
 		case *PlaybookPatched:
 			r.Patched = append(r.Patched, e)
+		case *MemoryChecked:
+			r.Memory = append(r.Memory, e)
 		}
 	}
 	if r.Started == nil && r.Finished != nil {

@@ -2,12 +2,15 @@ package schema
 
 import "time"
 
-// StepReport is how one step of a replay went.
+// StepReport is how one step of a run went: a replay's step, or an
+// agent's.
 type StepReport struct {
 	StepID   string        `msgpack:"step_id" json:"step_id"`
+	Class    StepClass     `msgpack:"class,omitempty" json:"class,omitempty"` // why it ran
 	Attempts int           `msgpack:"attempts" json:"attempts"`
 	Duration time.Duration `msgpack:"duration" json:"duration"`
-	Tokens   TokenUsage    `msgpack:"tokens" json:"tokens"` // zero for deterministic steps
+	Calls    int           `msgpack:"calls,omitempty" json:"calls,omitempty"` // model calls
+	Tokens   TokenUsage    `msgpack:"tokens" json:"tokens"`                   // zero for deterministic steps
 	Error    *Error        `msgpack:"error,omitempty" json:"error,omitempty"`
 	// Repaired says the step failed and a scoped repair's replacement
 	// ran in its place and passed its expect, or cleared what covered

@@ -103,8 +103,9 @@ type Manifest struct {
 	// ToolCalls counts a recorded session's tool calls by tool: what a
 	// session recorded with no task did, at a glance.
 	ToolCalls map[string]int `msgpack:"tool_calls,omitempty" json:"tool_calls,omitempty"`
-	// Steps are how a replay's steps went, in the order they ran: with
-	// the run's events, where each step's time went (RunFold.StepTimes).
+	// Steps are how the run's steps went, in the order they ran, each
+	// with its class: with the run's events, where each step's time went
+	// (RunFold.StepTimes).
 	Steps []StepReport `msgpack:"steps,omitempty" json:"steps,omitempty"`
 }
 
@@ -204,6 +205,9 @@ func (e *RunFinished) Validate() error {
 	}
 	if e.Outcome != OutcomeSuccess && e.Reason == nil {
 		return Errorf(CodeInvalid, "%s: outcome %s without a reason", TypeRunFinished, e.Outcome)
+	}
+	if err := validateSteps(TypeRunFinished, e.Steps); err != nil {
+		return err
 	}
 	return validateUsage(TypeRunFinished, e.Usage)
 }

@@ -40,6 +40,8 @@ type Result struct {
 	WallMS            float64 `json:"wall_ms"`
 	// ModelMS is the part of WallMS spent waiting for the model.
 	ModelMS float64 `json:"model_ms"`
+	// Classes are its runs' steps by why they ran.
+	Classes []schema.ClassUsage `json:"classes,omitempty"`
 	// CumulativeTokens are the logical tokens after each model call, for
 	// the tokens-over-steps plot.
 	CumulativeTokens []int64 `json:"cumulative_tokens,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rote-agent/rote/bench/stats"
+	"github.com/rote-agent/rote/schema"
 )
 
 // pair is one repetition's cold and warm run.
@@ -59,6 +60,8 @@ type Summary struct {
 	NearMisses []NearMiss `json:"near_misses,omitempty"`
 	// Speed is what the latency gate's wall times are made of.
 	Speed Speed `json:"speed"`
+	// Classes are every run's steps by why they ran, per arm.
+	Classes map[Arm][]schema.ClassUsage `json:"classes"`
 	// Perception is the WordPress suite's perception table.
 	Perception *Perception `json:"perception,omitempty"`
 }
@@ -153,7 +156,10 @@ func Summarize(results []Result, mustMiss map[string]bool, seed uint64, reps int
 			saving = append(saving, *p)
 		}
 	}
-	s := &Summary{Tasks: map[string]TaskSummary{}, Seed: seed, Reps: reps, Model: model}
+	s := &Summary{Tasks: map[string]TaskSummary{}, Seed: seed, Reps: reps, Model: model, Classes: map[Arm][]schema.ClassUsage{}}
+	for _, r := range results {
+		s.Classes[r.Arm] = schema.MergeClasses(s.Classes[r.Arm], r.Classes)
+	}
 	lost, falseMatches, wrong := 0, 0, 0
 	for task, ps := range byTask {
 		ts := summarizeTask(ps, seed)

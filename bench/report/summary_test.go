@@ -6,14 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/schema"
 )
 
 func result(task string, rep int, arm Arm, tokens int64, wallMS float64, ok bool) Result {
-	r := Result{Task: task, Rep: rep, Arm: arm, Success: ok, Verified: ok, WallMS: wallMS, Mode: "agent"}
+	r := Result{Task: task, Rep: rep, Arm: arm, Success: ok, Verified: ok, WallMS: wallMS, Mode: "agent",
+		Classes: []schema.ClassUsage{{Class: schema.ClassReplay, Steps: 5, Wall: time.Second}}}
 	if tokens > 0 {
-		r.Usage = []schema.SourceUsage{{Source: schema.SourcePlanner, Calls: 3, Tokens: schema.TokenUsage{Uncached: tokens - 10, Output: 10}}}
+		u := schema.TokenUsage{Uncached: tokens - 10, Output: 10}
+		r.Usage = []schema.SourceUsage{{Source: schema.SourcePlanner, Calls: 3, Tokens: u}}
+		r.Classes = []schema.ClassUsage{{Class: schema.ClassFrontier, Steps: 3, Calls: 3, Tokens: u, Wall: 2 * time.Second}}
 	}
 	r.Totals()
 	return r
@@ -67,7 +71,11 @@ func TestSummaryGatesAndStableBytes(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(a, "report.md"))
-	if !strings.Contains(string(md), "`rote bench --reps 4`") || !strings.Contains(string(md), "B6 (must miss)") {
+	// Eight cold runs of three frontier steps each; four warm replays of
+	// five steps and four warm misses (B6) that planned three.
+	if !strings.Contains(string(md), "`rote bench --reps 4`") || !strings.Contains(string(md), "B6 (must miss)") ||
+		!strings.Contains(string(md), "| cold | frontier | 24 | 24 | ") || !strings.Contains(string(md), "| warm | replay | 20 | 0 | 0 | 4.0 |") ||
+		!strings.Contains(string(md), "| warm | frontier | 12 | 12 | 120000 | 8.0 |") {
 		t.Fatalf("report.md:\n%s", md)
 	}
 }

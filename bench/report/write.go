@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -82,11 +83,25 @@ func Markdown(s *Summary, command string) string {
 			t.ColdCalls, t.WarmCalls, t.ColdWallMS, t.WarmWallMS, t.Speedup.Value, t.Speedup.Low, t.Speedup.High,
 			t.FalseMatches, drift, t.RepairCost, t.MissOverhead, t.ObservationShare)
 	}
+	b.WriteString(s.classMarkdown())
 	b.WriteString(s.nearMissMarkdown())
 	b.WriteString("\nResamples: 10,000 per interval (percentile bootstrap over repetitions, cold and warm of a repetition resampled together).\n")
 	b.WriteString("\n## Plots\n\n![Tokens per task](tokens-per-task.svg)\n\n![Cumulative tokens over steps](cumulative-tokens.svg)\n\nBoth also as PNG.\n")
 	if s.Perception != nil {
 		b.WriteString("\n" + s.Perception.markdown())
+	}
+	return b.String()
+}
+
+// classMarkdown is the table of every run's steps by why they ran: a
+// playbook's steps, site memory's, the model's, and what drift cost.
+func (s *Summary) classMarkdown() string {
+	var b strings.Builder
+	b.WriteString("\n## Steps by why they ran\n\n| Arm | Class | Steps | Model calls | Tokens | Wall s |\n|---|---|---|---|---|---|\n")
+	for _, arm := range []Arm{Cold, Warm} {
+		for _, c := range s.Classes[arm] {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.1f |\n", arm, cmp.Or(string(c.Class), "unclassed"), c.Steps, c.Calls, c.Tokens.Logical(), c.Wall.Seconds())
+		}
 	}
 	return b.String()
 }

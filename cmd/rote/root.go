@@ -64,6 +64,7 @@ final state.`,
 		newDistillCommand(app),
 		newPromoteCommand(app),
 		newLearnCommand(app),
+		newMemoryCommand(app),
 	)
 	if suites.commands != nil {
 		root.AddCommand(suites.commands(app)...)

@@ -34,7 +34,8 @@ type Task struct {
 // StepLog is one agent step as it is reported.
 type StepLog struct {
 	N        int               `json:"n"`
-	Action   schema.Action     `json:"action"` // secrets as {{name}}; the target as resolved
+	Action   schema.Action     `json:"action"`            // secrets as {{name}}; the target as resolved
+	Routine  string            `json:"routine,omitempty"` // the routine of site memory it ran instead
 	Result   string            `json:"result"`
 	Tokens   schema.TokenUsage `json:"tokens"`
 	Duration time.Duration     `json:"duration"`
@@ -67,6 +68,12 @@ type Agent struct {
 type AgentConfig struct {
 	// SecretKey keys the digests secret parameters are recorded as.
 	SecretKey []byte
+	// Sites is site memory (tier 2), read at each run's start: its brief
+	// goes in the context, its routines run where they are the only
+	// sensible move. Nil runs without memory.
+	Sites *bus.SiteStore
+	// Routines runs a routine in the run's session; nil runs none.
+	Routines RoutineRunner
 	// Log hears when each run starts and ends; default slog.Default().
 	Log *slog.Logger
 }
@@ -174,8 +181,9 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	log.Info("agent run started")
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
-		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools())}
-	r.prompt.SetBrief(site)
+		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools()), ran: map[string]bool{}}
+	r.mem = r.siteMemory(ctx, fp)
+	r.prompt.SetBrief(r.brief(site))
 	for _, e := range opt.Ledger {
 		r.prompt.Record(e)
 		r.step = max(r.step, e.Step)
@@ -190,7 +198,7 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	}
 	r.res.Duration = time.Since(began)
 	r.res.Usage = schema.Tally(r.calls)
-	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: schema.MergeUsage(opt.Spent, r.res.Usage)}
+	m := schema.Manifest{RunSpec: spec, Outcome: r.res.Outcome, Reason: r.res.Reason, Started: began, Finished: began.Add(r.res.Duration), Usage: schema.MergeUsage(opt.Spent, r.res.Usage), Steps: r.steps}
 	if _, err := a.runs.Publish(context.WithoutCancel(ctx), &schema.RunFinished{Meta: schema.Meta{ID: s.RunID + "-finished", Time: m.Finished}, Manifest: m}); err != nil {
 		return r.res, err
 	}
@@ -229,7 +237,19 @@ type agentRun struct {
 	opt    Options
 	res    *Result
 	calls  []*schema.LLMCall
-	step   int // the last step number
+	steps  []schema.StepReport // the manifest's, one per logged step
+	step   int                 // the last step number
+	mem    *bus.SiteMemory     // the site's memory, trust gate applied; nil without
+	ran    map[string]bool     // the routines run so far
+}
+
+// class is why this run's steps ran: the model chose them, on a replay's
+// fallback to recover what the replay could not do.
+func (r *agentRun) class() schema.StepClass {
+	if r.opt.Parent != "" {
+		return schema.ClassRecovery
+	}
+	return schema.ClassFrontier
 }
 
 func (r *agentRun) end(outcome schema.Outcome, err error) {
@@ -253,6 +273,9 @@ func (r *agentRun) loop(ctx context.Context) {
 			return
 		}
 		r.prompt.Observe(&obs.Observation)
+		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
+			continue
+		}
 		action, usage, err := r.decide(ctx, stepID)
 		if err != nil {
 			r.end(schema.OutcomeFailed, err)
@@ -284,6 +307,14 @@ func (r *agentRun) loop(ctx context.Context) {
 }
 
 func (r *agentRun) log(l StepLog) {
+	id := "s" + strconv.Itoa(l.N)
+	calls := 0
+	for _, c := range r.calls {
+		if c.StepID == id {
+			calls++
+		}
+	}
+	r.steps = append(r.steps, schema.StepReport{StepID: id, Class: r.class(), Attempts: 1, Duration: l.Duration, Calls: calls, Tokens: l.Tokens})
 	r.res.Steps = append(r.res.Steps, l)
 	if r.opt.Progress != nil {
 		r.opt.Progress(l)

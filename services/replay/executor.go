@@ -78,52 +78,15 @@ type Request struct {
 // does not pass fails.
 func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult, error) {
 	p := r.Playbook
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	bindings, err := p.Bind(r.Params)
-	if err != nil {
-		return nil, err
-	}
-	order, err := p.Order()
-	if err != nil {
-		return nil, err
-	}
-	if order, err = schema.Expand(order, r.Params); err != nil {
-		return nil, err
-	}
-	if p.Fingerprint == "" && !r.AllowUnbound {
-		return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is not bound to an environment: replay it explicitly from its file", p.Name)
-	}
 	runID := r.RunID
 	if runID == "" {
 		runID = bus.NewID()
 	}
-	d, err := r.Open(ctx, runID, p.Origins)
+	x, order, live, err := e.prepare(ctx, r, runID)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close(context.WithoutCancel(ctx))
-	if c, ok := d.(URLConfiner); ok {
-		c.ConfineURLs(p.MCPOrigins())
-	}
-	if red, ok := d.(interface{ RedactSecrets(map[string]string) }); ok {
-		red.RedactSecrets(p.Secrets(r.Params))
-	}
-	live, err := d.Fingerprint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if p.Fingerprint != "" && p.Fingerprint != live {
-		if !legacyOf(d, p.Fingerprint) {
-			return nil, schema.Errorf(schema.CodeFingerprint, "playbook %s is bound to environment %s, but this one is %s: the tools, their schemas, the target or its versions differ",
-				p.Name, schema.ShortFingerprint(p.Fingerprint), schema.ShortFingerprint(live))
-		}
-		e.log.Warn("playbook bound to a fingerprint that included the MCP protocol version: rote playbooks migrate rebinds it",
-			"playbook", p.Name, "bound", schema.ShortFingerprint(p.Fingerprint), "now", schema.ShortFingerprint(live))
-	}
-	x := &replay{e: e, r: r, d: d, bindings: bindings, runID: runID, log: e.log.With("run", runID, "playbook", p.Name, "version", r.Version),
-		res: &schema.ReplayResult{RunID: runID, Playbook: schema.PlaybookRef{Name: p.Name, Version: r.Version}, Completed: []string{}}}
+	defer x.d.Close(context.WithoutCancel(ctx))
 	start := time.Now()
 	mode := r.Mode
 	if mode == "" {
@@ -137,7 +100,7 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	log := x.log
 	log.Info("replay started", "mode", mode, "steps", len(order))
 	x.run(ctx, order)
-	if u, ok := d.(interface{ Unsettled() int }); ok {
+	if u, ok := x.d.(interface{ Unsettled() int }); ok {
 		x.res.Unsettled = u.Unsettled()
 	}
 	x.res.Duration = time.Since(start)
@@ -154,6 +117,55 @@ func (e *Executor) Replay(ctx context.Context, r Request) (*schema.ReplayResult,
 	return x.res, nil
 }
 
+// prepare checks r's playbook, binds its parameters, orders its steps,
+// opens its environment for run runID and checks that environment is
+// the one the playbook is bound to. The caller closes x.d.
+func (e *Executor) prepare(ctx context.Context, r Request, runID string) (x *replay, order []*schema.Step, live string, err error) {
+	p := r.Playbook
+	if err := p.Validate(); err != nil {
+		return nil, nil, "", err
+	}
+	bindings, err := p.Bind(r.Params)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if order, err = p.Order(); err != nil {
+		return nil, nil, "", err
+	}
+	if order, err = schema.Expand(order, r.Params); err != nil {
+		return nil, nil, "", err
+	}
+	if p.Fingerprint == "" && !r.AllowUnbound {
+		return nil, nil, "", schema.Errorf(schema.CodeFingerprint, "playbook %s is not bound to an environment: replay it explicitly from its file", p.Name)
+	}
+	d, err := r.Open(ctx, runID, p.Origins)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if c, ok := d.(URLConfiner); ok {
+		c.ConfineURLs(p.MCPOrigins())
+	}
+	if red, ok := d.(interface{ RedactSecrets(map[string]string) }); ok {
+		red.RedactSecrets(p.Secrets(r.Params))
+	}
+	if live, err = d.Fingerprint(ctx); err != nil {
+		d.Close(context.WithoutCancel(ctx))
+		return nil, nil, "", err
+	}
+	if p.Fingerprint != "" && p.Fingerprint != live {
+		if !legacyOf(d, p.Fingerprint) {
+			d.Close(context.WithoutCancel(ctx))
+			return nil, nil, "", schema.Errorf(schema.CodeFingerprint, "playbook %s is bound to environment %s, but this one is %s: the tools, their schemas, the target or its versions differ",
+				p.Name, schema.ShortFingerprint(p.Fingerprint), schema.ShortFingerprint(live))
+		}
+		e.log.Warn("playbook bound to a fingerprint that included the MCP protocol version: rote playbooks migrate rebinds it",
+			"playbook", p.Name, "bound", schema.ShortFingerprint(p.Fingerprint), "now", schema.ShortFingerprint(live))
+	}
+	x = &replay{e: e, r: r, d: d, bindings: bindings, runID: runID, class: schema.ClassReplay, log: e.log.With("run", runID, "playbook", p.Name, "version", r.Version),
+		res: &schema.ReplayResult{RunID: runID, Playbook: schema.PlaybookRef{Name: p.Name, Version: r.Version}, Completed: []string{}}}
+	return x, order, live, nil
+}
+
 // replay is the state of one replay in progress.
 type replay struct {
 	e        *Executor
@@ -165,7 +177,8 @@ type replay struct {
 	res      *schema.ReplayResult
 	calls    []*schema.LLMCall // the model calls of slot, judgment and repair steps
 	checks   int
-	patches  []patch // repairs that held, to save once the replay verifies
+	patches  []patch          // repairs that held, to save once the replay verifies
+	class    schema.StepClass // why its steps run: replay, or a routine's class
 }
 
 // recordedParams are the parameters as the run records them: secret

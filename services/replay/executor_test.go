@@ -76,7 +76,7 @@ func (p *planner) serve(t *testing.T, b *bus.Bus) {
 		if err := bus.AddEndpoint(ctx, svc, "repair", schema.SubjectRepair, true, func(ctx context.Context, r *schema.RepairRequest) (*schema.RepairReply, error) {
 			rep, err := p.repair(r)
 			if err == nil {
-				err = recordCall(ctx, b, r.RunID, schema.SourceRepair, rep.Usage)
+				err = recordCall(ctx, b, r.RunID, r.Step.ID, schema.SourceRepair, rep.Usage)
 			}
 			return rep, err
 		}); err != nil {
@@ -87,7 +87,7 @@ func (p *planner) serve(t *testing.T, b *bus.Bus) {
 		if err := bus.AddEndpoint(ctx, svc, "judgment", schema.SubjectJudgment, true, func(ctx context.Context, r *schema.JudgmentRequest) (*schema.ModelReply, error) {
 			rep, err := p.judgment(r)
 			if err == nil {
-				err = recordCall(ctx, b, r.RunID, schema.SourceJudgment, rep.Usage)
+				err = recordCall(ctx, b, r.RunID, r.StepID, schema.SourceJudgment, rep.Usage)
 			}
 			return rep, err
 		}); err != nil {
@@ -96,9 +96,9 @@ func (p *planner) serve(t *testing.T, b *bus.Bus) {
 	}
 }
 
-// recordCall records a model call of run runID.
-func recordCall(ctx context.Context, b *bus.Bus, runID string, source schema.Source, usage schema.TokenUsage) error {
-	_, err := b.Runs().Publish(ctx, &schema.LLMCall{Meta: schema.Meta{ID: bus.NewID(), Time: time.Now()}, RunID: runID, Source: source, Model: "test", Usage: usage})
+// recordCall records a model call of run runID's step stepID.
+func recordCall(ctx context.Context, b *bus.Bus, runID, stepID string, source schema.Source, usage schema.TokenUsage) error {
+	_, err := b.Runs().Publish(ctx, &schema.LLMCall{Meta: schema.Meta{ID: bus.NewID(), Time: time.Now()}, RunID: runID, StepID: stepID, Source: source, Model: "test", Usage: usage})
 	return err
 }
 
@@ -154,7 +154,8 @@ func TestOnFailLadder(t *testing.T) {
 		// dispatched counts a step's actions, when it matters how many
 		dispatched map[string]int
 		repaired   []string
-		calls      int // model calls
+		recovered  []string // the steps the ladder tried again or asked to repair
+		calls      int      // model calls
 		patchNote  string
 		patched    uint64 // the version repairs were saved as
 		extras     string // the list parameter extras (exceptFor)
@@ -163,16 +164,16 @@ func TestOnFailLadder(t *testing.T) {
 			outcome: schema.OutcomeSuccess},
 		{name: "no on_fail: the first failure falls back", script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, attempts: map[string]int{"company": 1}},
-		{name: "retry(2) outlasts two failures", edit: onFail("company", "retry(2)"),
+		{name: "retry(2) outlasts two failures", recovered: []string{"company"}, edit: onFail("company", "retry(2)"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), fails(schema.CodeAmbiguous), ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"company": 3}},
-		{name: "retry(1) gives up after two tries", edit: onFail("company", "retry(1)"),
+		{name: "retry(1) gives up after two tries", recovered: []string{"company"}, edit: onFail("company", "retry(1)"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, attempts: map[string]int{"company": 2}},
 		{name: "a retry looks again before it acts again", edit: onFail("sign-in", "retry(2)"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {{World: away, Later: &home}}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 1}, dispatched: map[string]int{"sign-in": 1}},
-		{name: "a retry acts again when nothing was sent", edit: onFail("sign-in", "retry(2)"),
+		{name: "a retry acts again when nothing was sent", recovered: []string{"sign-in"}, edit: onFail("sign-in", "retry(2)"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(away), ok(home)}, "register": {ok(confirmed)}},
 			outcome: schema.OutcomeSuccess, attempts: map[string]int{"sign-in": 2}, dispatched: map[string]int{"sign-in": 2}},
 		{name: "a retry does not act again after a try that sent", edit: onFail("sign-in", "retry(2)"),
@@ -209,26 +210,26 @@ func TestOnFailLadder(t *testing.T) {
 			p.Step("sign-in").Expect = []schema.Expect{{Op: schema.OpExitCode, Value: []byte("0")}}
 		}, script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}},
 			outcome: schema.OutcomeFailed, failed: "sign-in", reason: schema.ErrNotApplicable},
-		{name: "repair of a missing control holds and is saved", edit: onFail("company", "repair"), stored: true,
+		{name: "repair of a missing control holds and is saved", recovered: []string{"company"}, edit: onFail("company", "repair"), stored: true,
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patched: 2},
-		{name: "repair from a file holds for this run only", edit: onFail("company", "repair"),
+		{name: "repair from a file holds for this run only", recovered: []string{"company"}, edit: onFail("company", "repair"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patchNote: "repaired for this run only"},
-		{name: "a repair that does not hold falls back", edit: onFail("company", "repair"),
+		{name: "a repair that does not hold falls back", recovered: []string{"company"}, edit: onFail("company", "repair"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			planner: &planner{repair: replacement("textbox", "Legal entity")},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrNotFound, calls: 1},
-		{name: "a repair nobody answers falls back, typed", edit: onFail("company", "repair"),
+		{name: "a repair nobody answers falls back, typed", recovered: []string{"company"}, edit: onFail("company", "repair"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeNotFound)}},
 			outcome: schema.OutcomeFallback, failed: "company", reason: schema.ErrRepairUnavailable},
 		{name: "a submit that sends elsewhere is never repaired", edit: onFail("register", "repair"),
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeContractChanged)}},
 			planner: &planner{repair: replacement("button", "Import")},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrContractChanged},
-		{name: "a field that changed kind is repaired", edit: onFail("company", "repair"), stored: true,
+		{name: "a field that changed kind is repaired", recovered: []string{"company"}, edit: onFail("company", "repair"), stored: true,
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeControlChanged), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: replacement("textbox", "Company")},
 			outcome: schema.OutcomeSuccess, repaired: []string{"company"}, calls: 1, patched: 2},
@@ -236,7 +237,7 @@ func TestOnFailLadder(t *testing.T) {
 			script:  map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "register": {fails(schema.CodeControlChanged)}},
 			planner: &planner{repair: replacement("link", "Register")},
 			outcome: schema.OutcomeFallback, failed: "register", reason: schema.ErrControlChanged},
-		{name: "a covered control is cleared, the step runs as it is, nothing saved", edit: onFail("company", "repair"), stored: true,
+		{name: "a covered control is cleared, the step runs as it is, nothing saved", recovered: []string{"company"}, edit: onFail("company", "repair"), stored: true,
 			script: map[string][]replaytest.Outcome{"sign-in": {ok(home)}, "company": {fails(schema.CodeObscured), ok(home)}, "register": {ok(confirmed)}},
 			planner: &planner{repair: func(r *schema.RepairRequest) (*schema.RepairReply, error) {
 				return &schema.RepairReply{Clears: true, Step: schema.Step{ID: "dismiss", Tool: "click", Target: &schema.Target{Role: "button", Name: "Close"}}, Usage: schema.TokenUsage{Uncached: 100, Output: 5}}, nil
@@ -301,6 +302,7 @@ func TestOnFailLadder(t *testing.T) {
 				}
 			}
 			var repaired []string
+			stepCalls := 0
 			for _, s := range res.Steps {
 				if want, ok := c.attempts[s.StepID]; ok && s.Attempts != want {
 					t.Errorf("step %s: %d attempts, want %d", s.StepID, s.Attempts, want)
@@ -308,6 +310,16 @@ func TestOnFailLadder(t *testing.T) {
 				if s.Repaired {
 					repaired = append(repaired, s.StepID)
 				}
+				// A step the ladder tried again or asked to repair is
+				// recovery; every other step ran as learned.
+				class := schema.ClassReplay
+				if slices.Contains(c.recovered, s.StepID) {
+					class = schema.ClassRecovery
+				}
+				if s.Class != class {
+					t.Errorf("step %s (%d attempts, %d model calls, repaired %v) is %q, want %q", s.StepID, s.Attempts, s.Calls, s.Repaired, s.Class, class)
+				}
+				stepCalls += s.Calls
 			}
 			if !slices.Equal(repaired, c.repaired) {
 				t.Errorf("repaired %v, want %v", repaired, c.repaired)
@@ -318,6 +330,9 @@ func TestOnFailLadder(t *testing.T) {
 			}
 			if calls != c.calls {
 				t.Errorf("%d model calls, want %d (%+v)", calls, c.calls, res.Usage)
+			}
+			if stepCalls != calls {
+				t.Errorf("the steps report %d model calls, the run %d", stepCalls, calls)
 			}
 			if !strings.Contains(res.PatchNote, c.patchNote) || (c.patchNote == "" && res.PatchNote != "") {
 				t.Errorf("patch note %q, want %q", res.PatchNote, c.patchNote)

@@ -22,7 +22,8 @@ func hard(err error) bool {
 // step runs one step under its on_fail policy.
 func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, error) {
 	start := time.Now()
-	report := schema.StepReport{StepID: s.ID}
+	report := schema.StepReport{StepID: s.ID, Class: x.class}
+	calls := len(x.calls)
 	if x.alreadyToggled(s) {
 		// Its control already shows what the recorded click left: the
 		// click would undo it (the box is ticked, the switch on).
@@ -60,6 +61,10 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 					break
 				}
 			}
+			if retry > 1 && !reread {
+				// A try again after a failure is the ladder's first rung.
+				report.Class = schema.ClassRecovery
+			}
 			report.Attempts++
 			if acted, err = x.deterministic(ctx, s, report.Attempts); err == nil || !retryable(err) && !(reread && notShownYet(err)) {
 				break
@@ -74,6 +79,7 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 			var usage schema.TokenUsage
 			usage, err = x.repair(ctx, s, err, report.Attempts)
 			report.Tokens, report.Repaired = usage, err == nil
+			report.Class = schema.ClassRecovery
 		}
 	}
 	if err != nil && s.Except != "" && errors.Is(err, schema.ErrNotFound) {
@@ -83,6 +89,7 @@ func (x *replay) step(ctx context.Context, s *schema.Step) (schema.StepReport, e
 		err = nil
 	}
 	report.Duration = time.Since(start)
+	report.Calls = len(x.calls) - calls
 	if err != nil {
 		report.Error = schema.AsError(err)
 	}
@@ -349,7 +356,9 @@ func (x *replay) check(ctx context.Context, stepID string, attempt int, exp sche
 		return err
 	}
 	x.checks++
-	ev := &schema.ExpectChecked{Meta: schema.Meta{ID: x.runID + "-e" + strconv.Itoa(x.checks), Time: time.Now()},
+	// The id names the step: a run that holds several routines'
+	// checks numbers them apart.
+	ev := &schema.ExpectChecked{Meta: schema.Meta{ID: x.runID + "-" + stepID + "-e" + strconv.Itoa(x.checks), Time: time.Now()},
 		RunID: x.runID, StepID: stepID, Attempt: attempt, Check: c}
 	if _, err := x.e.runs.Publish(ctx, ev); err != nil {
 		return err

@@ -277,6 +277,7 @@ func (bn *bench) result(t *suite.Task, rep int, drift string, arm report.Arm, ru
 		r.ObservationTokens += f.PlannerObservationTokens
 		if f.Finished != nil {
 			r.Usage = schema.MergeUsage(r.Usage, f.Finished.Usage)
+			r.Classes = schema.MergeClasses(r.Classes, schema.TallyClasses(f.Finished.Steps))
 		}
 		if f.Verify != nil {
 			r.Verified = f.Verify.Passed

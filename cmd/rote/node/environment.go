@@ -101,6 +101,15 @@ func (n *Node) sessionReplayer() planner.Replayer {
 	}
 }
 
+// routineRunner runs a routine of site memory with the node's executor
+// in the browser session the agent owns and keeps open.
+func (n *Node) routineRunner() planner.RoutineRunner {
+	return func(ctx context.Context, r planner.RoutineRun) (*schema.ReplayResult, error) {
+		return n.executor.RunRoutine(ctx, replay.RoutineRequest{Routine: r.Routine, Params: r.Params, Open: SessionBrowserOpener(r.Session, r.Base),
+			RunID: r.Session.RunID, Prefix: r.Prefix, Class: r.Class})
+	}
+}
+
 // SessionBrowserOpener replays on browser session s, on the site at
 // base; s stays open after the replay, for its owner to carry on.
 func SessionBrowserOpener(s *bus.BrowserSession, base string) replay.Opener {
@@ -110,12 +119,21 @@ func SessionBrowserOpener(s *bus.BrowserSession, base string) replay.Opener {
 }
 
 // Promote shadow-replays candidate c with params in the environment open
-// opens, and stores it only when the replay verifies (distiller.Promote).
+// opens, and stores it only when the replay verifies (distiller.Promote);
+// then the site's memory learns from it (distiller.LearnSite). Memory
+// that could not be learned leaves the promotion as it is, and is logged.
 // progress, when set, hears about each step.
 func (n *Node) Promote(ctx context.Context, c *distiller.Candidate, params map[string]string, open replay.Opener, progress func(schema.StepReport)) (*distiller.Promotion, error) {
-	return distiller.Promote(ctx, n.bus.Playbooks(), n.bus.Runs(), c, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
+	promo, err := distiller.Promote(ctx, n.bus.Playbooks(), n.bus.Runs(), c, func(ctx context.Context, p *schema.Playbook) (*schema.ReplayResult, error) {
 		return n.executor.Replay(ctx, replay.Request{Playbook: p, Params: c.Values(params), Mode: schema.ModeShadow, Open: open, Progress: progress})
 	})
+	if err != nil {
+		return promo, err
+	}
+	if _, err := distiller.LearnSite(ctx, n.bus.Playbooks(), n.bus.Runs(), n.bus.Sites(), promo.Entry.Fingerprint); err != nil {
+		n.log.Warn("site memory learned nothing from a promotion", "playbook", promo.Entry.Name, "fingerprint", schema.ShortFingerprint(promo.Entry.Fingerprint), "err", err)
+	}
+	return promo, nil
 }
 
 // PromoteRun distills run runID and promotes the candidate after a shadow

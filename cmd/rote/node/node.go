@@ -153,7 +153,8 @@ func (n *Node) Run(ctx context.Context) error {
 			return err
 		}
 		n.model = m
-		n.agent = planner.NewAgent(planner.AgentConfig{SecretKey: n.cfg.SecretKey, Log: n.log}, n.bus.Browsers(), n.bus.Runs(), m.LLM)
+		n.agent = planner.NewAgent(planner.AgentConfig{SecretKey: n.cfg.SecretKey, Log: n.log, Sites: n.bus.Sites(), Routines: n.routineRunner()},
+			n.bus.Browsers(), n.bus.Runs(), m.LLM)
 		n.controller = planner.NewController(n.bus.Browsers(), n.bus.RPC(), n.bus.Playbooks(), n.agent, n.sessionReplayer())
 	}
 	var list []service

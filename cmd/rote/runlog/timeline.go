@@ -33,6 +33,9 @@ func WriteTimeline(w io.Writer, envs []bus.Envelope) {
 	if steps := f.StepTimes(); len(steps) > 0 {
 		writeStepTimes(w, steps)
 	}
+	if classes := schema.TallyClasses(f.Manifest().Steps); len(classes) > 0 {
+		WriteClasses(w, classes)
+	}
 	fmt.Fprintf(w, "= %s; %d action(s) or tool call(s), %d model call(s), %d tokens, by its events\n", f.Manifest().Outcome, f.Steps(), len(f.LLMCalls), schema.LogicalTokens(f.Usage()))
 }
 
@@ -148,6 +151,11 @@ func describeEvent(ev schema.Event) string {
 		return fmt.Sprintf("%s v%d promoted", e.Name, e.Version)
 	case *schema.PlaybookPatched:
 		return fmt.Sprintf("%s v%d -> v%d, step %s: %s", e.Name, e.FromVersion, e.Version, e.StepID, e.Reason)
+	case *schema.MemoryChecked:
+		if e.Held {
+			return fmt.Sprintf("site memory %s %s held (step %s)", e.Kind, e.Name, e.StepID)
+		}
+		return fmt.Sprintf("site memory %s %s did not hold (step %s): %s; not trusted again until runs show it anew", e.Kind, e.Name, e.StepID, e.Why)
 	}
 	return ""
 }
@@ -186,6 +194,17 @@ func writeStepTimes(w io.Writer, steps []schema.StepTime) {
 	}
 	sum := schema.TotalStepTime(steps)
 	fmt.Fprintf(tw, "  whole run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", millis(sum.Wall), millis(sum.Settle), millis(sum.Resolve), millis(sum.Act), millis(sum.Send), millis(sum.Check), millis(sum.Model), millis(sum.Record))
+	tw.Flush()
+}
+
+// WriteClasses prints what steps of each class cost: why they ran, the
+// model calls and tokens they took, and their wall time.
+func WriteClasses(w io.Writer, classes []schema.ClassUsage) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  class\tsteps\tmodel calls\ttokens\twall\t")
+	for _, c := range classes {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t\n", cmp.Or(string(c.Class), "unclassed"), c.Steps, c.Calls, c.Tokens.Logical(), millis(c.Wall))
+	}
 	tw.Flush()
 }
 

@@ -52,12 +52,21 @@ func ReplayResult(w io.Writer, res *schema.ReplayResult) {
 	}
 }
 
+// Audit prints a run re-derived from its events beside its manifest:
+// outcome, usage, steps by class, and every mismatch.
 func Audit(w io.Writer, a *schema.Audit) {
 	fmt.Fprintf(w, "run %s: %d events\n", a.RunID, a.Events)
 	if a.Recorded != nil {
 		fmt.Fprintf(w, "  recorded  outcome %s; %s\n", a.Recorded.Outcome, schema.UsageText(a.Recorded.Usage))
 	}
 	fmt.Fprintf(w, "  derived   outcome %s; %s\n", a.Outcome, schema.UsageText(a.Usage))
+	if len(a.Classes) > 0 {
+		fmt.Fprintln(w, "  steps by why they ran (model calls and tokens from the llm.call events):")
+		runlog.WriteClasses(w, a.Classes)
+	}
+	for _, m := range a.Memory {
+		fmt.Fprintf(w, "  memory    %s\n", m)
+	}
 	if a.Offline {
 		fmt.Fprintln(w, "  model     the offline scripted test model answered these calls")
 	}

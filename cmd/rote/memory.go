@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/cmd/rote/cli"
+	"github.com/rote-agent/rote/cmd/rote/view"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
+)
+
+func newMemoryCommand(app *cli.App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "Show or forget what Rote learned about a site across task classes (site memory)",
+		Long: `Site memory (tier 2) is what Rote learned about one site from the verified
+runs of all its task classes: routines (step sequences several classes share,
+such as signing in, each with the page it starts on and what it must show
+after), facts (where a control on a page led, with the runs that showed it),
+and the brief the agent reads, rendered from both. The distiller learns it
+whenever a playbook is promoted; the agent reads it; nothing in it acts
+unchecked, and none of it holds a secret.`,
+		Args: cli.Args(cobra.NoArgs),
+	}
+	cmd.AddCommand(newMemoryShowCommand(app), newMemoryForgetCommand(app))
+	return cmd
+}
+
+func newMemoryShowCommand(app *cli.App) *cobra.Command {
+	var site string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show [--site URL] [--json]",
+		Short: "Print a site's routines, facts and brief, each with the runs that support it; without --site, the sites that have memory",
+		Args:  cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if site == "" {
+				fps, err := b.Sites().Sites(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return view.JSON(app.Stdout, fps)
+				}
+				if len(fps) == 0 {
+					fmt.Fprintln(app.Stdout, "no site memory yet: it is learned when a playbook is promoted")
+				}
+				for _, fp := range fps {
+					fmt.Fprintln(app.Stdout, fp)
+				}
+				return nil
+			}
+			fp, err := siteFingerprint(site)
+			if err != nil {
+				return err
+			}
+			m, err := b.Sites().Site(cmd.Context(), fp)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return view.JSON(app.Stdout, m)
+			}
+			writeMemory(app.Stdout, site, m)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&site, "site", "", "the site: its address (http://host:port) or its fingerprint")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func newMemoryForgetCommand(app *cli.App) *cobra.Command {
+	var site string
+	cmd := &cobra.Command{
+		Use:   "forget --site URL routine|fact|brief NAME",
+		Short: "Forget one item of a site's memory (its versions stay in the store's history)",
+		Args:  cli.Args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			kind := schema.MemoryKind(a[0])
+			if !slices.Contains([]schema.MemoryKind{schema.MemoryRoutine, schema.MemoryFact, schema.MemoryBrief}, kind) {
+				return cli.Usagef("kind %q: want routine, fact or brief", a[0])
+			}
+			if site == "" {
+				return cli.Usagef("--site is required")
+			}
+			fp, err := siteFingerprint(site)
+			if err != nil {
+				return err
+			}
+			b, err := app.Bus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := b.Sites().Forget(cmd.Context(), fp, kind, a[1]); err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Stdout, "forgot %s %s of %s\n", kind, a[1], site)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&site, "site", "", "the site: its address (http://host:port) or its fingerprint")
+	return cmd
+}
+
+// siteFingerprint is the fingerprint of a browser site given by its
+// address, or the fingerprint itself.
+func siteFingerprint(site string) (string, error) {
+	if schema.ValidateFingerprint(site) == nil {
+		return site, nil
+	}
+	u, err := url.Parse(site)
+	if err != nil || schema.Origin(u) == "" {
+		return "", schema.Errorf(schema.CodeInvalid, "site %q: want an address such as http://127.0.0.1:8080, or a fingerprint", site)
+	}
+	return schema.Fingerprint(tools.BrowserEnvironment(schema.Origin(u)))
+}
+
+// writeMemory prints a site's memory for people.
+func writeMemory(w io.Writer, site string, m *bus.SiteMemory) {
+	fmt.Fprintf(w, "site %s (fingerprint %s)\n", site, schema.ShortFingerprint(m.Fingerprint))
+	if m.Empty() {
+		fmt.Fprintln(w, "  no memory yet: it is learned when a playbook of the site is promoted")
+		return
+	}
+	fmt.Fprintf(w, "routines: %d\n", len(m.Routines))
+	for _, r := range m.Routines {
+		p, err := r.Fragment()
+		if err != nil {
+			fmt.Fprintf(w, "  %s  UNREADABLE: %v\n", r.Name, err)
+			continue
+		}
+		params := slices.Sorted(maps.Keys(p.Params))
+		fmt.Fprintf(w, "  %s(%s)  shared by %s\n", r.Name, strings.Join(params, ", "), strings.Join(r.Classes, ", "))
+		fmt.Fprintf(w, "    does  %s\n", p.Intent)
+		fmt.Fprintf(w, "    pre   %s\n", expectsText(r.Pre))
+		fmt.Fprintf(w, "    post  %s\n", expectsText(p.Verify))
+		fmt.Fprintf(w, "    runs  %s\n", strings.Join(r.Evidence, ", "))
+		if r.Suspect != nil {
+			fmt.Fprintf(w, "    SUSPECT since run %s: %s (not run again until relearned)\n", r.Suspect.RunID, r.Suspect.Why)
+		}
+	}
+	fmt.Fprintf(w, "facts: %d\n", len(m.Facts))
+	for _, f := range m.Facts {
+		fmt.Fprintf(w, "  %s  (%s)\n    runs  %s\n", f.Text(), f.Name, strings.Join(f.Evidence, ", "))
+	}
+	if m.Brief != nil {
+		fmt.Fprintf(w, "brief (%d bytes, what the agent reads):\n", len(m.Brief.Text))
+		for line := range strings.SplitSeq(m.Brief.Text, "\n") {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
+}
+
+func expectsText(es []schema.Expect) string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.String()
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,217 @@
+package distiller
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/schema"
+)
+
+// SitePlaybook is one of a site's promoted playbooks and the verified runs
+// it came from (its source run and its shadow replay).
+type SitePlaybook struct {
+	Playbook *schema.Playbook
+	Evidence []string
+}
+
+// Routines finds the procedures a site's task classes share: for every two
+// playbooks of different classes, the longest run of steps they open with
+// alike, after the navigations that bring each to where it starts (the
+// sign-in every task of a portal begins with). A run ends at its last step
+// that has an expect, which becomes the routine's postcondition; its
+// precondition is the controls its first page must show. Only
+// deterministic steps that act on the page by what the steps themselves
+// say (no pick, no value from an earlier step, no list) can be in one. A
+// routine names the control its last step acts on, and holds every run
+// that verified the playbooks it came from.
+func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.Routine {
+	var out []schema.Routine
+	for i := range books {
+		for j := i + 1; j < len(books); j++ {
+			a, b := books[i], books[j]
+			if a.Playbook.Name == b.Playbook.Name {
+				continue
+			}
+			steps := sharedOpening(opening(a.Playbook), opening(b.Playbook))
+			if len(steps) == 0 {
+				continue
+			}
+			if k := slices.IndexFunc(out, func(r schema.Routine) bool { return sameSteps(r, steps) }); k >= 0 {
+				out[k].Classes = schema.Distinct(append(out[k].Classes, a.Playbook.Name, b.Playbook.Name))
+				out[k].Evidence = schema.Distinct(append(append(out[k].Evidence, a.Evidence...), b.Evidence...))
+				continue
+			}
+			r, ok := routineOf(fingerprint, a.Playbook, steps, now)
+			if !ok {
+				continue
+			}
+			r.Classes = []string{a.Playbook.Name, b.Playbook.Name}
+			r.Evidence = schema.Distinct(append(slices.Clone(a.Evidence), b.Evidence...))
+			out = append(out, r)
+		}
+	}
+	names := map[string]int{}
+	for i := range out {
+		// Two routines ending on controls of one name are told apart by
+		// number, in the order they were found.
+		if n := names[out[i].Name]; n > 0 {
+			out[i].Name = schema.MemoryName(out[i].Name + " " + strconv.Itoa(n+1))
+			renamed(&out[i])
+		}
+		names[out[i].Name]++
+	}
+	slices.SortFunc(out, func(a, b schema.Routine) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// opening is the steps a playbook opens with that a routine may hold:
+// after its leading navigations, up to the first step that is no plain
+// action on the page.
+func opening(p *schema.Playbook) []schema.Step {
+	steps := p.Steps
+	for len(steps) > 0 && steps[0].Tool == string(schema.ActNavigate) {
+		steps = steps[1:]
+	}
+	for i, s := range steps {
+		if !plainAction(&s) {
+			return steps[:i]
+		}
+	}
+	return steps
+}
+
+// plainAction reports whether s acts on the page by what it says alone:
+// a deterministic browser action on a named control, or a navigation,
+// with no pick, list, output or value from an earlier step.
+func plainAction(s *schema.Step) bool {
+	if s.Kind != schema.StepDeterministic || s.Each != "" || s.Except != "" || len(s.Outputs) > 0 || len(s.Dialogs) > 0 {
+		return false
+	}
+	switch schema.ActionKind(s.Tool) {
+	case schema.ActClick, schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActPress, schema.ActNavigate:
+	default:
+		return false
+	}
+	if s.Target != nil && (s.Target.Pick != nil || s.Target.Name == "") {
+		return false
+	}
+	refs, err := stepRefs(s)
+	if err != nil {
+		return false
+	}
+	return !slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Step != "" })
+}
+
+// stepRefs are the template references anywhere in s: its target, its
+// arguments and its expects.
+func stepRefs(s *schema.Step) ([]schema.Ref, error) {
+	data, err := json.Marshal(struct {
+		T *schema.Target
+		A map[string]any
+		E []schema.Expect
+	}{s.Target, s.Args, s.Expect})
+	if err != nil {
+		return nil, err
+	}
+	return schema.ParseRefs(string(data))
+}
+
+// signature is what makes two steps the same action: the tool, the
+// control and the arguments, never the step's id.
+func signature(s *schema.Step) string {
+	data, _ := json.Marshal(struct {
+		Tool   string
+		Target *schema.Target
+		Args   map[string]any
+	}{s.Tool, s.Target, s.Args})
+	return string(data)
+}
+
+// sharedOpening is the longest run of steps a and b open with alike,
+// ending on a step with an expect.
+func sharedOpening(a, b []schema.Step) []schema.Step {
+	n := 0
+	for n < len(a) && n < len(b) && signature(&a[n]) == signature(&b[n]) {
+		n++
+	}
+	for n > 0 && len(a[n-1].Expect) == 0 {
+		n--
+	}
+	return a[:n]
+}
+
+func sameSteps(r schema.Routine, steps []schema.Step) bool {
+	p, err := r.Fragment()
+	if err != nil || len(p.Steps) != len(steps) {
+		return false
+	}
+	for i := range steps {
+		if signature(&p.Steps[i]) != signature(&steps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// routineOf makes steps of playbook p a routine: a fragment with the
+// parameters the steps use, no on_fail (a routine is not repaired: it
+// holds or stops), and the last step's expects as its postcondition. Its
+// precondition is the controls its first page shows: those it acts on
+// up to the first step that may leave the page.
+func routineOf(fingerprint string, p *schema.Playbook, steps []schema.Step, now time.Time) (schema.Routine, bool) {
+	last := steps[len(steps)-1]
+	if last.Target == nil || schema.MemoryName(last.Target.Name) == "" {
+		return schema.Routine{}, false
+	}
+	name := schema.MemoryName(last.Target.Name)
+	frag := &schema.Playbook{Name: name, Fingerprint: fingerprint, Origins: p.Origins, Params: map[string]schema.Param{}, Verify: slices.Clone(last.Expect)}
+	var does []string
+	var pre []schema.Expect
+	leaves := false // a step so far may have left the first page
+	for i, s := range steps {
+		s.OnFail, s.Needs = schema.OnFail{}, nil
+		if i > 0 {
+			s.Needs = []string{steps[i-1].ID}
+		}
+		refs, _ := stepRefs(&s)
+		for _, r := range refs {
+			if r.Param != "" {
+				frag.Params[r.Param] = p.Params[r.Param]
+			}
+		}
+		frag.Steps = append(frag.Steps, s)
+		if s.Target == nil {
+			does = append(does, s.Tool+" "+schema.Clip(fmt.Sprint(s.Args[schema.URLArg]), 80))
+			leaves = true
+			continue
+		}
+		control := schema.Selector{Role: s.Target.Role, Name: s.Target.Name}.String()
+		does = append(does, s.Tool+" "+control)
+		if !leaves && !strings.Contains(s.Target.Name, "{{") {
+			pre = append(pre, schema.Expect{Op: schema.OpSelectorVisible, Arg: control})
+		}
+		leaves = leaves || s.Tool == string(schema.ActClick) || s.Tool == string(schema.ActPress)
+	}
+	frag.Intent = strings.Join(does, ", ")
+	doc, err := schema.EncodePlaybook(frag)
+	if err != nil || len(pre) == 0 {
+		return schema.Routine{}, false
+	}
+	return schema.Routine{Fingerprint: fingerprint, Name: name, Document: doc, Pre: pre, Learned: now}, true
+}
+
+// renamed writes r's name into its fragment.
+func renamed(r *schema.Routine) {
+	p, err := r.Fragment()
+	if err != nil {
+		return
+	}
+	p.Name = r.Name
+	if doc, err := schema.EncodePlaybook(p); err == nil {
+		r.Document = doc
+	}
+}

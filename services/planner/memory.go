@@ -1,0 +1,147 @@
+package planner
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rote-agent/rote/bus"
+	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/prompt"
+)
+
+// RoutineRunner runs a routine of site memory in a browser session the
+// agent owns and keeps open: the actuator's executor (replay.RunRoutine),
+// composed in by the caller.
+type RoutineRunner func(ctx context.Context, r RoutineRun) (*schema.ReplayResult, error)
+
+// RoutineRun is one routine the agent asks for.
+type RoutineRun struct {
+	Routine *schema.Playbook // its fragment
+	Params  map[string]string
+	Session *bus.BrowserSession // the run is Session.RunID
+	Base    string
+	Prefix  string           // before its steps' ids: the agent's step, "s4-"
+	Class   schema.StepClass // speculated: the agent ran it, no model asked
+}
+
+// siteMemory reads what the site with fingerprint fp holds, with the
+// trust gate applied: the items a run found not to hold since they were
+// learned are suspect. Memory that cannot be read is no memory: the run
+// goes on without it, and the log says why.
+func (r *agentRun) siteMemory(ctx context.Context, fp string) *bus.SiteMemory {
+	if r.a.cfg.Sites == nil {
+		return nil
+	}
+	m, err := r.a.cfg.Sites.Site(ctx, fp)
+	if err == nil {
+		var checks []*schema.MemoryChecked
+		if checks, err = r.a.runs.MemoryChecks(ctx); err == nil {
+			m.Distrust(checks)
+		}
+	}
+	if err != nil {
+		r.a.log.Warn("site memory unread: the run goes on without it", "run", r.res.RunID, "err", err)
+		return nil
+	}
+	return m
+}
+
+// brief is the site brief: the site's address, then what its memory
+// trusts (schema.RenderBrief), the same text for every run until the
+// memory changes.
+func (r *agentRun) brief(site string) string {
+	if r.mem == nil {
+		return site
+	}
+	if b := schema.RenderBrief(r.mem.Fingerprint, r.mem.Routines, r.mem.Facts, time.Time{}); b.Text != "" {
+		return site + "\n" + b.Text
+	}
+	return site
+}
+
+// speculate runs a routine of site memory instead of asking the model,
+// where the routine is the only sensible next move: its precondition
+// holds on the page as observed, and the task gives every value it takes
+// (the sign-in page, with the credentials given). A routine runs once per
+// run, never when suspect. It reports whether one ran: its steps are the
+// run's, classed speculated; whether it held or stopped, the ledger says
+// so and the agent goes on from the page as it is. A routine that stops
+// is recorded as not holding, and is not trusted again until newer runs
+// show it anew.
+func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World, began time.Time) bool {
+	if r.mem == nil || r.a.cfg.Routines == nil {
+		return false
+	}
+	for i := range r.mem.Routines {
+		rt := &r.mem.Routines[i]
+		if rt.Suspect != nil || r.ran[rt.Name] {
+			continue
+		}
+		p, err := rt.Fragment()
+		if err != nil {
+			continue
+		}
+		params, ok := r.routineParams(p)
+		if !ok {
+			continue
+		}
+		if _, held, err := schema.CheckAll(rt.Pre, w); err != nil || !held {
+			continue
+		}
+		r.ran[rt.Name] = true
+		res, err := r.a.cfg.Routines(ctx, RoutineRun{Routine: p, Params: params, Session: r.s, Base: r.t.StartURL, Prefix: stepID + "-", Class: schema.ClassSpeculated})
+		if err != nil {
+			// It never started (another site, a value that does not
+			// bind): nothing acted; the model decides this step.
+			r.a.log.Warn("a routine of site memory did not start", "run", r.res.RunID, "routine", rt.Name, "err", err)
+			return false
+		}
+		r.routineRan(ctx, stepID, rt.Name, res, began)
+		return true
+	}
+	return false
+}
+
+// routineParams are the task's values of every parameter routine p
+// takes, ok only when it takes at least one and the task gives each.
+func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
+	if len(p.Params) == 0 {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(p.Params)) {
+		v, ok := r.t.Params[name]
+		if !ok {
+			return nil, false
+		}
+		out[name] = v
+	}
+	return out, true
+}
+
+// routineRan records a routine's run as step stepID of the agent's: its
+// steps in the manifest, one ledger line, and whether it held.
+func (r *agentRun) routineRan(ctx context.Context, stepID, name string, res *schema.ReplayResult, began time.Time) {
+	r.steps = append(r.steps, res.Steps...)
+	held := res.Outcome == schema.OutcomeSuccess
+	entry := prompt.LedgerEntry{Step: r.step, Action: "routine", Name: name, Result: "ok: ran whole from site memory, its postcondition held"}
+	check := &schema.MemoryChecked{Meta: schema.Meta{ID: r.res.RunID + "-" + stepID + "-memory", Time: time.Now()}, RunID: r.res.RunID, StepID: stepID,
+		Fingerprint: r.mem.Fingerprint, Kind: schema.MemoryRoutine, Name: name, Held: held}
+	if !held {
+		check.Why = "stopped at " + res.FailedStep + ": " + res.Reason.Error()
+		entry.Result = "stopped at " + strings.TrimPrefix(res.FailedStep, stepID+"-") + " (" + schema.Clip(res.Reason.Error(), 200) + "); " +
+			strconv.Itoa(len(res.Completed)) + " of its steps ran: carry on from the page as it is"
+	}
+	if _, err := r.a.runs.Publish(ctx, check); err != nil {
+		r.a.log.Warn("a use of site memory went unrecorded", "run", r.res.RunID, "routine", name, "err", err)
+	}
+	r.prompt.Record(entry)
+	r.res.Steps = append(r.res.Steps, StepLog{N: r.step, Routine: name, Result: entry.Result, Duration: time.Since(began)})
+	if r.opt.Progress != nil {
+		r.opt.Progress(r.res.Steps[len(r.res.Steps)-1])
+	}
+}
