@@ -106,18 +106,23 @@ func plainAction(s *schema.Step) bool {
 	return !slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Step != "" })
 }
 
-// stepRefs are the template references anywhere in s: its target, its
-// arguments and its expects.
+// stepRefs are the template references in what s acts on and with: its
+// target's name and context, its arguments and its expects.
 func stepRefs(s *schema.Step) ([]schema.Ref, error) {
-	data, err := json.Marshal(struct {
-		T *schema.Target
-		A map[string]any
-		E []schema.Expect
-	}{s.Target, s.Args, s.Expect})
-	if err != nil {
-		return nil, err
+	texts := []any{s.Args}
+	if s.Target != nil {
+		texts = append(texts, s.Target.Name, s.Target.Near)
 	}
-	return schema.ParseRefs(string(data))
+	for _, e := range s.Expect {
+		refs, err := e.Refs()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			texts = append(texts, "{{"+r.String()+"}}")
+		}
+	}
+	return schema.RefsIn(texts)
 }
 
 // signature is what makes two steps the same action: the tool, the

@@ -16,7 +16,7 @@ func sitePlaybook(t *testing.T, name, start, user, pass, rest string, evidence .
 	doc := "name: " + name + "\nintent: " + name + "\nfingerprint: " + strings.Repeat("f", 64) + "\n" +
 		"params: {" + user + ": {type: string}, " + pass + ": {type: secret}}\nsteps:\n" +
 		"  - {id: open, kind: deterministic, tool: navigate, args: {url: '" + start + "'}}\n" +
-		"  - {id: user, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Username}, args: {value: '{{" + user + "}}'}}\n" +
+		"  - {id: user, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Username, contract: {tag: input, input_type: text, form_action: /login, form_method: post}}, args: {value: '{{" + user + "}}'}}\n" +
 		"  - {id: pass, kind: deterministic, needs: [user], tool: fill, target: {role: textbox, name: Password}, args: {value: '{{" + pass + "}}'}}\n" +
 		"  - {id: in, kind: deterministic, needs: [pass], tool: click, target: {role: button, name: Sign in}, expect: [{url_contains: /dashboard}], on_fail: repair}\n" +
 		rest + "verify: [{url_contains: /}]\n"
