@@ -241,6 +241,7 @@ type agentRun struct {
 	step   int                 // the last step number
 	mem    *bus.SiteMemory     // the site's memory, trust gate applied; nil without
 	ran    map[string]bool     // the routines run so far
+	whole  bool                // observe the next page whole, not as a diff
 }
 
 // class is why this run's steps ran: the model chose them, on a replay's
@@ -267,11 +268,15 @@ func (r *agentRun) loop(ctx context.Context) {
 		r.step++
 		n := r.step
 		stepID := "s" + strconv.Itoa(n)
-		obs, err := r.s.Observe(ctx, stepID, true, 0)
+		// After a routine the page is observed whole: the routine's own
+		// looks moved the base a diff is taken against past what the
+		// model last saw.
+		obs, err := r.s.Observe(ctx, stepID, !r.whole, 0)
 		if err != nil {
 			r.end(schema.OutcomeFailed, err)
 			return
 		}
+		r.whole = false
 		r.prompt.Observe(&obs.Observation)
 		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
 			continue

@@ -127,6 +127,7 @@ func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
 // steps in the manifest, one ledger line, and whether it held.
 func (r *agentRun) routineRan(ctx context.Context, stepID, name string, res *schema.ReplayResult, began time.Time) {
 	r.steps = append(r.steps, res.Steps...)
+	r.whole = true
 	held := res.Outcome == schema.OutcomeSuccess
 	entry := prompt.LedgerEntry{Step: r.step, Action: "routine", Name: name, Result: "ok: ran whole from site memory, its postcondition held"}
 	check := &schema.MemoryChecked{Meta: schema.Meta{ID: r.res.RunID + "-" + stepID + "-memory", Time: time.Now()}, RunID: r.res.RunID, StepID: stepID,
