@@ -49,8 +49,12 @@ func loggedIn(t *testing.T, variant string) *browser {
 	t.Helper()
 	b := newBrowser(t, variant)
 	pg := b.post("/login", url.Values{"username": {Username}, "password": {Password}})
-	if pg.url != "/dashboard" {
-		b.t.Fatalf("login landed on %s, want /dashboard", pg.url)
+	want := "/dashboard"
+	if variant == variantLandingMoved {
+		want = "/start"
+	}
+	if pg.url != want {
+		b.t.Fatalf("login landed on %s, want %s", pg.url, want)
 	}
 	return b
 }

@@ -81,6 +81,7 @@ func (p *Portal) routes() *http.ServeMux {
 		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	}))
 	m.Handle("GET /dashboard", p.auth(p.dashboard))
+	m.Handle("GET /start", p.auth(p.dashboard)) // where landing-moved signs in to
 
 	m.Handle("GET /records", p.auth(p.recordList))
 	m.Handle("GET /records/{id}", p.auth(p.recordDetail))

@@ -112,7 +112,11 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
 	})
-	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	landing := "/dashboard"
+	if p.flags.LandingMoved {
+		landing = "/start"
+	}
+	http.Redirect(w, r, landing, http.StatusSeeOther)
 }
 
 // logout serves /logout: it ends the session and goes to /login.

@@ -22,6 +22,7 @@ const (
 	variantSwappedFields   = "swapped-fields"
 	variantDestructive     = "destructive-submit"
 	variantNoHeading       = "no-heading"
+	variantLandingMoved    = "landing-moved"
 )
 
 // Variants returns every valid non-empty variant name in a fixed order:
@@ -53,6 +54,8 @@ const (
 //   - destructive-submit: the review form itself posts to /vendors/purge,
 //     which purges and answers "Vendor … registered".
 //   - no-heading: the vendor pages lose their h1 (the title stays).
+//   - landing-moved: signing in lands on /start, the dashboard under
+//     another address, instead of /dashboard.
 func Variants() []string {
 	return []string{
 		variantCosmetic,
@@ -70,6 +73,7 @@ func Variants() []string {
 		variantSwappedFields,
 		variantDestructive,
 		variantNoHeading,
+		variantLandingMoved,
 	}
 }
 
@@ -91,6 +95,7 @@ type flags struct {
 	SwappedFields   bool
 	Destructive     bool
 	NoHeading       bool
+	LandingMoved    bool
 }
 
 // flagsFor decodes a variant name; "" is the baseline.
@@ -128,6 +133,8 @@ func flagsFor(name string) (flags, error) {
 		f.Destructive = true
 	case variantNoHeading:
 		f.NoHeading = true
+	case variantLandingMoved:
+		f.LandingMoved = true
 	default:
 		return f, fmt.Errorf("%w %q", ErrUnknownVariant, name)
 	}

@@ -201,6 +201,8 @@ func routineOf(fingerprint string, p *schema.Playbook, steps []schema.Step, now 
 		}
 		leaves = leaves || s.Tool == string(schema.ActClick) || s.Tool == string(schema.ActPress)
 	}
+	// The last step's expects are the postcondition, checked once.
+	frag.Steps[len(frag.Steps)-1].Expect = nil
 	frag.Intent = strings.Join(does, ", ")
 	doc, err := schema.EncodePlaybook(frag)
 	if err != nil || len(pre) == 0 {

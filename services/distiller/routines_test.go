@@ -59,7 +59,7 @@ func TestRoutinesAreWhatTaskClassesShare(t *testing.T) {
 	if !slices.Equal(pre, []string{`textbox "Username"`, `textbox "Password"`, `button "Sign in"`}) {
 		t.Errorf("precondition %v", pre)
 	}
-	if len(p.Steps) != 3 || len(p.Verify) != 1 || p.Verify[0].Arg != "/dashboard" || p.Steps[2].OnFail.Policy != "" || len(p.Steps[0].Needs) != 0 || len(p.Params) != 2 {
+	if len(p.Steps) != 3 || len(p.Verify) != 1 || p.Verify[0].Arg != "/dashboard" || len(p.Steps[2].Expect) != 0 || p.Steps[2].OnFail.Policy != "" || len(p.Steps[0].Needs) != 0 || len(p.Params) != 2 {
 		t.Errorf("fragment: %d steps, verify %v, on_fail %q, needs %v, params %v", len(p.Steps), p.Verify, p.Steps[2].OnFail.Policy, p.Steps[0].Needs, p.Params)
 	}
 	if !p.Params["password"].IsSecret() {

@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rote-agent/rote/bench/suite"
+	"github.com/rote-agent/rote/portal"
+)
+
+// suiteRun is what rote run --json says of a suite task's run.
+type suiteRun struct {
+	Outcome string
+	Agent   struct {
+		RunID  string `json:"run_id"`
+		Answer string
+		Steps  []struct {
+			Routine string
+			Result  string
+		}
+	}
+	Usage []struct {
+		Source string
+		Calls  int
+	}
+}
+
+// runSuiteTask runs suite task id with rote run in dir against the site
+// at base.
+func runSuiteTask(t *testing.T, dir, id, base string) suiteRun {
+	t.Helper()
+	code, out := rote(t, dir, "run", "--suite-task", id, "--url", base, "--json")
+	var r suiteRun
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("run of %s: exit %d (%v)\n%s", id, code, err, out)
+	}
+	return r
+}
+
+func (r suiteRun) calls() int {
+	n := 0
+	for _, u := range r.Usage {
+		n += u.Calls
+	}
+	return n
+}
+
+// routines are the routines of site memory the run ran, with how each
+// went.
+func (r suiteRun) routines() []string {
+	var out []string
+	for _, s := range r.Agent.Steps {
+		if s.Routine != "" {
+			out = append(out, s.Routine+": "+s.Result)
+		}
+	}
+	return out
+}
+
+// TestSiteMemoryHelpsANewKindOfTask learns two task classes of the
+// portal (B1, B4), which both open by signing in: the site's memory then
+// holds that sign-in as a routine, the transitions the runs took, and a
+// brief. A cold run of B3, a class the store has no playbook for, runs
+// the routine with no model (speculated: the sign-in page, credentials
+// given) and asks the model fewer times than B3 on a fresh store, with
+// the same outcome on the portal's own state; the audit names the
+// routine. Where the portal now lands elsewhere after signing in, the
+// routine's postcondition fails: the run still does the task from the
+// page as it is, the routine is suspect, and the next run leaves it out.
+func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
+	t.Parallel()
+	site := newVariantSite(t)
+	dir := t.TempDir()
+	for _, id := range []string{"B1", "B4"} {
+		site.set(t, "")
+		run := coldSuiteRun(t, dir, id, site.URL)
+		if code, out := rote(t, dir, "promote", run, "--param", "password="+portal.Password); code != 0 {
+			t.Fatalf("promote %s: exit %d\n%s", id, code, out)
+		}
+	}
+	code, out := rote(t, dir, "memory", "show", "--site", site.URL)
+	if code != 0 || !strings.Contains(out, "sign-in(password, username)  shared by download-latest-report, triage-message") ||
+		!strings.Contains(out, `on /login, button "Sign in" leads to /dashboard`) || strings.Contains(out, portal.Password) {
+		t.Fatalf("memory show: exit %d\n%s", code, out)
+	}
+
+	task, err := suite.Lookup("B3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := site.set(t, "")
+	known := runSuiteTask(t, dir, "B3", site.URL)
+	if known.Outcome != "success" || len(known.routines()) != 1 || !strings.HasPrefix(known.routines()[0], "sign-in: ok") {
+		t.Fatalf("B3 on the known site: %s, routines %v", known.Outcome, known.routines())
+	}
+	if err := task.Check(p.State(), task.Params(0), known.Agent.Answer); err != nil {
+		t.Fatalf("B3 on the known site: %v", err)
+	}
+	p = site.set(t, "")
+	fresh := runSuiteTask(t, t.TempDir(), "B3", site.URL)
+	if fresh.Outcome != "success" || len(fresh.routines()) != 0 {
+		t.Fatalf("B3 on a fresh store: %s, routines %v", fresh.Outcome, fresh.routines())
+	}
+	// The three steps of signing in are not the model's.
+	if known.calls() > fresh.calls()-3 {
+		t.Errorf("B3 asked the model %d times on the known site, %d on a fresh store: want 3 fewer at least", known.calls(), fresh.calls())
+	}
+	code, out = rote(t, dir, "audit", known.Agent.RunID)
+	if code != 0 || !strings.Contains(out, "memory    routine sign-in held at s1") || !strings.Contains(out, "speculated") {
+		t.Errorf("audit of the known-site run: exit %d\n%s", code, out)
+	}
+
+	// The portal now lands on /start: the routine signs in, and its
+	// postcondition (/dashboard) fails; the agent carries on.
+	p = site.set(t, "landing-moved")
+	drifted := runSuiteTask(t, dir, "B3", site.URL)
+	if drifted.Outcome != "success" || len(drifted.routines()) != 1 || !strings.HasPrefix(drifted.routines()[0], "sign-in: stopped at post") {
+		t.Fatalf("B3 where the landing moved: %s, routines %v", drifted.Outcome, drifted.routines())
+	}
+	if err := task.Check(p.State(), task.Params(0), drifted.Agent.Answer); err != nil {
+		t.Fatalf("B3 where the landing moved: %v", err)
+	}
+	code, out = rote(t, dir, "audit", drifted.Agent.RunID)
+	if code != 0 || !strings.Contains(out, "memory    routine sign-in did not hold") {
+		t.Errorf("audit of the drifted run: exit %d\n%s", code, out)
+	}
+	site.set(t, "landing-moved")
+	again := runSuiteTask(t, dir, "B3", site.URL)
+	if again.Outcome != "success" || len(again.routines()) != 0 {
+		t.Errorf("the next run ran a suspect routine: %s, routines %v", again.Outcome, again.routines())
+	}
+}
