@@ -62,23 +62,13 @@ func streamConfigs(replicas int, runsMeta map[string]string, sizes storeSizes) [
 	}
 }
 
-func playbooksConfig(replicas int, maxBytes int64) jetstream.KeyValueConfig {
+// bucketConfig is a key-value store of Rote's: file-backed, replicated
+// replicas times, at most maxBytes, each key's history depth versions.
+func bucketConfig(bucket, description string, history uint8, replicas int, maxBytes int64) jetstream.KeyValueConfig {
 	return jetstream.KeyValueConfig{
-		Bucket:       BucketPlaybooks,
-		Description:  "Rote playbooks by <fingerprint>.<name>; versions are the key's history",
-		History:      PlaybookVersions,
-		Storage:      jetstream.FileStorage,
-		Replicas:     replicas,
-		MaxBytes:     maxBytes,
-		MaxValueSize: MaxPlaybookBytes,
-	}
-}
-
-func sitesConfig(replicas int, maxBytes int64) jetstream.KeyValueConfig {
-	return jetstream.KeyValueConfig{
-		Bucket:       BucketSites,
-		Description:  "Rote site memory by <fingerprint>.<kind>.<name>: routines, facts, briefs",
-		History:      SiteVersions,
+		Bucket:       bucket,
+		Description:  description,
+		History:      history,
 		Storage:      jetstream.FileStorage,
 		Replicas:     replicas,
 		MaxBytes:     maxBytes,
@@ -118,11 +108,11 @@ func (b *Bus) ensureTopology(ctx context.Context, cfg Config, p patience, k *key
 			return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
 		}
 	}
-	kv, err := b.bucket(ctx, playbooksConfig(replicas, sizes.playbooks))
+	kv, err := b.bucket(ctx, bucketConfig(BucketPlaybooks, "Rote playbooks by <fingerprint>.<name>; versions are the key's history", PlaybookVersions, replicas, sizes.playbooks))
 	if err != nil {
 		return err
 	}
-	sites, err := b.bucket(ctx, sitesConfig(replicas, sizes.sites))
+	sites, err := b.bucket(ctx, bucketConfig(BucketSites, "Rote site memory by <fingerprint>.<kind>.<name>: routines, facts, briefs", SiteVersions, replicas, sizes.sites))
 	if err != nil {
 		return err
 	}

@@ -52,22 +52,11 @@ type ClassUsage struct {
 // the classes no step had. A step reported before steps were classed
 // (an older run) is counted under "".
 func TallyClasses(steps []StepReport) []ClassUsage {
-	var out []ClassUsage
-	for _, c := range append(slices.Clone(StepClasses), "") {
-		u := ClassUsage{Class: c}
-		for _, s := range steps {
-			if s.Class == c {
-				u.Steps++
-				u.Calls += s.Calls
-				u.Tokens = u.Tokens.Plus(s.Tokens)
-				u.Wall += s.Duration
-			}
-		}
-		if u.Steps > 0 {
-			out = append(out, u)
-		}
+	each := make([]ClassUsage, len(steps))
+	for i, s := range steps {
+		each[i] = ClassUsage{Class: s.Class, Steps: 1, Calls: s.Calls, Tokens: s.Tokens, Wall: s.Duration}
 	}
-	return out
+	return MergeClasses(each)
 }
 
 // MergeClasses adds class tallies up, class by class.
