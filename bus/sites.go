@@ -162,43 +162,44 @@ func (m *SiteMemory) add(key string, value []byte) error {
 	if len(parts) != 3 {
 		return fmt.Errorf("bus: site memory key %q: want <fingerprint>.<kind>.<name>", key)
 	}
-	bad := func(err error) error { return fmt.Errorf("bus: site memory %s: %w", key, err) }
+	var err error
 	switch schema.MemoryKind(parts[1]) {
 	case schema.MemoryRoutine:
 		var r schema.Routine
-		if err := schema.DecodeMsgpack(value, &r); err != nil {
-			return bad(err)
+		if err = decodeItem(value, &r, key, func() string { return schema.SiteKey(r.Fingerprint, schema.MemoryRoutine, r.Name) }); err == nil {
+			m.Routines = append(m.Routines, r)
 		}
-		if err := r.Validate(); err != nil {
-			return bad(err)
-		}
-		if schema.SiteKey(r.Fingerprint, schema.MemoryRoutine, r.Name) != key {
-			return bad(errors.New("the routine names another key"))
-		}
-		m.Routines = append(m.Routines, r)
 	case schema.MemoryFact:
 		var f schema.Fact
-		if err := schema.DecodeMsgpack(value, &f); err != nil {
-			return bad(err)
+		if err = decodeItem(value, &f, key, func() string { return schema.SiteKey(f.Fingerprint, schema.MemoryFact, f.Name) }); err == nil {
+			m.Facts = append(m.Facts, f)
 		}
-		if err := f.Validate(); err != nil {
-			return bad(err)
-		}
-		if schema.SiteKey(f.Fingerprint, schema.MemoryFact, f.Name) != key {
-			return bad(errors.New("the fact names another key"))
-		}
-		m.Facts = append(m.Facts, f)
 	case schema.MemoryBrief:
 		var b schema.Brief
-		if err := schema.DecodeMsgpack(value, &b); err != nil {
-			return bad(err)
-		}
-		if b.Fingerprint != m.Fingerprint || len(b.Text) > schema.MaxBriefBytes {
-			return bad(errors.New("a brief of another site, or over its size"))
+		if err = schema.DecodeMsgpack(value, &b); err == nil && (b.Fingerprint != m.Fingerprint || len(b.Text) > schema.MaxBriefBytes) {
+			err = errors.New("a brief of another site, or over its size")
 		}
 		m.Brief = &b
 	default:
-		return bad(fmt.Errorf("kind %q: want routine, fact or brief", parts[1]))
+		err = fmt.Errorf("kind %q: want routine, fact or brief", parts[1])
+	}
+	if err != nil {
+		return fmt.Errorf("bus: site memory %s: %w", key, err)
+	}
+	return nil
+}
+
+// decodeItem decodes value into item, validates it, and checks that the
+// key it names (keyOf, once decoded) is the key it was read under.
+func decodeItem(value []byte, item interface{ Validate() error }, key string, keyOf func() string) error {
+	if err := schema.DecodeMsgpack(value, item); err != nil {
+		return err
+	}
+	if err := item.Validate(); err != nil {
+		return err
+	}
+	if keyOf() != key {
+		return errors.New("the item names another key")
 	}
 	return nil
 }
