@@ -242,6 +242,10 @@ type agentRun struct {
 	mem    *bus.SiteMemory     // the site's memory, trust gate applied; nil without
 	ran    map[string]bool     // the routines run so far
 	whole  bool                // observe the next page whole, not as a diff
+	// followed is the fact the last action went by, checked against the
+	// page the next observation shows, and the step it was.
+	followed     *schema.Fact
+	followedStep string
 }
 
 // class is why this run's steps ran: the model chose them, on a replay's
@@ -277,6 +281,7 @@ func (r *agentRun) loop(ctx context.Context) {
 			return
 		}
 		r.whole = false
+		r.checkFact(ctx, obs.Observation.URL)
 		r.prompt.Observe(&obs.Observation)
 		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
 			continue
@@ -303,10 +308,12 @@ func (r *agentRun) loop(ctx context.Context) {
 			r.verify(ctx)
 			return
 		}
-		if _, err := r.act(ctx, action, usage, began); err != nil {
+		ev, err := r.act(ctx, action, usage, began)
+		if err != nil {
 			r.end(schema.OutcomeFailed, err)
 			return
 		}
+		r.followsFact(stepID, obs.Observation.URL, ev)
 	}
 	r.end(schema.OutcomeFailed, schema.Errorf(schema.CodeInvalid, "no answer within %d steps", r.t.MaxSteps))
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,4 +146,53 @@ func (r *agentRun) routineRan(ctx context.Context, stepID, name string, res *sch
 	if r.opt.Progress != nil {
 		r.opt.Progress(r.res.Steps[len(r.res.Steps)-1])
 	}
+}
+
+// followsFact notes the fact of site memory that action ev, taken on the
+// page at from, went by: a click or key press on the control a trusted
+// fact says leads from that page elsewhere.
+func (r *agentRun) followsFact(stepID, from string, ev *schema.BrowserAction) {
+	r.followed = nil
+	if r.mem == nil || ev == nil || ev.Error != nil || ev.Action.Target == nil || (ev.Action.Kind != schema.ActClick && ev.Action.Kind != schema.ActPress) {
+		return
+	}
+	via := schema.Selector{Role: ev.Action.Target.Role, Name: ev.Action.Target.Name}.String()
+	path := pathOf(from)
+	for i := range r.mem.Facts {
+		if f := &r.mem.Facts[i]; f.Suspect == nil && f.From == path && f.Via == via {
+			r.followed, r.followedStep = f, stepID
+			return
+		}
+	}
+}
+
+// checkFact holds the fact the last action went by to the page it led
+// to, at address at, and records whether it held: one the page
+// contradicts is not trusted again (out of the brief) until newer runs
+// show it anew.
+func (r *agentRun) checkFact(ctx context.Context, at string) {
+	f := r.followed
+	if f == nil {
+		return
+	}
+	r.followed = nil
+	got := pathOf(at)
+	check := &schema.MemoryChecked{Meta: schema.Meta{ID: r.res.RunID + "-" + r.followedStep + "-fact", Time: time.Now()}, RunID: r.res.RunID, StepID: r.followedStep,
+		Fingerprint: r.mem.Fingerprint, Kind: schema.MemoryFact, Name: f.Name, Held: got == f.To}
+	if !check.Held {
+		check.Why = "it led to " + got + ", not " + f.To
+		f.Suspect = &schema.Suspicion{RunID: r.res.RunID, Why: check.Why, Time: check.Time}
+	}
+	if _, err := r.a.runs.Publish(ctx, check); err != nil {
+		r.a.log.Warn("a use of site memory went unrecorded", "run", r.res.RunID, "fact", f.Name, "err", err)
+	}
+}
+
+// pathOf is the path of address u, "" when it is none.
+func pathOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Path
 }
