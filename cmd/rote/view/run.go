@@ -31,6 +31,9 @@ func AgentStep(w io.Writer, l planner.StepLog) {
 	if l.Tokens.Logical() == 0 {
 		source = "-"
 	}
+	if l.Routine != "" {
+		what, source = "routine "+l.Routine+" (site memory)", "memory"
+	}
 	fmt.Fprintf(w, "  %3d %-8s %6d tok %6.0f ms  %s  [%s]\n", l.N, source, l.Tokens.Logical(), MS(l.Duration), what, l.Result)
 }
 
