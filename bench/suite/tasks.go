@@ -110,13 +110,15 @@ func Suite(name string) ([]*Task, error) {
 		return wpTasks, nil
 	case SuiteVariation:
 		return variationTasks, nil
+	case SuiteMemory:
+		return memoryTasks, nil
 	}
-	return nil, schema.Errorf(schema.CodeNotFound, "suite %q: want %s, %s or %s", name, SuitePortal, SuiteWordPress, SuiteVariation)
+	return nil, schema.Errorf(schema.CodeNotFound, "suite %q: want %s, %s, %s or %s", name, SuitePortal, SuiteWordPress, SuiteVariation, SuiteMemory)
 }
 
 // allTasks are every suite's tasks.
 func allTasks() []*Task {
-	return append(append(slices.Clip(tasks), wpTasks...), variationTasks...)
+	return append(append(append(slices.Clip(tasks), wpTasks...), variationTasks...), memoryTasks...)
 }
 
 // Lookup returns the task with id (case-insensitive), or an *schema.Error.

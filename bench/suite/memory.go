@@ -1,0 +1,161 @@
+package suite
+
+import (
+	"fmt"
+
+	"github.com/rote-agent/rote/portal"
+	"github.com/rote-agent/rote/schema"
+)
+
+// SuiteMemory is the site memory suite: kinds of task the project's other
+// suites never ask, on sites it has learned other tasks of, to measure
+// what site memory (tier 2) saves a new kind of task.
+const SuiteMemory = "memory"
+
+// siteTitles are the titles M1 sets, by repetition.
+var siteTitles = []string{"Northwind Operations", "Globex Back Office", "Initech Admin", "Umbrella Console", "Hooli Desk"}
+
+// defaultSettings are the portal's settings before any task.
+var defaultSettings = portal.Settings{SiteTitle: "Acme Operations", Timezone: "UTC", EmailNotifications: true}
+
+// checkSettings is an M task's verifier: the settings as want, and
+// nothing else in the portal changed.
+func checkSettings(want func(map[string]string) portal.Settings) func(portal.State, map[string]string, string) error {
+	return func(st portal.State, p map[string]string, _ string) error {
+		if w := want(p); st.Settings != w {
+			return fmt.Errorf("settings %+v, want %+v", st.Settings, w)
+		}
+		if len(st.Vendors)+len(st.Triage)+len(st.Downloads)+len(st.Archived) != 0 {
+			return fmt.Errorf("the settings task changed more of the portal: %+v", st)
+		}
+		return nil
+	}
+}
+
+var memoryTasks = []*Task{
+	{
+		Suite: SuiteMemory, ID: "M1", Name: "site-title", Text: "Sign in as {{username}} and change the site title to {{title}}.",
+		Params: func(rep int) map[string]string {
+			p := credentials()
+			p["title"] = siteTitles[rep%len(siteTitles)]
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Settings saved"}, {Op: schema.OpURLContains, Arg: "/settings"}},
+		Check: checkSettings(func(p map[string]string) portal.Settings {
+			s := defaultSettings
+			s.SiteTitle = p["title"]
+			return s
+		}),
+		policy: siteTitle,
+	},
+	{
+		Suite: SuiteMemory, ID: "M2", Name: "weekly-digest", Text: "Sign in as {{username}} and turn the weekly digest on.",
+		Params: func(int) map[string]string { return credentials() }, Secrets: []string{"password"},
+		Verify: []schema.Expect{{Op: schema.OpTextVisible, Arg: "Settings saved"}, {Op: schema.OpURLContains, Arg: "/settings"}},
+		Check: checkSettings(func(map[string]string) portal.Settings {
+			s := defaultSettings
+			s.WeeklyDigest = true
+			return s
+		}),
+		policy: weeklyDigest,
+	},
+	{
+		Suite: SuiteMemory, ID: "M3", Name: "triage-two-messages",
+		Text: "Sign in as {{username}} and file the inbox messages “{{first}}” and “{{second}}” under the categories their texts call for.",
+		Params: func(rep int) map[string]string {
+			p := credentials()
+			msgs := portal.Messages()
+			p["first"], p["second"] = msgs[rep%len(msgs)].Subject, msgs[(rep+1)%len(msgs)].Subject
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Filed {{second}} as"}, {Op: schema.OpURLContains, Arg: "/inbox"}},
+		Check: func(st portal.State, p map[string]string, _ string) error {
+			want := map[string]string{}
+			for _, m := range portal.Messages() {
+				if m.Subject == p["first"] || m.Subject == p["second"] {
+					want[m.ID] = m.Category
+				}
+			}
+			if len(want) != 2 || fmt.Sprint(st.Triage) != fmt.Sprint(want) {
+				return fmt.Errorf("triage %v, want %v", st.Triage, want)
+			}
+			return nil
+		},
+		policy: triageTwo,
+	},
+}
+
+// settingsPage opens Settings after signing in.
+func settingsPage(t *turn) (action, bool) {
+	if a, ok := t.chrome(); ok {
+		return a, true
+	}
+	return t.navTo("/settings", "Change site settings")
+}
+
+// siteTitle (M1): sign in, open Settings, set the site title, save.
+func siteTitle(t *turn) action {
+	if a, ok := settingsPage(t); ok {
+		return a
+	}
+	p := t.page()
+	box, ok := p.Find("textbox", "Site title")
+	if !ok {
+		return fail("the settings page has no Site title field")
+	}
+	switch title := t.value("title"); {
+	case box.Value != title:
+		return fill(box, title)
+	case p.Text("Settings saved"):
+		return done("the site title is " + title)
+	}
+	return saveSettings(t)
+}
+
+// weeklyDigest (M2): sign in, open Settings, tick Weekly digest, save.
+func weeklyDigest(t *turn) action {
+	if a, ok := settingsPage(t); ok {
+		return a
+	}
+	p := t.page()
+	box, ok := p.Find("checkbox", "Weekly digest")
+	switch {
+	case !ok:
+		return fail("the settings page has no Weekly digest box")
+	case !box.Has("checked"):
+		return check(box)
+	case p.Text("Settings saved"):
+		return done("the weekly digest is on")
+	}
+	return saveSettings(t)
+}
+
+func saveSettings(t *turn) action {
+	if t.did("click", "Save settings") > 1 {
+		return fail("the settings page keeps refusing to save")
+	}
+	b, ok := t.page().Find("button", "Save settings")
+	if !ok {
+		return fail("the settings page has no Save settings button")
+	}
+	return click(b)
+}
+
+// triageTwo (M3): file two messages, one after the other, each as
+// triage files one.
+func triageTwo(t *turn) action {
+	filed := t.did("click", "File message")
+	if filed >= 2 {
+		if t.page().Text("Filed " + t.value("second") + " as") {
+			return done("filed " + t.value("first") + " and " + t.value("second"))
+		}
+		return fail("the second message was not filed")
+	}
+	subject := t.value("first")
+	if filed == 1 {
+		subject = t.value("second")
+	}
+	return triage(&turn{r: t.r, params: map[string]string{"subject": subject, "username": t.value("username"), "password": t.value("password")}})
+}
