@@ -89,6 +89,11 @@ func TestRoleUsersHoldOnlyTheirRole(t *testing.T) {
 	if e, err := skv.Get(c, "fp.fact.x"); err != nil || string(e.Value()) != "x" {
 		t.Fatalf("the planner reads site memory: %v", err)
 	}
+	// Through the store, which reads the bucket's stream: no watcher
+	// whose consumer the gate would not let it delete.
+	if m, err := planner.Sites().Site(c, strings.Repeat("c", 64)); err != nil || !m.Empty() {
+		t.Fatalf("the planner reads a site's memory: %+v %v", m, err)
+	}
 
 	perception := join("perception")
 	for _, b := range []*bus.Bus{owner, planner, perception} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rote-agent/rote/schema"
@@ -20,6 +21,7 @@ var ErrMemoryNotFound = errors.New("bus: site memory item not found")
 // in the key's history. The distiller role writes it; the planner reads.
 type SiteStore struct {
 	kv       jetstream.KeyValue
+	js       jetstream.JetStream // reads the bucket's stream: no watcher, whose consumer a role could not delete
 	patience patience
 }
 
@@ -127,6 +129,27 @@ func (s *SiteStore) Forget(ctx context.Context, fingerprint string, kind schema.
 	return s.kv.Delete(ctx, key)
 }
 
+// ForgottenAt says when the item under key was last forgotten (rote
+// memory forget), ok false when it is not forgotten now.
+func (s *SiteStore) ForgottenAt(ctx context.Context, key string) (at time.Time, ok bool, err error) {
+	stream, err := s.js.Stream(ctx, "KV_"+BucketSites)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	m, err := stream.GetLastMsgForSubject(ctx, "$KV."+BucketSites+"."+key)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	switch m.Header.Get("KV-Operation") {
+	case "DEL", "PURGE":
+		return m.Time, true, nil
+	}
+	return time.Time{}, false, nil
+}
+
 // Site reads everything the site with fingerprint holds now, routines
 // and facts sorted by name. An item that does not decode or validate is
 // an error: memory that might be wrong is worse than none.
@@ -213,22 +236,31 @@ func (s *SiteStore) Sites(ctx context.Context) ([]string, error) {
 	var out []string
 	for _, k := range keys {
 		if fp := fingerprintOf(k); !slices.Contains(out, fp) {
-			out = append(out, fp)
+			if _, err := s.kv.Get(ctx, k); err == nil {
+				out = append(out, fp)
+			}
 		}
 	}
 	slices.Sort(out)
 	return out, nil
 }
 
-// keys lists the live keys matching filter; none is an empty list.
+// keys lists the keys matching filter that the bucket's stream holds,
+// forgotten ones too (their last message is the forgetting, and Get
+// finds none); none is an empty list.
 func (s *SiteStore) keys(ctx context.Context, filter string) ([]string, error) {
-	l, err := s.kv.ListKeysFiltered(ctx, filter)
+	stream, err := s.js.Stream(ctx, "KV_"+BucketSites)
+	if err != nil {
+		return nil, err
+	}
+	prefix := "$KV." + BucketSites + "."
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(prefix+filter))
 	if err != nil {
 		return nil, err
 	}
 	var keys []string
-	for k := range l.Keys() {
-		keys = append(keys, k)
+	for subject := range info.State.Subjects {
+		keys = append(keys, strings.TrimPrefix(subject, prefix))
 	}
 	slices.Sort(keys)
 	return keys, nil

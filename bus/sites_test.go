@@ -19,7 +19,7 @@ func signIn(t *testing.T, fp string) *schema.Routine {
 		"  - {id: go, kind: deterministic, tool: click, target: {role: button, name: Sign in}}\n" +
 		"verify: [{url_contains: /dashboard}]\n"
 	return &schema.Routine{Fingerprint: fp, Name: "sign-in", Document: []byte(doc),
-		Pre: []schema.Expect{{Op: schema.OpSelectorVisible, Arg: `textbox "Username"`}}, Classes: []string{"a", "b"}, Evidence: []string{"R1", "R2"}}
+		Pre: []schema.Expect{{Op: schema.OpSelectorVisible, Arg: `textbox "Username"`}}, Said: "sign in as {{username}}", Classes: []string{"a", "b"}, Evidence: []string{"R1", "R2"}}
 }
 
 func TestSiteStoreKeepsEachSiteApart(t *testing.T) {
@@ -50,8 +50,14 @@ func TestSiteStoreKeepsEachSiteApart(t *testing.T) {
 	if fps, err := sites.Sites(c); err != nil || len(fps) != 1 || fps[0] != a {
 		t.Fatalf("sites %v (%v)", fps, err)
 	}
+	if _, forgotten, err := sites.ForgottenAt(c, schema.SiteKey(a, schema.MemoryFact, "dashboard-reports")); err != nil || forgotten {
+		t.Fatalf("a fact never forgotten: %v %v", forgotten, err)
+	}
 	if err := sites.Forget(c, a, schema.MemoryFact, "dashboard-reports"); err != nil {
 		t.Fatal(err)
+	}
+	if at, forgotten, err := sites.ForgottenAt(c, schema.SiteKey(a, schema.MemoryFact, "dashboard-reports")); err != nil || !forgotten || at.IsZero() {
+		t.Fatalf("a fact forgotten: %v %v %v", at, forgotten, err)
 	}
 	if err := sites.Forget(c, a, schema.MemoryFact, "dashboard-reports"); !errors.Is(err, bus.ErrMemoryNotFound) {
 		t.Fatalf("forgetting twice: %v", err)

@@ -230,7 +230,7 @@ func (b *Bus) clients(p patience, k *keyring, kv, sites jetstream.KeyValue, obj 
 	b.runs = &RunLog{publisher: pub, blobs: obj, keys: k, live: b.live}
 	b.tasks = &TaskQueue{publisher: pub}
 	b.playbooks = &PlaybookStore{kv: kv, patience: p, log: b.log}
-	b.sites = &SiteStore{kv: sites, patience: p}
+	b.sites = &SiteStore{kv: sites, js: b.js, patience: p}
 	b.rpc = &RPC{conn: b.conn, log: b.log}
 	b.browsers = &Browsers{rpc: b.rpc}
 }

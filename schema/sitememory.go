@@ -97,6 +97,10 @@ type Routine struct {
 	// its deterministic steps, and its verify, the postcondition.
 	Document []byte   `msgpack:"document" json:"-"`
 	Pre      []Expect `msgpack:"pre" json:"pre"`
+	// Said is the words the tasks it came from say it by, their values
+	// slotted out ("Sign in as {{username}}"): a task runs it only when
+	// its own words say it too.
+	Said string `msgpack:"said" json:"said"`
 	// Classes are the task classes (playbook names) whose playbooks hold
 	// it; Evidence the verified runs it held in.
 	Classes  []string  `msgpack:"classes" json:"classes"`
@@ -132,6 +136,9 @@ func (r *Routine) Validate() error {
 	}
 	if len(r.Pre) == 0 {
 		return Errorf(CodeInvalid, "routine %s has no precondition: nothing says which page it starts on", r.Name)
+	}
+	if !strings.Contains(r.Said, "{{") {
+		return Errorf(CodeInvalid, "routine %s: said %q names none of its values: no task's words could be told to ask for it", r.Name, r.Said)
 	}
 	for _, e := range r.Pre {
 		if err := e.Validate(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,10 +71,16 @@ func newMemoryShowCommand(app *cli.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			checks, err := b.Runs().MemoryChecks(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m.Distrust(checks)
+			m.Brief = schema.RenderBrief(fp, m.Routines, m.Facts, time.Now().UTC())
 			if asJSON {
 				return view.JSON(app.Stdout, m)
 			}
-			writeMemory(app.Stdout, site, m)
+			writeMemory(app.Stdout, siteName(site), m)
 			return nil
 		},
 	}
@@ -85,13 +92,18 @@ func newMemoryShowCommand(app *cli.App) *cobra.Command {
 func newMemoryForgetCommand(app *cli.App) *cobra.Command {
 	var site string
 	cmd := &cobra.Command{
-		Use:   "forget --site URL routine|fact|brief NAME",
-		Short: "Forget one item of a site's memory (its versions stay in the store's history)",
+		Use:   "forget --site URL routine|fact NAME",
+		Short: "Forget a routine or a fact of a site's memory: it stays forgotten until a run newer than this shows it again (its versions stay in the store's history)",
 		Args:  cli.Args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			kind := schema.MemoryKind(a[0])
-			if !slices.Contains([]schema.MemoryKind{schema.MemoryRoutine, schema.MemoryFact, schema.MemoryBrief}, kind) {
-				return cli.Usagef("kind %q: want routine, fact or brief", a[0])
+			switch {
+			case kind == schema.MemoryBrief:
+				return cli.Usagef("the brief is rendered from the routines and facts the site trusts: forget those")
+			case kind != schema.MemoryRoutine && kind != schema.MemoryFact:
+				return cli.Usagef("kind %q: want routine or fact", a[0])
+			case schema.MemoryName(a[1]) != a[1]:
+				return cli.Usagef("name %q: a memory item's name is lower case words joined by hyphens, as rote memory show prints it", a[1])
 			}
 			if site == "" {
 				return cli.Usagef("--site is required")
@@ -107,7 +119,7 @@ func newMemoryForgetCommand(app *cli.App) *cobra.Command {
 			if err := b.Sites().Forget(cmd.Context(), fp, kind, a[1]); err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Stdout, "forgot %s %s of %s\n", kind, a[1], site)
+			fmt.Fprintf(app.Stdout, "forgot %s %s of %s: it stays forgotten until a run newer than this shows it again\n", kind, a[1], siteName(site))
 			return nil
 		},
 	}
@@ -126,6 +138,15 @@ func siteFingerprint(site string) (string, error) {
 		return "", schema.Errorf(schema.CodeInvalid, "site %q: want an address such as http://127.0.0.1:8080, or a fingerprint", site)
 	}
 	return schema.Fingerprint(tools.BrowserEnvironment(schema.Origin(u)))
+}
+
+// siteName is how output names the site: its origin, never what else
+// the address held (a user and password).
+func siteName(site string) string {
+	if u, err := url.Parse(site); err == nil && schema.Origin(u) != "" {
+		return schema.Origin(u)
+	}
+	return site
 }
 
 // writeMemory prints a site's memory for people.
@@ -155,9 +176,12 @@ func writeMemory(w io.Writer, site string, m *bus.SiteMemory) {
 	fmt.Fprintf(w, "facts: %d\n", len(m.Facts))
 	for _, f := range m.Facts {
 		fmt.Fprintf(w, "  %s  (%s)\n    runs  %s\n", f.Text(), f.Name, strings.Join(f.Evidence, ", "))
+		if f.Suspect != nil {
+			fmt.Fprintf(w, "    SUSPECT since run %s: %s (out of the brief until newer runs show it again)\n", f.Suspect.RunID, f.Suspect.Why)
+		}
 	}
 	if m.Brief != nil {
-		fmt.Fprintf(w, "brief (%d bytes, what the agent reads):\n", len(m.Brief.Text))
+		fmt.Fprintf(w, "brief (%d bytes, what the agent reads now: trusted items only):\n", len(m.Brief.Text))
 		for line := range strings.SplitSeq(m.Brief.Text, "\n") {
 			fmt.Fprintln(w, "  "+line)
 		}

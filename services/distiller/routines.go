@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rote-agent/rote/schema"
 )
@@ -36,8 +37,11 @@ func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.
 			if a.Playbook.Name == b.Playbook.Name {
 				continue
 			}
-			steps := sharedOpening(opening(a.Playbook), opening(b.Playbook))
-			if len(steps) == 0 {
+			stepsA, pageA := opening(a.Playbook)
+			stepsB, pageB := opening(b.Playbook)
+			steps, page := sharedOpening(stepsA, stepsB), samePage(pageA, pageB)
+			words := said(a.Playbook.Intent, b.Playbook.Intent, steps)
+			if len(steps) == 0 || len(page) == 0 || words == "" {
 				continue
 			}
 			if k := slices.IndexFunc(out, func(r schema.Routine) bool { return sameSteps(r, steps) }); k >= 0 {
@@ -49,6 +53,7 @@ func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.
 			if !ok {
 				continue
 			}
+			r.Pre, r.Said = append(page, r.Pre...), words
 			r.Classes = []string{a.Playbook.Name, b.Playbook.Name}
 			r.Evidence = schema.Distinct(append(slices.Clone(a.Evidence), b.Evidence...))
 			out = append(out, r)
@@ -71,17 +76,68 @@ func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.
 // opening is the steps a playbook opens with that a routine may hold:
 // after its leading navigations, up to the first step that is no plain
 // action on the page.
-func opening(p *schema.Playbook) []schema.Step {
-	steps := p.Steps
+// It also returns what the last of those navigations checked of the
+// page it reached (its address, its heading): the page a routine starts
+// on.
+func opening(p *schema.Playbook) (steps []schema.Step, page []schema.Expect) {
+	steps = p.Steps
 	for len(steps) > 0 && steps[0].Tool == string(schema.ActNavigate) {
+		page = steps[0].Expect
 		steps = steps[1:]
 	}
 	for i, s := range steps {
 		if !plainAction(&s) {
-			return steps[:i]
+			return steps[:i], page
 		}
 	}
-	return steps
+	return steps, page
+}
+
+// samePage is what both a and b check of the page they start on, in a's
+// order; a routine with nothing of it is not learned: controls alone can
+// stand on another page (a look-alike form that purges).
+func samePage(a, b []schema.Expect) []schema.Expect {
+	var out []schema.Expect
+	for _, e := range a {
+		if slices.ContainsFunc(b, func(x schema.Expect) bool { return x.String() == e.String() }) && !strings.Contains(e.Arg, "{{") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// said is the words the intents of a and b share around the parameters
+// steps take ("Sign in as {{username}}"): a task is offered the routine
+// only when its own words, values slotted out, say it too. "" when they
+// share no such words.
+func said(a, b string, steps []schema.Step) string {
+	var params []string
+	for i := range steps {
+		refs, _ := stepRefs(&steps[i])
+		for _, r := range refs {
+			params = append(params, "{{"+r.String()+"}}")
+		}
+	}
+	x, y := strings.Fields(a), strings.Fields(b)
+	best := ""
+	for i := range x {
+		for j := range y {
+			n := 0
+			for i+n < len(x) && j+n < len(y) && x[i+n] == y[j+n] {
+				n++
+			}
+			// Up to its last word that is a parameter the steps take.
+			for n > 0 && !slices.Contains(params, strings.Trim(x[i+n-1], ".,;:()")) {
+				n--
+			}
+			// A value alone says nothing of what it is for.
+			words := slices.ContainsFunc(x[i:i+n], func(w string) bool { return !strings.Contains(w, "{{") && strings.ContainsFunc(w, unicode.IsLetter) })
+			if phrase := strings.Join(x[i:i+n], " "); words && len(phrase) > len(best) {
+				best = phrase
+			}
+		}
+	}
+	return strings.Trim(best, ".,;:()")
 }
 
 // plainAction reports whether s acts on the page by what it says alone:
@@ -151,7 +207,7 @@ func sharedOpening(a, b []schema.Step) []schema.Step {
 
 func sameSteps(r schema.Routine, steps []schema.Step) bool {
 	p, err := r.Fragment()
-	if err != nil || len(p.Steps) != len(steps) {
+	if err != nil || len(p.Steps) != len(steps) || fmt.Sprint(p.Verify) != fmt.Sprint(steps[len(steps)-1].Expect) {
 		return false
 	}
 	for i := range steps {

@@ -13,9 +13,9 @@ import (
 // credentials named user and pass, then the class's own steps.
 func sitePlaybook(t *testing.T, name, start, user, pass, rest string, evidence ...string) SitePlaybook {
 	t.Helper()
-	doc := "name: " + name + "\nintent: " + name + "\nfingerprint: " + strings.Repeat("f", 64) + "\n" +
+	doc := "name: " + name + "\nintent: Sign in as {{" + user + "}} and " + name + "\nfingerprint: " + strings.Repeat("f", 64) + "\n" +
 		"params: {" + user + ": {type: string}, " + pass + ": {type: secret}}\nsteps:\n" +
-		"  - {id: open, kind: deterministic, tool: navigate, args: {url: '" + start + "'}}\n" +
+		"  - {id: open, kind: deterministic, tool: navigate, args: {url: '" + start + "'}, expect: [{url_contains: /login}]}\n" +
 		"  - {id: user, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Username, contract: {tag: input, input_type: text, form_action: /login, form_method: post}}, args: {value: '{{" + user + "}}'}}\n" +
 		"  - {id: pass, kind: deterministic, needs: [user], tool: fill, target: {role: textbox, name: Password}, args: {value: '{{" + pass + "}}'}}\n" +
 		"  - {id: in, kind: deterministic, needs: [pass], tool: click, target: {role: button, name: Sign in}, expect: [{url_contains: /dashboard}], on_fail: repair}\n" +
@@ -56,8 +56,8 @@ func TestRoutinesAreWhatTaskClassesShare(t *testing.T) {
 	for _, e := range r.Pre {
 		pre = append(pre, e.Arg)
 	}
-	if !slices.Equal(pre, []string{`textbox "Username"`, `textbox "Password"`, `button "Sign in"`}) {
-		t.Errorf("precondition %v", pre)
+	if !slices.Equal(pre, []string{"/login", `textbox "Username"`, `textbox "Password"`, `button "Sign in"`}) || r.Said != "Sign in as {{username}}" {
+		t.Errorf("precondition %v, said %q", pre, r.Said)
 	}
 	if len(p.Steps) != 3 || len(p.Verify) != 1 || p.Verify[0].Arg != "/dashboard" || len(p.Steps[2].Expect) != 0 || p.Steps[2].OnFail.Policy != "" || len(p.Steps[0].Needs) != 0 || len(p.Params) != 2 {
 		t.Errorf("fragment: %d steps, verify %v, on_fail %q, needs %v, params %v", len(p.Steps), p.Verify, p.Steps[2].OnFail.Policy, p.Steps[0].Needs, p.Params)
@@ -68,6 +68,27 @@ func TestRoutinesAreWhatTaskClassesShare(t *testing.T) {
 	brief := schema.RenderBrief(fp, got, nil, time.Unix(0, 0))
 	if !strings.Contains(brief.Text, "- sign-in(password, username): fill textbox \"Username\", fill textbox \"Password\", click button \"Sign in\"") {
 		t.Errorf("brief:\n%s", brief.Text)
+	}
+}
+
+// A routine is learned only with the page it starts on (what the
+// navigations before it checked, alike in both) and words of the tasks
+// that ask for it: controls alone could stand on a look-alike page, and
+// a value alone could mean another thing.
+func TestNoRoutineWithoutItsPageOrItsWords(t *testing.T) {
+	fp := strings.Repeat("f", 64)
+	books := []SitePlaybook{
+		sitePlaybook(t, "a", "/", "username", "password", "", "R1", "S1"),
+		sitePlaybook(t, "b", "/", "username", "password", "", "R2", "S2"),
+	}
+	books[1].Playbook.Steps[0].Expect = []schema.Expect{{Op: schema.OpURLContains, Arg: "/signin"}}
+	if got := Routines(fp, books, time.Unix(0, 0)); len(got) != 0 {
+		t.Fatalf("a routine of two pages: %+v", got)
+	}
+	books[1] = sitePlaybook(t, "b", "/", "username", "password", "", "R2", "S2")
+	books[1].Playbook.Intent = "Create the user {{username}} with the password {{password}}"
+	if got := Routines(fp, books, time.Unix(0, 0)); len(got) != 0 {
+		t.Fatalf("a routine no task words ask for alike: %+v", got)
 	}
 }
 

@@ -69,16 +69,39 @@ func LearnSite(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunL
 		}
 	}
 	learned.Distrust(checks)
-	for i := range learned.Routines {
-		if err := sites.PutRoutine(ctx, &learned.Routines[i]); err != nil {
+	started := map[string]time.Time{}
+	for _, f := range folds {
+		if f.Started != nil {
+			started[f.RunID] = f.Started.Time
+		}
+	}
+	// What a person forgot stays forgotten until a run newer than the
+	// forgetting shows it again.
+	keep := func(key string, evidence []string) (bool, error) {
+		at, forgotten, err := sites.ForgottenAt(ctx, key)
+		return !forgotten || slices.ContainsFunc(evidence, func(id string) bool { return started[id].After(at) }), err
+	}
+	var routines []schema.Routine
+	for _, r := range learned.Routines {
+		ok, err := keep(schema.SiteKey(fingerprint, schema.MemoryRoutine, r.Name), r.Evidence)
+		if err == nil && ok {
+			routines, err = append(routines, r), sites.PutRoutine(ctx, &r)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	for i := range learned.Facts {
-		if err := sites.PutFact(ctx, &learned.Facts[i]); err != nil {
+	var facts []schema.Fact
+	for _, f := range learned.Facts {
+		ok, err := keep(schema.SiteKey(fingerprint, schema.MemoryFact, f.Name), f.Evidence)
+		if err == nil && ok {
+			facts, err = append(facts, f), sites.PutFact(ctx, &f)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
+	learned.Routines, learned.Facts = routines, facts
 	// What no verified playbook or run teaches any more (a playbook
 	// deleted or rolled back) is forgotten.
 	for _, r := range had.Routines {

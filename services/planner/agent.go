@@ -94,6 +94,9 @@ type Options struct {
 	// Spent is the model calls already made in the run's name (the
 	// matcher's), counted in its manifest beside the agent's own.
 	Spent []schema.SourceUsage
+	// NoMemory runs without site memory: the agent plans every step (a
+	// benchmark's cold baseline).
+	NoMemory bool
 }
 
 // Run performs t in a new browser session, from its start URL. The error
@@ -164,6 +167,11 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	if err != nil {
 		return nil, err
 	}
+	var mem *bus.SiteMemory
+	if !opt.NoMemory {
+		mem = a.siteMemory(ctx, fp, s.RunID)
+	}
+	t.Secrets = secretsOf(mem, t)
 	s.Secrets = map[string]string{}
 	for _, k := range t.Secrets {
 		s.Secrets[k] = t.Params[k]
@@ -182,7 +190,7 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 	log.Info("agent run started")
 	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
 		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools()), ran: map[string]bool{}}
-	r.mem = r.siteMemory(ctx, fp)
+	r.mem = mem
 	r.prompt.SetBrief(r.brief(site))
 	for _, e := range opt.Ledger {
 		r.prompt.Record(e)

@@ -33,22 +33,44 @@ type RoutineRun struct {
 // trust gate applied: the items a run found not to hold since they were
 // learned are suspect. Memory that cannot be read is no memory: the run
 // goes on without it, and the log says why.
-func (r *agentRun) siteMemory(ctx context.Context, fp string) *bus.SiteMemory {
-	if r.a.cfg.Sites == nil {
+func (a *Agent) siteMemory(ctx context.Context, fp, runID string) *bus.SiteMemory {
+	if a.cfg.Sites == nil {
 		return nil
 	}
-	m, err := r.a.cfg.Sites.Site(ctx, fp)
+	m, err := a.cfg.Sites.Site(ctx, fp)
 	if err == nil {
 		var checks []*schema.MemoryChecked
-		if checks, err = r.a.runs.MemoryChecks(ctx); err == nil {
+		if checks, err = a.runs.MemoryChecks(ctx); err == nil {
 			m.Distrust(checks)
 		}
 	}
 	if err != nil {
-		r.a.log.Warn("site memory unread: the run goes on without it", "run", r.res.RunID, "err", err)
+		a.log.Warn("site memory unread: the run goes on without it", "run", runID, "err", err)
 		return nil
 	}
 	return m
+}
+
+// secretsOf is t's secret parameters and those the site's routines
+// declare secret that t gives (a password passed as a plain --param):
+// none of them is recorded, or shown to the model, by value.
+func secretsOf(m *bus.SiteMemory, t Task) []string {
+	out := slices.Clone(t.Secrets)
+	if m == nil {
+		return out
+	}
+	for _, rt := range m.Routines {
+		p, err := rt.Fragment()
+		if err != nil {
+			continue
+		}
+		for name, decl := range p.Params {
+			if _, given := t.Params[name]; given && decl.IsSecret() && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // brief is the site brief: the site's address, then what its memory
@@ -66,8 +88,9 @@ func (r *agentRun) brief(site string) string {
 
 // speculate runs a routine of site memory instead of asking the model,
 // where the routine is the only sensible next move: its precondition
-// holds on the page as observed, and the task gives every value it takes
-// (the sign-in page, with the credentials given). A routine runs once per
+// holds on the page as observed (the page it starts on, the controls it
+// acts on), the task gives every value it takes, and the task's words say
+// it as the tasks it came from did ("Sign in as {{username}}"). A routine runs once per
 // run, never when suspect. It reports whether one ran: its steps are the
 // run's, classed speculated; whether it held or stopped, the ledger says
 // so and the agent goes on from the page as it is. A routine that stops
@@ -87,7 +110,9 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			continue
 		}
 		params, ok := r.routineParams(p)
-		if !ok {
+		if !ok || !strings.Contains(strings.ToLower(schema.SlotOut(r.t.Text, r.t.Params)), strings.ToLower(rt.Said)) {
+			// The task gives its values, but its words do not ask for
+			// it: "username" may name the user to create.
 			continue
 		}
 		if _, held, err := schema.CheckAll(rt.Pre, w); err != nil || !held {

@@ -96,7 +96,8 @@ type bench struct {
 // cold against warm: it learns a playbook from one cold run of each
 // learned task (distill, shadow replay, promote), then for every task
 // and repetition runs the cold agent twice on the same instance (the
-// first warms the provider cache) and Rote warm once (match, bind,
+// first warms the provider cache; no site memory: the cold agent plans
+// every step, as the suite measures) and Rote warm once (match, bind,
 // replay, the drift ladder), each on a fresh site. Every number is read
 // back from ROTE_RUNS; success is the site's server-side state. It
 // writes the report to cfg.Out (bench/report's report, plots and gates)
@@ -173,7 +174,7 @@ func (bn *bench) learn(t *suite.Task) (*bus.PlaybookEntry, error) {
 	if err := site.Reset(bn.ctx, t.Variant); err != nil {
 		return nil, err
 	}
-	res, err := bn.lab.Node.Agent().Run(bn.ctx, bn.task(t, 0), planner.Options{})
+	res, err := bn.lab.Node.Agent().Run(bn.ctx, bn.task(t, 0), planner.Options{NoMemory: true})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (bn *bench) pair(t *suite.Task, rep int, variant, drift string, mustMiss bo
 		if err := site.Reset(bn.ctx, variant); err != nil {
 			return err
 		}
-		res, err := n.Agent().Run(bn.ctx, task, planner.Options{})
+		res, err := n.Agent().Run(bn.ctx, task, planner.Options{NoMemory: true})
 		if err != nil {
 			return err
 		}
