@@ -102,6 +102,9 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 	if fresh.Outcome != "success" || len(fresh.routines()) != 0 {
 		t.Fatalf("B3 on a fresh store: %s, routines %v", fresh.Outcome, fresh.routines())
 	}
+	if err := task.Check(p.State(), task.Params(0), fresh.Agent.Answer); err != nil {
+		t.Fatalf("B3 on a fresh store: %v", err)
+	}
 	// The three steps of signing in are not the model's.
 	if known.calls() > fresh.calls()-3 {
 		t.Errorf("B3 asked the model %d times on the known site, %d on a fresh store: want 3 fewer at least", known.calls(), fresh.calls())
