@@ -149,19 +149,11 @@ const maxShortlist = 3
 
 // inOtherWords asks the model, in one bounded call, whether a task that
 // no intent fits word for word asks for what one of the closest does, in
-// other words. Only intents with at least as many clauses and negations
-// as the task are offered: a task with a clause or a negation of its own
-// ("... and delete user bob", "do not ...") is never sent. The values the
-// model binds must stand in the task as whole words, each a phrase with
-// no clause of its own, and fit the playbook's types. miss is the reply
-// when anything falls short.
+// other words. The values the model binds must stand in the task as
+// whole words, each a phrase with no clause of its own, and fit the
+// playbook's types. miss is the reply when anything falls short.
 func (s *Service) inOtherWords(ctx context.Context, req *schema.MatchRequest, cands []candidate, miss *schema.MatchReply) *schema.MatchReply {
-	var short []candidate
-	for _, c := range cands {
-		if len(short) < maxShortlist && c.score > 0 && clauses(req.Task) <= clauses(c.playbook.Intent) {
-			short = append(short, c)
-		}
-	}
+	short := shortlist(req, cands)
 	if len(short) == 0 {
 		return miss
 	}
@@ -201,6 +193,34 @@ func (s *Service) inOtherWords(ctx context.Context, req *schema.MatchRequest, ca
 	}
 	return &schema.MatchReply{Hit: true, Playbook: schema.PlaybookRef{Name: chosen.entry.Name, Version: chosen.entry.Stored.Version}, Score: chosen.score,
 		Candidates: miss.Candidates, Bindings: out, Usage: rep.Usage, Reason: "matched in other words by the model"}
+}
+
+// shortlist is the closest candidates (cands sorted best first) the
+// model may be asked about. Only intents with at least as many clauses
+// and negations as the task are offered: a task with a clause or a
+// negation of its own ("... and delete user bob", "do not ...") is never
+// sent. Nor is a playbook that takes none of a value the task gives by
+// name: it would drop the value, so it does another task ("change the
+// site title to {{title}}" is not "download the latest report" whatever
+// words they share), and a site's tasks that open alike cost no call.
+func shortlist(req *schema.MatchRequest, cands []candidate) []candidate {
+	var short []candidate
+	for _, c := range cands {
+		if len(short) < maxShortlist && c.score > 0 && clauses(req.Task) <= clauses(c.playbook.Intent) && takesAll(c.playbook, req.Params) {
+			short = append(short, c)
+		}
+	}
+	return short
+}
+
+// takesAll reports whether playbook p declares every parameter given.
+func takesAll(p *schema.Playbook, given map[string]string) bool {
+	for name := range given {
+		if _, ok := p.Params[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // bind binds every declared parameter of p (stage 3), or says why not.
