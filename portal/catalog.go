@@ -66,8 +66,8 @@ func (p *Portal) productDetail(w http.ResponseWriter, r *http.Request, s *sessio
 	p.render(w, s, http.StatusOK, "product", view{Title: prod.Name, Section: "/catalog", Data: prod})
 }
 
-// addToCart serves POST /catalog/{sku}/cart. The cart is not kept: the
-// browser goes back where it came from (the product page when the form's
+// addToCart serves POST /catalog/{sku}/cart: the SKU joins the cart
+// (State.Cart), and the browser goes back where it came from (the product page when the form's
 // from field says so, else the search it was on) with the status
 // "Added <name> to cart".
 func (p *Portal) addToCart(w http.ResponseWriter, r *http.Request, s *session) {
@@ -76,6 +76,7 @@ func (p *Portal) addToCart(w http.ResponseWriter, r *http.Request, s *session) {
 		p.notFound(w, r, s)
 		return
 	}
+	p.st.Cart = append(p.st.Cart, prod.SKU)
 	s.flash = "Added " + prod.Name + " to cart"
 	target := "/catalog"
 	switch q := strings.TrimSpace(r.PostFormValue("q")); {

@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -121,4 +122,7 @@ func TestAddToCartAndProduct(t *testing.T) {
 		t.Errorf("add to cart from the product went to %s", pg.url)
 	}
 	pg.mustContain(t, "Added "+p.Name+" to cart")
+	if got := b.p.State().Cart; fmt.Sprint(got) != fmt.Sprint([]string{p.SKU, p.SKU}) {
+		t.Errorf("cart %v, want %s twice", got, p.SKU)
+	}
 }

@@ -30,7 +30,7 @@ func TestNewRejectsUnknownVariant(t *testing.T) {
 func TestVariantsAreValidAndFixed(t *testing.T) {
 	want := []string{"cosmetic", "renames", "remount", "label-rename", "field-order", "moved-button",
 		"interstitial", "textarea", "submit-elsewhere", "offboarding", "inserted-field", "lookalike-button", "swapped-fields",
-		"destructive-submit", "no-heading", "landing-moved"}
+		"destructive-submit", "no-heading", "landing-moved", "login-welcome"}
 	if got := Variants(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Variants() = %v, want %v", got, want)
 	}

@@ -23,6 +23,8 @@ type State struct {
 	Settings Settings `json:"settings"`
 	// Downloads are the report ids downloaded, in order, repeats included.
 	Downloads []string `json:"downloads"`
+	// Cart are the SKUs added to the cart, in order, repeats included.
+	Cart []string `json:"cart"`
 	// Requested is the title of the report the Reports page says the
 	// auditor asks for ("" none).
 	Requested string `json:"requested,omitempty"`
@@ -93,6 +95,7 @@ func seedState() State {
 			WeeklyDigest:       false,
 		},
 		Downloads: []string{},
+		Cart:      []string{},
 		Archived:  []string{},
 		Purged:    []Vendor{},
 		Deleted:   []string{},
@@ -108,6 +111,7 @@ func (s State) clone() State {
 	c.Imports = slices.Clone(s.Imports)
 	c.Triage = maps.Clone(s.Triage)
 	c.Downloads = slices.Clone(s.Downloads)
+	c.Cart = slices.Clone(s.Cart)
 	c.Archived = slices.Clone(s.Archived)
 	c.Purged = slices.Clone(s.Purged)
 	c.Deleted = slices.Clone(s.Deleted)

@@ -23,6 +23,7 @@ const (
 	variantDestructive     = "destructive-submit"
 	variantNoHeading       = "no-heading"
 	variantLandingMoved    = "landing-moved"
+	variantLoginWelcome    = "login-welcome"
 )
 
 // Variants returns every valid non-empty variant name in a fixed order:
@@ -56,6 +57,8 @@ const (
 //   - no-heading: the vendor pages lose their h1 (the title stays).
 //   - landing-moved: signing in lands on /start, the dashboard under
 //     another address, instead of /dashboard.
+//   - login-welcome: the sign-in page's heading reads "Welcome back"
+//     instead of "Sign in"; its form is as it was.
 func Variants() []string {
 	return []string{
 		variantCosmetic,
@@ -74,6 +77,7 @@ func Variants() []string {
 		variantDestructive,
 		variantNoHeading,
 		variantLandingMoved,
+		variantLoginWelcome,
 	}
 }
 
@@ -96,6 +100,7 @@ type flags struct {
 	Destructive     bool
 	NoHeading       bool
 	LandingMoved    bool
+	LoginWelcome    bool
 }
 
 // flagsFor decodes a variant name; "" is the baseline.
@@ -135,6 +140,8 @@ func flagsFor(name string) (flags, error) {
 		f.NoHeading = true
 	case variantLandingMoved:
 		f.LandingMoved = true
+	case variantLoginWelcome:
+		f.LoginWelcome = true
 	default:
 		return f, fmt.Errorf("%w %q", ErrUnknownVariant, name)
 	}

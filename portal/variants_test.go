@@ -386,3 +386,13 @@ func TestInsertedFieldLookalikeSwappedAndNoHeading(t *testing.T) {
 		pg.mustContain(t, "<title>Register a vendor | ")
 	}
 }
+
+func TestLoginWelcomeChangesOnlyTheHeading(t *testing.T) {
+	pg := newBrowser(t, "login-welcome").get("/login")
+	pg.mustContain(t, "<h1>Welcome back</h1>", `autocomplete="username"`, `autocomplete="current-password"`)
+	base := newBrowser(t, "").get("/login")
+	if strings.Replace(pg.body, "<h1>Welcome back</h1>", "<h1>Sign in</h1>", 1) != base.body {
+		t.Error("login-welcome changes more than the heading")
+	}
+	loggedIn(t, "login-welcome") // signing in works as on the baseline
+}

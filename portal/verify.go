@@ -29,3 +29,26 @@ func TopResults(q string, n int) []string {
 	}
 	return out
 }
+
+// Item is a seeded catalog product or record as a verifier sees it: its
+// id (SKU-001, R-1001) and its name.
+type Item struct{ ID, Name string }
+
+// Products returns the seeded catalog products, SKU-001 first.
+func Products() []Item {
+	out := make([]Item, len(products))
+	for i, p := range products {
+		out[i] = Item{ID: p.SKU, Name: p.Name}
+	}
+	return out
+}
+
+// Records returns the seeded records, R-1001 first (the first page of
+// the records list).
+func Records() []Item {
+	out := make([]Item, len(records))
+	for i, r := range records {
+		out[i] = Item{ID: r.ID, Name: r.Name}
+	}
+	return out
+}
