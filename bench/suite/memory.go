@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rote-agent/rote/portal"
 	"github.com/rote-agent/rote/schema"
@@ -25,8 +26,8 @@ func checkSettings(want func(map[string]string) portal.Settings) func(portal.Sta
 		if w := want(p); st.Settings != w {
 			return fmt.Errorf("settings %+v, want %+v", st.Settings, w)
 		}
-		if len(st.Vendors)+len(st.Triage)+len(st.Downloads)+len(st.Archived) != 0 {
-			return fmt.Errorf("the settings task changed more of the portal: %+v", st)
+		if untouched(st) != nil {
+			return fmt.Errorf("the settings task changed more of the portal: %v", untouched(st))
 		}
 		return nil
 	}
@@ -85,6 +86,82 @@ var memoryTasks = []*Task{
 		},
 		policy: triageTwo,
 	},
+	{
+		Suite: SuiteMemory, ID: "M4", Name: "add-to-cart", Text: "Sign in as {{username}}, find {{product}} in the catalog and add it to the cart.",
+		Params: func(rep int) map[string]string {
+			p := credentials()
+			items := portal.Products()
+			p["product"] = items[(rep*7+3)%len(items)].Name
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Added {{product}} to cart"}},
+		Check: func(st portal.State, p map[string]string, _ string) error {
+			want := ""
+			for _, it := range portal.Products() {
+				if it.Name == p["product"] {
+					want = it.ID
+				}
+			}
+			if fmt.Sprint(st.Cart) != fmt.Sprint([]string{want}) {
+				return fmt.Errorf("cart %v, want [%s]", st.Cart, want)
+			}
+			st.Cart = nil
+			return untouched(st)
+		},
+		policy: addToCart,
+	},
+	{
+		Suite: SuiteMemory, ID: "M5", Name: "archive-record", Text: "Sign in as {{username}} and archive the record {{record}}.",
+		Params: func(rep int) map[string]string {
+			p := credentials()
+			p["record"] = portal.Records()[rep%10].Name
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Archived {{record}}"}},
+		Check: func(st portal.State, p map[string]string, _ string) error {
+			want := ""
+			for _, it := range portal.Records() {
+				if it.Name == p["record"] {
+					want = it.ID
+				}
+			}
+			if fmt.Sprint(st.Archived) != fmt.Sprint([]string{want}) {
+				return fmt.Errorf("archived %v, want [%s]", st.Archived, want)
+			}
+			st.Archived = nil
+			return untouched(st)
+		},
+		policy: archiveRecord,
+	},
+	{
+		Suite: SuiteMemory, ID: "M6", Name: "timezone", Text: "Sign in as {{username}} and set the timezone to {{timezone}}.",
+		Params: func(rep int) map[string]string {
+			p := credentials()
+			p["timezone"] = []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo"}[rep%3]
+			return p
+		},
+		Secrets: []string{"password"},
+		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Settings saved"}, {Op: schema.OpURLContains, Arg: "/settings"}},
+		Check: checkSettings(func(p map[string]string) portal.Settings {
+			s := defaultSettings
+			s.Timezone = p["timezone"]
+			return s
+		}),
+		policy: setTimezone,
+	},
+}
+
+// untouched is nil when the portal holds no vendor, triage, download,
+// cart item or archived record: what a task that changes none of them
+// must leave.
+func untouched(st portal.State) error {
+	if n := len(st.Vendors) + len(st.Triage) + len(st.Downloads) + len(st.Cart) + len(st.Archived); n != 0 {
+		return fmt.Errorf("the task changed more of the portal: vendors %v, triage %v, downloads %v, cart %v, archived %v",
+			st.Vendors, st.Triage, st.Downloads, st.Cart, st.Archived)
+	}
+	return nil
 }
 
 // settingsPage opens Settings after signing in.
@@ -158,4 +235,87 @@ func triageTwo(t *turn) action {
 		subject = t.value("second")
 	}
 	return triage(&turn{r: t.r, params: map[string]string{"subject": subject, "username": t.value("username"), "password": t.value("password")}})
+}
+
+// addToCart (M4): sign in, search the catalog for the product, open it,
+// add it to the cart.
+func addToCart(t *turn) action {
+	if a, ok := t.chrome(); ok {
+		return a
+	}
+	p, name := t.page(), t.value("product")
+	switch {
+	case p.Text("Added " + name + " to cart"):
+		return done("added " + name + " to the cart")
+	case t.did("click", "Add to cart") > 0:
+		return fail("the cart did not take " + name)
+	}
+	if h, ok := p.Find("heading", name); ok && strings.Contains(t.url(), "/catalog/") {
+		if b, ok := p.Find("button", "Add to cart"); ok {
+			return click(b)
+		}
+		return fail("the page of " + h.Name + " has no Add to cart button")
+	}
+	if a, ok := t.navTo("/catalog", "Catalog"); ok {
+		return a
+	}
+	if l, ok := p.Find("link", name); ok {
+		return click(l)
+	}
+	box, ok := p.Find("searchbox", "Search catalog")
+	switch {
+	case !ok:
+		return fail("the catalog has no search box")
+	case box.Value != name:
+		return fill(box, name)
+	case t.did("click", "Search") > 0:
+		return fail("the catalog has no " + name)
+	}
+	b, _ := p.Find("button", "Search")
+	return click(b)
+}
+
+// archiveRecord (M5): sign in, open Records, open the record, archive it.
+func archiveRecord(t *turn) action {
+	if a, ok := t.chrome(); ok {
+		return a
+	}
+	p, name := t.page(), t.value("record")
+	switch {
+	case p.Text("Archived " + name):
+		return done("archived " + name)
+	case t.did("click", "Archive") > 0:
+		return fail("the record " + name + " was not archived")
+	}
+	if _, ok := p.Find("heading", name); ok {
+		if b, ok := p.Find("button", "Archive"); ok {
+			return click(b)
+		}
+		return fail("the record " + name + " has no Archive button")
+	}
+	if a, ok := t.navTo("/records", "Records"); ok {
+		return a
+	}
+	if l, ok := p.Find("link", name); ok {
+		return click(l)
+	}
+	return fail("the records list has no " + name)
+}
+
+// setTimezone (M6): sign in, open Settings, choose the timezone, save.
+func setTimezone(t *turn) action {
+	if a, ok := settingsPage(t); ok {
+		return a
+	}
+	p := t.page()
+	box, ok := p.Find("combobox", "Timezone")
+	switch tz := t.value("timezone"); {
+	case !ok:
+		return fail("the settings page has no Timezone field")
+	case box.Value != tz:
+		return choose(box, tz)
+	case p.Text("Settings saved"):
+		return done("the timezone is " + tz)
+	}
+	return saveSettings(t)
 }
