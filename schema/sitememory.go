@@ -207,9 +207,12 @@ type Brief struct {
 // MaxBriefBytes bounds a brief: it is in every call's context.
 const MaxBriefBytes = 4 << 10
 
-// RenderBrief is the site brief: the routines Rote may run whole (the
-// suspect ones left out, as are suspect facts) and the transitions runs showed, each with how
-// many runs showed it, in a stable order and within MaxBriefBytes.
+// RenderBrief is the site brief: the routines Rote may run whole and the
+// transitions runs showed, a line per page they start from (suspect
+// items left out), in a stable order and within MaxBriefBytes. It is
+// read on every model call of every run on the site, so it says each
+// thing once: how many runs support an item is for people (rote memory
+// show), not for the model.
 func RenderBrief(fingerprint string, routines []Routine, facts []Fact, now time.Time) *Brief {
 	b := &Brief{Fingerprint: fingerprint, Rendered: now}
 	var lines []string
@@ -226,20 +229,35 @@ func RenderBrief(fingerprint string, routines []Routine, facts []Fact, now time.
 			continue
 		}
 		if len(b.Routines) == 0 {
-			add("Routines verified runs share (Rote runs one whole, with no model, when the page shows its first controls and the task gives its values):")
+			add("Routines (Rote runs one whole, without you, where its first page shows and the task gives its values):")
 		}
 		if add(fmt.Sprintf("- %s(%s): %s", r.Name, strings.Join(slices.Sorted(maps.Keys(p.Params)), ", "), p.Intent)) {
 			b.Routines = append(b.Routines, r.Name)
 		}
 	}
-	for _, f := range facts {
-		if f.Suspect != nil {
-			continue
+	var pages []string
+	byPage := map[string][]*Fact{}
+	for i := range facts {
+		if f := &facts[i]; f.Suspect == nil {
+			if byPage[f.From] == nil {
+				pages = append(pages, f.From)
+			}
+			byPage[f.From] = append(byPage[f.From], f)
 		}
-		if len(b.Facts) == 0 {
-			add("How pages led to pages in verified runs (each holds until the page says otherwise):")
+	}
+	slices.Sort(pages)
+	for i, page := range pages {
+		if i == 0 {
+			add("Where controls led in verified runs (page: control -> page):")
 		}
-		if add(fmt.Sprintf("- %s (%d runs)", f.Text(), len(f.Evidence))) {
+		var leads []string
+		for _, f := range byPage[page] {
+			leads = append(leads, f.Via+" -> "+f.To)
+		}
+		if !add(page + ": " + strings.Join(leads, "; ")) {
+			break
+		}
+		for _, f := range byPage[page] {
 			b.Facts = append(b.Facts, f.Name)
 		}
 	}
