@@ -13,6 +13,21 @@ import (
 // Write puts results.jsonl, summary.json and report.md in dir. command is
 // the command line that produced them, quoted in the report.
 func Write(dir string, results []Result, s *Summary, command string) error {
+	summary, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := Plot(dir, results, s); err != nil {
+		return err
+	}
+	return writeFiles(dir, results, map[string][]byte{"summary.json": append(summary, '\n'), "report.md": []byte(Markdown(s, command))})
+}
+
+// writeFiles puts results.jsonl (a result a line) and files in dir.
+func writeFiles(dir string, results []Result, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -25,18 +40,8 @@ func Write(dir string, results []Result, s *Summary, command string) error {
 		jsonl.Write(line)
 		jsonl.WriteByte('\n')
 	}
-	summary, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := Plot(dir, results, s); err != nil {
-		return err
-	}
-	for name, data := range map[string][]byte{
-		"results.jsonl": jsonl.Bytes(),
-		"summary.json":  append(summary, '\n'),
-		"report.md":     []byte(Markdown(s, command)),
-	} {
+	files["results.jsonl"] = jsonl.Bytes()
+	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}

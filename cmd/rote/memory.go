@@ -2,16 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"maps"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
@@ -80,7 +75,7 @@ func newMemoryShowCommand(app *cli.App) *cobra.Command {
 			if asJSON {
 				return view.JSON(app.Stdout, m)
 			}
-			writeMemory(app.Stdout, siteName(site), m)
+			view.SiteMemory(app.Stdout, siteName(site), m)
 			return nil
 		},
 	}
@@ -147,51 +142,4 @@ func siteName(site string) string {
 		return schema.Origin(u)
 	}
 	return site
-}
-
-// writeMemory prints a site's memory for people.
-func writeMemory(w io.Writer, site string, m *bus.SiteMemory) {
-	fmt.Fprintf(w, "site %s (fingerprint %s)\n", site, schema.ShortFingerprint(m.Fingerprint))
-	if m.Empty() {
-		fmt.Fprintln(w, "  no memory yet: it is learned when a playbook of the site is promoted")
-		return
-	}
-	fmt.Fprintf(w, "routines: %d\n", len(m.Routines))
-	for _, r := range m.Routines {
-		p, err := r.Fragment()
-		if err != nil {
-			fmt.Fprintf(w, "  %s  UNREADABLE: %v\n", r.Name, err)
-			continue
-		}
-		params := slices.Sorted(maps.Keys(p.Params))
-		fmt.Fprintf(w, "  %s(%s)  shared by %s\n", r.Name, strings.Join(params, ", "), strings.Join(r.Classes, ", "))
-		fmt.Fprintf(w, "    does  %s\n", p.Intent)
-		fmt.Fprintf(w, "    pre   %s\n", expectsText(r.Pre))
-		fmt.Fprintf(w, "    post  %s\n", expectsText(p.Verify))
-		fmt.Fprintf(w, "    runs  %s\n", strings.Join(r.Evidence, ", "))
-		if r.Suspect != nil {
-			fmt.Fprintf(w, "    SUSPECT since run %s: %s (not run again until relearned)\n", r.Suspect.RunID, r.Suspect.Why)
-		}
-	}
-	fmt.Fprintf(w, "facts: %d\n", len(m.Facts))
-	for _, f := range m.Facts {
-		fmt.Fprintf(w, "  %s  (%s)\n    runs  %s\n", f.Text(), f.Name, strings.Join(f.Evidence, ", "))
-		if f.Suspect != nil {
-			fmt.Fprintf(w, "    SUSPECT since run %s: %s (out of the brief until newer runs show it again)\n", f.Suspect.RunID, f.Suspect.Why)
-		}
-	}
-	if m.Brief != nil {
-		fmt.Fprintf(w, "brief (%d bytes, what the agent reads now: trusted items only):\n", len(m.Brief.Text))
-		for line := range strings.SplitSeq(m.Brief.Text, "\n") {
-			fmt.Fprintln(w, "  "+line)
-		}
-	}
-}
-
-func expectsText(es []schema.Expect) string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.String()
-	}
-	return strings.Join(out, "; ")
 }

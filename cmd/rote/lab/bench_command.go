@@ -22,7 +22,7 @@ func newBenchCommand(app *cli.App) *cobra.Command {
 	var wf widgetFlags
 	cfg := Config{Progress: app.Stderr}
 	cmd := &cobra.Command{
-		Use:   "bench [--suite portal|wordpress|variation|speed|widgets] [--reps N] [--out DIR] [--seed S] [--json]",
+		Use:   "bench [--suite portal|wordpress|variation|speed|widgets|memory] [--reps N] [--out DIR] [--seed S] [--json]",
 		Short: "Benchmark Rote warm against the cold agent on a frozen suite, with bootstrap intervals and launch gates",
 		Long: `bench runs a frozen suite. It first learns a playbook from one cold run of
 each learned task (distill, shadow replay, promote). Then, for every task and
@@ -53,7 +53,14 @@ scripted demonstration on seed 100, through rote record in front of rote mcp
 browser and @playwright/mcp, and replays it with rote replay on --seeds new
 instances: right, stopped (right to stop, or over-cautious) or wrong, by the
 page's own ground truth; its gate is 0 wrong and at least 90% of the doable
-replays right, and no model is involved. Success is the site's server-side state (the portal's, or SQL
+replays right, and no model is involved. --suite memory measures site
+memory: it learns B1-B4 on a store, then runs six kinds of portal task no
+other suite asks (M1-M6: a site title, the weekly digest, two messages
+triaged, a product added to the cart, a record archived, the timezone)
+on that store and on one that knows nothing of the site, and runs the
+trust gate's drift pages (the sign-in page's heading changed, the landing
+after signing in moved); its gates are at least 30% fewer model calls and
+tokens, success parity and 0 wrong. Success is the site's server-side state (the portal's, or SQL
 against WordPress's database).
 
 Every number is read back from ROTE_RUNS. --out gets results.jsonl,
@@ -70,6 +77,9 @@ or FAIL, and a failed gate exits non-zero.`,
 			}
 			if cfg.Suite == SuiteWidgets {
 				return runWidgets(cmd, app, cfg, wf, asJSON)
+			}
+			if cfg.Suite == suite.SuiteMemory {
+				return runMemory(cmd, app, cfg, latency, asJSON)
 			}
 			if err := cfg.Check(); err != nil {
 				return cli.Usagef("%v", err)
@@ -100,7 +110,7 @@ or FAIL, and a failed gate exits non-zero.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation, speed or widgets")
+	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation, speed, widgets or memory")
 	cmd.Flags().StringVar(&wf.playwright, "playwright-mcp", "", "--suite widgets: @playwright/mcp's cli.js (default: e2e/node/node_modules/@playwright/mcp/cli.js, as scripts/setup installs it)")
 	cmd.Flags().StringSliceVar(&wf.kinds, "kinds", nil, "--suite widgets: the kinds to run (default all)")
 	cmd.Flags().StringSliceVar(&wf.servers, "servers", []string{"rote", "playwright"}, "--suite widgets: the servers to run through: rote, playwright")
@@ -157,6 +167,37 @@ func runSideBySide(cmd *cobra.Command, app *cli.App, cfg Config, latency string,
 		fmt.Fprintln(app.Stdout, s.Gate)
 	}
 	if !s.Gate.Pass {
+		return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
+	}
+	return nil
+}
+
+// runMemory runs the site memory suite on the portal.
+func runMemory(cmd *cobra.Command, app *cli.App, cfg Config, latency string, asJSON bool) error {
+	if cfg.Reps < 1 {
+		return cli.Usagef("--reps must be at least 1")
+	}
+	cfg.Command = "rote " + strings.Join(os.Args[1:], " ")
+	l, err := openLab(cmd, app, suite.SuiteMemory, latency)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	s, err := BenchMemory(cmd.Context(), l, cfg)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := view.JSON(app.Stdout, s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(app.Stdout, "suite: memory\nmodel: %s\nwrote %s/report.md, summary.json and results.jsonl\n", s.Model, cfg.Out)
+		for _, name := range report.MemoryGateNames {
+			fmt.Fprintln(app.Stdout, s.Gates[name])
+		}
+	}
+	if !s.Pass() {
 		return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
 	}
 	return nil

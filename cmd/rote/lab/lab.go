@@ -23,12 +23,12 @@ func Open(ctx context.Context, b *bus.Bus, suiteName string, cfg node.Config) (*
 	var site Site
 	var err error
 	switch suiteName {
-	case suite.SuitePortal, suite.SuiteVariation:
+	case suite.SuitePortal, suite.SuiteVariation, suite.SuiteMemory:
 		site, err = ServePortal("")
 	case suite.SuiteWordPress:
 		site, err = OpenWordPress(ctx)
 	default:
-		err = fmt.Errorf("suite %q: want %s, %s or %s", suiteName, suite.SuitePortal, suite.SuiteWordPress, suite.SuiteVariation)
+		err = fmt.Errorf("suite %q: want %s, %s, %s or %s", suiteName, suite.SuitePortal, suite.SuiteWordPress, suite.SuiteVariation, suite.SuiteMemory)
 	}
 	if err != nil {
 		return nil, err
