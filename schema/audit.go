@@ -123,8 +123,17 @@ func UsageText(usage []SourceUsage) string {
 // auditClasses tallies steps by their recorded class with the model calls
 // and tokens of the llm.call events that name each step, and names a
 // step whose recorded calls differ from its events, or a step taken from
-// site memory (speculated, grounded-routine) that a model call names. A
-// step recorded before steps were classed is tallied, not checked.
+// site memory (speculated, grounded-routine) that a model call names,
+// but for the step at which the model chose a routine that ran. A step
+// recorded before steps were classed is tallied, not checked.
+// choseRoutine reports whether step id is where the model called a
+// routine: the routine's own steps ran under it (id-...).
+func choseRoutine(steps []StepReport, id string) bool {
+	return slices.ContainsFunc(steps, func(s StepReport) bool {
+		return s.Class == ClassGroundedRoutine && strings.HasPrefix(s.StepID, id+"-")
+	})
+}
+
 func auditClasses(r *RunFold, steps []StepReport, mismatch func(string, ...any)) []ClassUsage {
 	steps = slices.Clone(steps)
 	for i := range steps {
@@ -139,7 +148,7 @@ func auditClasses(r *RunFold, steps []StepReport, mismatch func(string, ...any))
 		if s.Class != "" && calls != s.Calls {
 			mismatch("step %s: recorded %d model call(s), its llm.call events %d", s.StepID, s.Calls, calls)
 		}
-		if calls > 0 && (s.Class == ClassSpeculated || s.Class == ClassGroundedRoutine) {
+		if calls > 0 && (s.Class == ClassSpeculated || s.Class == ClassGroundedRoutine && !choseRoutine(steps, s.StepID)) {
 			mismatch("step %s ran from site memory (%s), which asks no model, yet %d llm.call event(s) name it", s.StepID, s.Class, calls)
 		}
 		s.Calls, s.Tokens = calls, tokens

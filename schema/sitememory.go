@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rote-agent/rote/schema/prompt"
 )
 
 // Site memory (tier 2) is what Rote learned about one site across task
@@ -229,7 +231,7 @@ func RenderBrief(fingerprint string, routines []Routine, facts []Fact, now time.
 			continue
 		}
 		if len(b.Routines) == 0 {
-			add("Routines (Rote runs one whole, without you, where its first page shows and the task gives its values):")
+			add(prompt.Routines + " (Rote runs one whole, without you, where its first page shows and the task says it; you may run one by name):")
 		}
 		if add(fmt.Sprintf("- %s(%s): %s", r.Name, strings.Join(slices.Sorted(maps.Keys(p.Params)), ", "), p.Intent)) {
 			b.Routines = append(b.Routines, r.Name)

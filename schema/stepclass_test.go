@@ -81,4 +81,17 @@ func TestAuditDerivesClassesFromTheModelCalls(t *testing.T) {
 	if a.Classes[0].Class != ClassSpeculated || a.Classes[0].Calls != 1 {
 		t.Errorf("derived classes take the events' calls: %+v", a.Classes)
 	}
+	// The model chose a routine at s2: that call is the routine's, its
+	// steps ran under s2 with none; a call at one of them is a mismatch.
+	routine := []StepReport{{StepID: "s1", Class: ClassFrontier, Calls: 1}, {StepID: "s2", Class: ClassGroundedRoutine, Calls: 1}, {StepID: "s2-fill", Class: ClassGroundedRoutine}}
+	if a := run(routine, call("c1", "s1"), call("c2", "s2")); !a.Agrees {
+		t.Errorf("the call that chose a routine: %v", a.Mismatches)
+	}
+	routine[2].Calls = 1
+	if a := run(routine, call("c1", "s1"), call("c2", "s2"), call("c3", "s2-fill")); a.Agrees || !strings.Contains(strings.Join(a.Mismatches, "\n"), "step s2-fill ran from site memory (grounded-routine)") {
+		t.Errorf("a routine step that asked a model: %v", a.Mismatches)
+	}
+	if a := run([]StepReport{{StepID: "s2", Class: ClassGroundedRoutine, Calls: 1}}, call("c2", "s2")); a.Agrees {
+		t.Error("a grounded-routine step with a call and no routine under it agrees")
+	}
 }

@@ -136,7 +136,7 @@ var memoryTasks = []*Task{
 		policy: archiveRecord,
 	},
 	{
-		Suite: SuiteMemory, ID: "M6", Name: "timezone", Text: "Sign in as {{username}} and set the timezone to {{timezone}}.",
+		Suite: SuiteMemory, ID: "M6", Name: "timezone", Text: "Log in as {{username}} and set the timezone to {{timezone}}.",
 		Params: func(rep int) map[string]string {
 			p := credentials()
 			p["timezone"] = []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo"}[rep%3]

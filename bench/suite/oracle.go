@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/bench/scripted"
+	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // Oracle returns the oracle that answers the planner's requests for every
@@ -125,6 +128,12 @@ func (t *turn) did(kind, name string) int {
 	return n
 }
 
+// triedRoutine reports whether a routine called name ran or was refused
+// in this run already.
+func (t *turn) triedRoutine(name string) bool {
+	return slices.ContainsFunc(t.r.ledger, func(e prompt.LedgerEntry) bool { return e.Action == "routine" && e.Name == name })
+}
+
 // secret is how the prompt shows a secret parameter's value: the model
 // types it as written and the planner fills it in.
 func (t *turn) value(name string) string { return t.params[name] }
@@ -151,6 +160,11 @@ func (t *turn) signIn(user, submit string) (action, bool) {
 		return action{}, false
 	}
 	pass, _ := p.Find("textbox", "Password")
+	// A routine of the site's memory that signs in as this form does runs
+	// it in one call, unless one was tried already.
+	if name, ok := t.r.routine(fmt.Sprintf(`fill textbox %q, fill textbox "Password", click button %q`, user, submit)); ok && !t.triedRoutine(name) && box.Value == "" {
+		return call(tools.RunRoutine, map[string]any{"name": name, "params": map[string]string{"username": t.value("username")}}), true
+	}
 	switch {
 	case t.did("click", submit) > 0:
 		return fail("signing in was refused: the credentials do not work"), true

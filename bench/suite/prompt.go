@@ -2,10 +2,12 @@ package suite
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/rote-agent/rote/bench/scripted"
 	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // reading is what an oracle makes of a request's text.
@@ -22,11 +24,14 @@ type reading struct {
 	failure  string
 	stepText string   // the failed step as shown
 	choices  []string // the intents a choose request offers, in order
+	tools    []string // the tools offered
+	// routines are the site brief's routines, what each does by name.
+	routines map[string]string
 }
 
 // read collects the sections of every message of req.
 func read(req scripted.Request) reading {
-	r := reading{params: map[string]string{}}
+	r := reading{params: map[string]string{}, tools: req.Tools, routines: map[string]string{}}
 	for _, m := range req.Messages {
 		r.section(m.Content)
 	}
@@ -74,6 +79,13 @@ func (r *reading) section(text string) {
 			}
 		case strings.HasPrefix(l, prompt.Failure):
 			r.failure = strings.TrimPrefix(l, prompt.Failure)
+		case strings.HasPrefix(l, prompt.Routines+" "):
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "- ") {
+				i++
+				head, does, _ := strings.Cut(strings.TrimPrefix(lines[i], "- "), ": ")
+				name, _, _ := strings.Cut(head, "(")
+				r.routines[name] = does
+			}
 		case l == prompt.Choices:
 			for i+1 < len(lines) && strings.Contains(lines[i+1], ". ") {
 				i++
@@ -101,4 +113,18 @@ func (r *reading) stepField(key string) string {
 		}
 	}
 	return ""
+}
+
+// routine is the name of the offered routine that does what does says,
+// when the model may run routines.
+func (r *reading) routine(does string) (string, bool) {
+	if !slices.Contains(r.tools, tools.RunRoutine) {
+		return "", false
+	}
+	for name, d := range r.routines {
+		if d == does {
+			return name, true
+		}
+	}
+	return "", false
 }

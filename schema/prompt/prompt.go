@@ -22,6 +22,7 @@ const (
 	Bind     = "Bind: "                   // the parameter names to bind, ", "-separated
 	Choices  = "Playbooks:"               // then "N. intent" lines, from 1
 	Result   = "Result:"                  // in a slot prompt, then the result it writes from
+	Routines = "Routines"                 // in the site brief, then "- name(params): what it does" lines
 )
 
 // LedgerEntry is one line of the action ledger: a prior step, compact.

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -66,4 +67,21 @@ func ExampleBrowserEnvironment() {
 	c, _ := schema.Fingerprint(tools.BrowserEnvironment("http://127.0.0.1:9090"))
 	fmt.Println(len(a), a == b, a == c)
 	// Output: 64 true false
+}
+
+func TestRoutineCall(t *testing.T) {
+	spec := tools.RoutineTool([]string{"sign-in"})
+	var v map[string]any
+	if err := json.Unmarshal(spec.InputSchema, &v); err != nil || spec.Name != tools.RunRoutine {
+		t.Fatalf("spec %s: %v", spec.InputSchema, err)
+	}
+	c, err := tools.ParseRoutineCall([]byte(`{"name":"sign-in","params":{"username":"admin"}}`))
+	if err != nil || c.Name != "sign-in" || c.Params["username"] != "admin" {
+		t.Errorf("call %+v, %v", c, err)
+	}
+	for _, bad := range []string{`{}`, `{"name":"sign-in","extra":1}`, `{"name":"sign-in","params":{"n":3}}`, `[1]`} {
+		if _, err := tools.ParseRoutineCall([]byte(bad)); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
+	}
 }

@@ -188,9 +188,8 @@ func (a *Agent) run(ctx context.Context, t Task, s *bus.BrowserSession, opt Opti
 		log = log.With("parent", opt.Parent)
 	}
 	log.Info("agent run started")
-	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt,
-		prompt: NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, agentTools()), ran: map[string]bool{}}
-	r.mem = mem
+	r := &agentRun{a: a, t: t, s: s, res: &Result{RunID: s.RunID}, opt: opt, mem: mem, ran: map[string]bool{}}
+	r.prompt = NewPrompt(TaskPrompt{Text: t.Text, Params: t.Params, Secrets: t.Secrets}, r.tools())
 	r.prompt.SetBrief(r.brief(site))
 	for _, e := range opt.Ledger {
 		r.prompt.Record(e)
@@ -294,10 +293,14 @@ func (r *agentRun) loop(ctx context.Context) {
 		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
 			continue
 		}
-		action, usage, err := r.decide(ctx, stepID)
+		action, routine, usage, err := r.decide(ctx, stepID)
 		if err != nil {
 			r.end(schema.OutcomeFailed, err)
 			return
+		}
+		if routine != nil {
+			r.runCalled(ctx, stepID, *routine, obs.Observation.World(), usage, began)
+			continue
 		}
 		switch action.Kind {
 		case schema.ActDone, schema.ActFail:
@@ -328,47 +331,67 @@ func (r *agentRun) loop(ctx context.Context) {
 
 func (r *agentRun) log(l StepLog) {
 	id := "s" + strconv.Itoa(l.N)
-	calls := 0
-	for _, c := range r.calls {
-		if c.StepID == id {
-			calls++
-		}
-	}
-	r.steps = append(r.steps, schema.StepReport{StepID: id, Class: r.class(), Attempts: 1, Duration: l.Duration, Calls: calls, Tokens: l.Tokens})
+	r.steps = append(r.steps, schema.StepReport{StepID: id, Class: r.class(), Attempts: 1, Duration: l.Duration, Calls: r.callsAt(id), Tokens: l.Tokens})
 	r.res.Steps = append(r.res.Steps, l)
 	if r.opt.Progress != nil {
 		r.opt.Progress(l)
 	}
 }
 
-// decide asks the model for the next action. An answer outside the
-// closed action set, or with bad arguments, gets one retry with the
-// reason; a second is a typed error.
-func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, schema.TokenUsage, error) {
+// callsAt is how many model calls step id made.
+func (r *agentRun) callsAt(id string) int {
+	n := 0
+	for _, c := range r.calls {
+		if c.StepID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// decide asks the model for the next action, or the routine of site
+// memory to run when it was offered one. An answer outside the closed
+// action set, or with bad arguments, gets one retry with the reason; a
+// second is a typed error.
+func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, *tools.RoutineCall, schema.TokenUsage, error) {
 	msgs, err := r.prompt.Messages()
 	if err != nil {
-		return schema.Action{}, schema.TokenUsage{}, err
+		return schema.Action{}, nil, schema.TokenUsage{}, err
 	}
 	var total schema.TokenUsage
 	for attempt := 1; ; attempt++ {
 		rep, err := r.a.llm.Complete(ctx, Call{RunID: r.res.RunID, StepID: stepID, Source: schema.SourcePlanner,
 			Messages: msgs, Tools: r.prompt.Tools(), MaxTokens: 512, CacheKey: r.prompt.CacheKey()})
 		if err != nil {
-			return schema.Action{}, total, err
+			return schema.Action{}, nil, total, err
 		}
 		r.calls = append(r.calls, rep.Event)
 		r.res.Offline = r.res.Offline || rep.Event.Offline
 		total = total.Plus(rep.Event.Usage)
-		action, err := parseAction(rep)
+		action, routine, err := r.parse(rep)
 		if err == nil {
-			return action, total, nil
+			return action, routine, total, nil
 		}
 		if attempt == 2 {
-			return schema.Action{}, total, schema.Errorf(schema.CodeOutOfSet, "the model's answer is no valid action, twice: %v", err)
+			return schema.Action{}, nil, total, schema.Errorf(schema.CodeOutOfSet, "the model's answer is no valid action, twice: %v", err)
 		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
 			Content: "Your answer was not a valid action (" + err.Error() + "). Answer with exactly one call of the given tools."})
 	}
+}
+
+// parse reads the model's answer: a routine call where routines are
+// offered, else an action.
+func (r *agentRun) parse(rep *Reply) (schema.Action, *tools.RoutineCall, error) {
+	if rep.ToolCall != nil && rep.ToolCall.Name == tools.RunRoutine && len(r.offered()) > 0 {
+		call, err := tools.ParseRoutineCall([]byte(rep.ToolCall.Arguments))
+		if err != nil {
+			return schema.Action{}, nil, err
+		}
+		return schema.Action{}, &call, nil
+	}
+	action, err := parseAction(rep)
+	return action, nil, err
 }
 
 func parseAction(rep *Reply) (schema.Action, error) {

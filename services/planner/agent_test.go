@@ -146,7 +146,7 @@ func TestDecideRetriesOnce(t *testing.T) {
 			r := &agentRun{a: &Agent{llm: llm}, t: Task{Text: "Register Ada"}, res: &Result{RunID: "agent-1"},
 				prompt: NewPrompt(TaskPrompt{Text: "Register Ada"}, agentTools())}
 			r.prompt.Observe(&schema.Observation{Kind: schema.ObservationFull, Render: `a2 textbox "Name"`})
-			action, usage, err := r.decide(context.Background(), "s1")
+			action, _, usage, err := r.decide(context.Background(), "s1")
 			if c.err != nil {
 				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), "twice") {
 					t.Fatalf("%v, want %v", err, c.err)
@@ -178,7 +178,7 @@ func TestDecideRetriesOnce(t *testing.T) {
 func TestDecideNotesTheOfflineModel(t *testing.T) {
 	llm, _, _ := cannedLLM(t, cannedAnswer{tool: "done", args: `{"reason":"ok"}`, offlineSystem: true})
 	r := &agentRun{a: &Agent{llm: llm}, res: &Result{RunID: "agent-2"}, prompt: NewPrompt(TaskPrompt{Text: "x"}, agentTools())}
-	if _, _, err := r.decide(context.Background(), "s1"); err != nil || !r.res.Offline {
+	if _, _, _, err := r.decide(context.Background(), "s1"); err != nil || !r.res.Offline {
 		t.Errorf("offline %v (%v)", r.res.Offline, err)
 	}
 }
@@ -189,7 +189,7 @@ func TestDecideRefusesAChangedPrefix(t *testing.T) {
 	llm, m, _ := cannedLLM(t, cannedAnswer{tool: "done", args: `{"reason":"ok"}`})
 	r := &agentRun{a: &Agent{llm: llm}, res: &Result{RunID: "agent-3"}, prompt: NewPrompt(TaskPrompt{Text: "x"}, agentTools())}
 	r.prompt.prefix[0] = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "now: 10:02"}
-	if _, _, err := r.decide(context.Background(), "s1"); !errors.Is(err, schema.ErrInvalid) || len(m.sent()) != 0 {
+	if _, _, _, err := r.decide(context.Background(), "s1"); !errors.Is(err, schema.ErrInvalid) || len(m.sent()) != 0 {
 		t.Errorf("%v after %d requests", err, len(m.sent()))
 	}
 }

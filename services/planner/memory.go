@@ -12,6 +12,7 @@ import (
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/schema"
 	"github.com/rote-agent/rote/schema/prompt"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // RoutineRunner runs a routine of site memory in a browser session the
@@ -130,6 +131,112 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 		return true
 	}
 	return false
+}
+
+// offered are the names of the routines the model may run by
+// tools.RunRoutine: the site's trusted ones, in the brief's order.
+func (r *agentRun) offered() []string {
+	if r.mem == nil || r.a.cfg.Routines == nil {
+		return nil
+	}
+	var out []string
+	for _, rt := range r.mem.Routines {
+		if _, err := rt.Fragment(); rt.Suspect == nil && err == nil {
+			out = append(out, rt.Name)
+		}
+	}
+	return out
+}
+
+// tools are what the model may call: the browser's actions, and
+// tools.RunRoutine where the site's memory offers routines.
+func (r *agentRun) tools() []schema.ToolSpec {
+	out := agentTools()
+	if names := r.offered(); len(names) > 0 {
+		out = append(out, tools.RoutineTool(names))
+	}
+	return out
+}
+
+// runCalled runs the routine the model called, as step stepID, on the
+// page as observed (w): only a trusted routine whose precondition holds
+// there, with every value it takes, runs; its steps are classed
+// grounded-routine. A secret's value is the task's, never the model's. A
+// call that cannot run is refused, nothing acted, and the model reads
+// why in its ledger.
+func (r *agentRun) runCalled(ctx context.Context, stepID string, call tools.RoutineCall, w schema.World, usage schema.TokenUsage, began time.Time) {
+	refuse := func(why string) {
+		entry := prompt.LedgerEntry{Step: r.step, Action: "routine", Name: call.Name, Result: "refused: " + why}
+		r.prompt.Record(entry)
+		r.log(StepLog{N: r.step, Routine: call.Name, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
+	}
+	i := slices.IndexFunc(r.mem.Routines, func(rt schema.Routine) bool { return rt.Name == call.Name })
+	if i < 0 || r.mem.Routines[i].Suspect != nil {
+		refuse("no routine " + strconv.Quote(call.Name) + " is trusted on this site")
+		return
+	}
+	rt := &r.mem.Routines[i]
+	p, err := rt.Fragment()
+	if err != nil {
+		refuse(err.Error())
+		return
+	}
+	params, why := r.calledParams(p, call.Params)
+	if why != "" {
+		refuse(why)
+		return
+	}
+	if why := notShowing(rt.Pre, w); why != "" {
+		refuse("its first page is not showing: " + why)
+		return
+	}
+	res, err := r.a.cfg.Routines(ctx, RoutineRun{Routine: p, Params: params, Session: r.s, Base: r.t.StartURL, Prefix: stepID + "-", Class: schema.ClassGroundedRoutine})
+	if err != nil {
+		refuse("it did not start: " + err.Error())
+		return
+	}
+	r.ran[rt.Name] = true
+	r.steps = append(r.steps, schema.StepReport{StepID: stepID, Class: schema.ClassGroundedRoutine, Attempts: 1, Calls: r.callsAt(stepID), Tokens: usage, Duration: time.Since(began)})
+	r.routineRan(ctx, stepID, rt.Name, res, began)
+	r.res.Steps[len(r.res.Steps)-1].Tokens = usage
+}
+
+// notShowing is what of pre does not hold on w, "" when all of it does.
+func notShowing(pre []schema.Expect, w schema.World) string {
+	checks, _, err := schema.CheckAll(pre, w)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, c := range checks {
+		if !c.Passed {
+			out = append(out, c.Expect.String())
+		}
+	}
+	return schema.Clip(strings.Join(out, "; "), 200)
+}
+
+// calledParams are the values routine p runs with: for each parameter it
+// takes, the model's value, else the task's of that name; a secret's is
+// the task's alone. why says what is missing or unknown.
+func (r *agentRun) calledParams(p *schema.Playbook, given map[string]string) (map[string]string, string) {
+	for name := range given {
+		if _, ok := p.Params[name]; !ok {
+			return nil, "it takes no parameter " + strconv.Quote(name)
+		}
+	}
+	out := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(p.Params)) {
+		v, ok := given[name]
+		if p.Params[name].IsSecret() || !ok {
+			v, ok = r.t.Params[name]
+		}
+		if !ok {
+			return nil, "no value for " + name + " (the task gives none)"
+		}
+		out[name] = v
+	}
+	return out, ""
 }
 
 // routineParams are the task's values of every parameter routine p

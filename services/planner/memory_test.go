@@ -5,10 +5,12 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
 	"github.com/rote-agent/rote/schema"
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // TestAFactIsCheckedWhereTheAgentFollowsIt: a click on the control a fact
@@ -55,5 +57,76 @@ func TestAFactIsCheckedWhereTheAgentFollowsIt(t *testing.T) {
 	m.Distrust(checks)
 	if m.Facts[0].Suspect == nil || m.Facts[0].Suspect.RunID != "RUN1" {
 		t.Errorf("the trust gate: %+v", m.Facts[0])
+	}
+}
+
+// TestTheModelRunsAnOfferedRoutine: a site's trusted routines are offered
+// as one tool; a call runs only a trusted routine, on its first page,
+// with values for all it takes (a secret's always the task's, whatever
+// the model sends), its steps classed grounded-routine and the choosing
+// call counted on the step; anything else is refused with the reason in
+// the ledger, and nothing runs.
+func TestTheModelRunsAnOfferedRoutine(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	fp := strings.Repeat("a", 64)
+	frag := &schema.Playbook{Name: "sign-in", Fingerprint: fp, Intent: `fill textbox "Username", fill textbox "Password", click button "Sign in"`,
+		Params: map[string]schema.Param{"username": {Type: schema.ParamString, Required: true}, "password": {Type: schema.ParamString, Required: true, Secret: true}},
+		Steps: []schema.Step{
+			{ID: "fill", Kind: schema.StepDeterministic, Tool: "fill", Target: &schema.Target{Role: "textbox", Name: "Username"}, Args: map[string]any{"value": "{{username}}"}},
+			{ID: "pass", Kind: schema.StepDeterministic, Tool: "fill", Target: &schema.Target{Role: "textbox", Name: "Password"}, Args: map[string]any{"value": "{{password}}"}, Needs: []string{"fill"}},
+		},
+		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/dashboard"}}}
+	doc, err := schema.EncodePlaybook(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routine := schema.Routine{Fingerprint: fp, Name: "sign-in", Document: doc, Pre: []schema.Expect{{Op: schema.OpURLContains, Arg: "/login"}}, Evidence: []string{"R1", "R2"}}
+	var ran []RoutineRun
+	runner := func(_ context.Context, rr RoutineRun) (*schema.ReplayResult, error) {
+		ran = append(ran, rr)
+		return &schema.ReplayResult{Outcome: schema.OutcomeSuccess, Steps: []schema.StepReport{{StepID: rr.Prefix + "fill", Class: rr.Class}}}, nil
+	}
+	newRun := func(suspect bool) *agentRun {
+		m := &bus.SiteMemory{Fingerprint: fp, Routines: []schema.Routine{routine}}
+		if suspect {
+			m.Routines[0].Suspect = &schema.Suspicion{RunID: "R0", Why: "stopped"}
+		}
+		r := &agentRun{a: &Agent{runs: b.Runs(), log: slog.Default(), cfg: AgentConfig{Routines: runner}}, res: &Result{RunID: "RUN"}, mem: m, ran: map[string]bool{},
+			t: Task{Params: map[string]string{"username": "admin", "password": "s3cret"}, Secrets: []string{"password"}}, step: 2}
+		r.prompt = NewPrompt(TaskPrompt{Text: "Log in as admin"}, r.tools())
+		return r
+	}
+	login := schema.World{Page: true, URL: "http://site/login"}
+	if r := newRun(true); len(r.offered()) != 0 || len(r.tools()) != len(agentTools()) {
+		t.Errorf("a suspect routine is offered: %v", r.offered())
+	}
+	for name, c := range map[string]struct {
+		call tools.RoutineCall
+		w    schema.World
+		why  string
+	}{
+		"unknown":         {tools.RoutineCall{Name: "purge"}, login, `no routine "purge" is trusted`},
+		"not its param":   {tools.RoutineCall{Name: "sign-in", Params: map[string]string{"role": "admin"}}, login, `takes no parameter "role"`},
+		"not on its page": {tools.RoutineCall{Name: "sign-in"}, schema.World{Page: true, URL: "http://site/dashboard"}, `first page is not showing: url_contains "/login"`},
+	} {
+		r := newRun(false)
+		r.runCalled(ctx, "s3", c.call, c.w, schema.TokenUsage{Uncached: 100}, time.Now())
+		if len(ran) != 0 || len(r.res.Steps) != 1 || !strings.Contains(r.res.Steps[0].Result, c.why) || r.steps[0].Class != schema.ClassFrontier {
+			t.Errorf("%s: ran %d, steps %+v", name, len(ran), r.res.Steps)
+		}
+	}
+	r := newRun(false)
+	r.calls = []*schema.LLMCall{{StepID: "s3"}}
+	r.runCalled(ctx, "s3", tools.RoutineCall{Name: "sign-in", Params: map[string]string{"password": "the model's guess"}}, login, schema.TokenUsage{Uncached: 100}, time.Now())
+	if len(ran) != 1 || ran[0].Params["password"] != "s3cret" || ran[0].Params["username"] != "admin" || ran[0].Class != schema.ClassGroundedRoutine || ran[0].Prefix != "s3-" {
+		t.Fatalf("ran %+v", ran)
+	}
+	classes := schema.TallyClasses(r.steps)
+	if len(classes) != 1 || classes[0].Class != schema.ClassGroundedRoutine || classes[0].Steps != 2 || classes[0].Calls != 1 {
+		t.Errorf("steps by class %+v", classes)
+	}
+	if !strings.HasPrefix(r.res.Steps[0].Result, "ok: ran whole") || r.res.Steps[0].Tokens.Uncached != 100 || !r.whole {
+		t.Errorf("step log %+v", r.res.Steps)
 	}
 }
