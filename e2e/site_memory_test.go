@@ -65,7 +65,8 @@ func (r suiteRun) routines() []string {
 // the routine with no model (speculated: the sign-in page, credentials
 // given) and asks the model fewer times than B3 on a fresh store, with
 // the same outcome on the portal's own state; the audit names the
-// routine. Where the portal now lands elsewhere after signing in, the
+// routine; a task in other words (M6, "Log in as") has the model run it
+// by name. Where the portal now lands elsewhere after signing in, the
 // routine's postcondition fails: the run still does the task from the
 // page as it is, the routine is suspect, and the next run leaves it out.
 func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
@@ -112,6 +113,26 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 	code, out = rote(t, dir, "audit", known.Agent.RunID)
 	if code != 0 || !strings.Contains(out, "memory    routine sign-in held at s1") || !strings.Contains(out, "speculated") {
 		t.Errorf("audit of the known-site run: exit %d\n%s", code, out)
+	}
+
+	// M6 says "Log in as", not the words the routine's tasks said: Rote
+	// does not run it on its own, the model (offered it as a tool) does,
+	// in one call, and the audit agrees on the call that chose it.
+	m6, err := suite.Lookup("M6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = site.set(t, "")
+	called := runSuiteTask(t, dir, "M6", site.URL)
+	if called.Outcome != "success" || len(called.routines()) != 1 || !strings.HasPrefix(called.routines()[0], "sign-in: ok") {
+		t.Fatalf("M6 on the known site: %s, routines %v", called.Outcome, called.routines())
+	}
+	if err := m6.Check(p.State(), m6.Params(0), called.Agent.Answer); err != nil {
+		t.Fatalf("M6 on the known site: %v", err)
+	}
+	code, out = rote(t, dir, "audit", called.Agent.RunID)
+	if code != 0 || !strings.Contains(out, "grounded-routine") || !strings.Contains(out, "memory    routine sign-in held at s") {
+		t.Errorf("audit of the run that called the routine: exit %d\n%s", code, out)
 	}
 
 	// The portal now lands on /start: the routine signs in, and its

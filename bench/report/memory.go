@@ -26,9 +26,12 @@ const MinMemorySaving = 0.30
 
 // MemoryArm is one arm of one task over its repetitions.
 type MemoryArm struct {
-	Runs      int     `json:"runs"`
-	Calls     float64 `json:"mean_model_calls"`
-	Tokens    float64 `json:"mean_logical_tokens"`
+	Runs   int     `json:"runs"`
+	Calls  float64 `json:"mean_model_calls"`
+	Tokens float64 `json:"mean_logical_tokens"`
+	// Adjusted are the mean cache-adjusted tokens (a cached prompt token
+	// at its discount): the site brief sits in the cached prefix.
+	Adjusted  float64 `json:"mean_adjusted_tokens"`
 	WallMS    float64 `json:"median_wall_ms"`
 	Successes int     `json:"successes"`
 	// Wrong are runs whose own verdict was success and the site's state
@@ -133,6 +136,7 @@ func memoryArm(rs []Result) MemoryArm {
 	for i, r := range rs {
 		a.Calls += float64(r.Calls)
 		a.Tokens += float64(r.Logical)
+		a.Adjusted += r.Adjusted
 		walls[i] = r.WallMS
 		if r.Success {
 			a.Successes++
@@ -144,6 +148,7 @@ func memoryArm(rs []Result) MemoryArm {
 	}
 	a.Calls /= float64(len(rs))
 	a.Tokens /= float64(len(rs))
+	a.Adjusted /= float64(len(rs))
 	slices.Sort(walls)
 	a.WallMS = walls[len(walls)/2]
 	return a
@@ -179,14 +184,14 @@ func (s *MemorySummary) Markdown(command string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %.3g | %.3g | %s | %s |\n", name, g.Value, g.Bound, verdict, g.Detail)
 	}
-	b.WriteString("\n## Tasks\n\n| Task | Fresh calls | Learned calls | Calls saved | Fresh tokens | Learned tokens | Tokens saved | Fresh wall (median ms) | Learned wall | Success fresh | Success learned | Wrong |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Tasks\n\n| Task | Fresh calls | Learned calls | Calls saved | Fresh tokens | Learned tokens | Tokens saved | Cache-adjusted saved | Fresh wall (median ms) | Learned wall | Success fresh | Success learned | Wrong |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range append(slices.Clone(s.Tasks), s.Total) {
 		name := t.Task
 		if name == "all" {
 			name = "**all**"
 		}
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.0f%% | %.0f | %.0f | %.0f%% | %.0f | %.0f | %d/%d | %d/%d | %d |\n", name,
-			t.Fresh.Calls, t.Learned.Calls, 100*t.CallSaving(), t.Fresh.Tokens, t.Learned.Tokens, 100*t.TokenSaving(),
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.0f%% | %.0f | %.0f | %.0f%% | %.0f%% | %.0f | %.0f | %d/%d | %d/%d | %d |\n", name,
+			t.Fresh.Calls, t.Learned.Calls, 100*t.CallSaving(), t.Fresh.Tokens, t.Learned.Tokens, 100*t.TokenSaving(), 100*saving(t.Fresh.Adjusted, t.Learned.Adjusted),
 			t.Fresh.WallMS, t.Learned.WallMS, t.Fresh.Successes, t.Fresh.Runs, t.Learned.Successes, t.Learned.Runs, t.Fresh.Wrong+t.Learned.Wrong)
 	}
 	b.WriteString("\n## Steps by why they ran (all tasks, all repetitions)\n\n| Arm | Class | Steps | Model calls | Logical tokens |\n|---|---|---|---|---|\n")

@@ -52,7 +52,7 @@ func TestMemoryGates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| M1 | 7.00 | 4.00 | 43% |", "| M2 |", "| **all** |", "| M1 | landing-moved | routine sign-in stopped | agent | true | false | 5 |", "labelled offline model"} {
+	for _, want := range []string{"| M1 | 7.00 | 4.00 | 43% | 14000 | 9000 | 36% |", "| M2 |", "| **all** |", "| M1 | landing-moved | routine sign-in stopped | agent | true | false | 5 |", "labelled offline model"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
