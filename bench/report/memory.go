@@ -175,15 +175,7 @@ func (s *MemorySummary) Markdown(command string) string {
 		"Success is the portal's own state, never a run's self-report; a wrong outcome is a run that called itself done while the state disagrees, or a match to another task's playbook. "+
 		"Every number is read back from ROTE_RUNS.\n\n", s.Reps, strings.Join(s.Learned, ", "))
 	b.WriteString("The cold agent here is the labelled offline model (DESIGN.md): it plans each step from the page by a fixed policy, so the savings below count the model calls site memory made unnecessary (a routine run whole with no model, a binding call the matcher no longer needs), not a model's changed choices. With a hosted model the brief may also shorten exploration; that is not measured here.\n\n")
-	b.WriteString("## Gates\n\n| Gate | Value | Bound | Verdict | How |\n|---|---|---|---|---|\n")
-	for _, name := range MemoryGateNames {
-		g := s.Gates[name]
-		verdict := "PASS"
-		if !g.Pass {
-			verdict = "FAIL"
-		}
-		fmt.Fprintf(&b, "| %s | %.3g | %.3g | %s | %s |\n", name, g.Value, g.Bound, verdict, g.Detail)
-	}
+	gateTable(&b, MemoryGateNames, s.Gates)
 	b.WriteString("\n## Tasks\n\n| Task | Fresh calls | Learned calls | Calls saved | Fresh tokens | Learned tokens | Tokens saved | Cache-adjusted saved | Fresh wall (median ms) | Learned wall | Success fresh | Success learned | Wrong |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range append(slices.Clone(s.Tasks), s.Total) {
 		name := t.Task

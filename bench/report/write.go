@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rote-agent/rote/bench/stats"
 )
 
 // Write puts results.jsonl, summary.json and report.md in dir. command is
@@ -49,6 +51,19 @@ func writeFiles(dir string, results []Result, files map[string][]byte) error {
 	return nil
 }
 
+// gateTable writes the gates named names as the report's Gates section.
+func gateTable(b *strings.Builder, names []string, gates map[string]stats.Gate) {
+	b.WriteString("## Gates\n\n| Gate | Value | Bound | Verdict | How |\n|---|---|---|---|---|\n")
+	for _, name := range names {
+		g := gates[name]
+		verdict := "PASS"
+		if !g.Pass {
+			verdict = "**FAIL**"
+		}
+		fmt.Fprintf(b, "| %s | %.4g | %.4g | %s | %s |\n", name, g.Value, g.Bound, verdict, g.Detail)
+	}
+}
+
 // Markdown renders the summary as the report's tables.
 func Markdown(s *Summary, command string) string {
 	var b strings.Builder
@@ -58,15 +73,7 @@ func Markdown(s *Summary, command string) string {
 		verifier = "SQL against WordPress's database"
 	}
 	fmt.Fprintf(&b, "Suite: %s. Cold is the agent planning every step, measured on its second run of the same task instance so that the provider cache is warm; warm is Rote: match, bind, replay, and whatever the drift ladder did. Success is %s, never a run's self-report. Every number was read back from ROTE_RUNS.\n\n", s.Suite, verifier)
-	b.WriteString("## Gates\n\n| Gate | Value | Bound | Verdict | How |\n|---|---|---|---|---|\n")
-	for _, name := range GateNames {
-		g := s.Gates[name]
-		verdict := "PASS"
-		if !g.Pass {
-			verdict = "**FAIL**"
-		}
-		fmt.Fprintf(&b, "| %s | %.4g | %.4g | %s | %s |\n", name, g.Value, g.Bound, verdict, g.Detail)
-	}
+	gateTable(&b, GateNames, s.Gates)
 	sp := s.Speed
 	fmt.Fprintf(&b, "\nWhere the wall time went, over the pairs the latency gate counts: the cold agent made %d model calls and waited %.1f s for them, and spent %.1f s on everything else (browser, site, Rote); Rote warm made %d calls, waited %.1f s, and spent %.1f s on the rest. With the model answering at once, cold/warm would be %.2f; the latency gate holds once a model call takes %.0f ms on average.\n",
 		sp.ColdCalls, sp.ColdModelMS/1000, sp.ColdOtherMS/1000, sp.WarmCalls, sp.WarmModelMS/1000, sp.WarmOtherMS/1000, sp.InstantRatio, sp.BreakEvenCallMS)

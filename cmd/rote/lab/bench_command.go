@@ -94,20 +94,12 @@ or FAIL, and a failed gate exits non-zero.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if err := view.JSON(app.Stdout, s); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(app.Stdout, "suite: %s\nmodel: %s\nwrote %s/report.md, summary.json, results.jsonl and the plots\n", cfg.Suite, l.Node.Model().Label, cfg.Out)
-				for _, name := range report.GateNames {
-					fmt.Fprintln(app.Stdout, s.Gates[name])
-				}
+			var gates []fmt.Stringer
+			for _, name := range report.GateNames {
+				gates = append(gates, s.Gates[name])
 			}
-			if !s.Pass() {
-				return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
-			}
-			return nil
+			return finish(app, cfg.Out, asJSON, s, s.Pass(),
+				fmt.Sprintf("suite: %s\nmodel: %s\nwrote %s/report.md, summary.json, results.jsonl and the plots", cfg.Suite, l.Node.Model().Label, cfg.Out), gates...)
 		},
 	}
 	cmd.Flags().StringVar(&cfg.Suite, "suite", suite.SuitePortal, "the suite to run: portal, wordpress, variation, speed, widgets or memory")
@@ -187,18 +179,28 @@ func runMemory(cmd *cobra.Command, app *cli.App, cfg Config, latency string, asJ
 	if err != nil {
 		return err
 	}
+	var gates []fmt.Stringer
+	for _, name := range report.MemoryGateNames {
+		gates = append(gates, s.Gates[name])
+	}
+	return finish(app, cfg.Out, asJSON, s, s.Pass(), fmt.Sprintf("suite: memory\nmodel: %s\nwrote %s/report.md, summary.json and results.jsonl", s.Model, cfg.Out), gates...)
+}
+
+// finish prints a suite's summary s, as JSON with --json, else its
+// header and a line per gate, and fails when a gate did (pass false).
+func finish(app *cli.App, out string, asJSON bool, s any, pass bool, header string, gates ...fmt.Stringer) error {
 	if asJSON {
 		if err := view.JSON(app.Stdout, s); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(app.Stdout, "suite: memory\nmodel: %s\nwrote %s/report.md, summary.json and results.jsonl\n", s.Model, cfg.Out)
-		for _, name := range report.MemoryGateNames {
-			fmt.Fprintln(app.Stdout, s.Gates[name])
+		fmt.Fprintln(app.Stdout, header)
+		for _, g := range gates {
+			fmt.Fprintln(app.Stdout, g)
 		}
 	}
-	if !s.Pass() {
-		return fmt.Errorf("a gate failed: see %s/report.md", cfg.Out)
+	if !pass {
+		return fmt.Errorf("a gate failed: see %s/report.md", out)
 	}
 	return nil
 }
