@@ -96,19 +96,7 @@ var memoryTasks = []*Task{
 		},
 		Secrets: []string{"password"},
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Added {{product}} to cart"}},
-		Check: func(st portal.State, p map[string]string, _ string) error {
-			want := ""
-			for _, it := range portal.Products() {
-				if it.Name == p["product"] {
-					want = it.ID
-				}
-			}
-			if fmt.Sprint(st.Cart) != fmt.Sprint([]string{want}) {
-				return fmt.Errorf("cart %v, want [%s]", st.Cart, want)
-			}
-			st.Cart = nil
-			return untouched(st)
-		},
+		Check: checkOnly(portal.Products(), "product", func(st *portal.State) *[]string { return &st.Cart }),
 		policy: addToCart,
 	},
 	{
@@ -120,19 +108,7 @@ var memoryTasks = []*Task{
 		},
 		Secrets: []string{"password"},
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Archived {{record}}"}},
-		Check: func(st portal.State, p map[string]string, _ string) error {
-			want := ""
-			for _, it := range portal.Records() {
-				if it.Name == p["record"] {
-					want = it.ID
-				}
-			}
-			if fmt.Sprint(st.Archived) != fmt.Sprint([]string{want}) {
-				return fmt.Errorf("archived %v, want [%s]", st.Archived, want)
-			}
-			st.Archived = nil
-			return untouched(st)
-		},
+		Check: checkOnly(portal.Records(), "record", func(st *portal.State) *[]string { return &st.Archived }),
 		policy: archiveRecord,
 	},
 	{
@@ -151,6 +127,26 @@ var memoryTasks = []*Task{
 		}),
 		policy: setTimezone,
 	},
+}
+
+// checkOnly is the verifier of a task that puts one item of items, the
+// one named by parameter param, on the portal's list (the cart, the
+// archived records) and changes nothing else.
+func checkOnly(items []portal.Item, param string, list func(*portal.State) *[]string) func(portal.State, map[string]string, string) error {
+	return func(st portal.State, p map[string]string, _ string) error {
+		want := ""
+		for _, it := range items {
+			if it.Name == p[param] {
+				want = it.ID
+			}
+		}
+		got := list(&st)
+		if fmt.Sprint(*got) != fmt.Sprint([]string{want}) {
+			return fmt.Errorf("%s: %v, want [%s]", param, *got, want)
+		}
+		*got = nil
+		return untouched(st)
+	}
 }
 
 // untouched is nil when the portal holds no vendor, triage, download,
