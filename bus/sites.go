@@ -57,12 +57,13 @@ func (m *SiteMemory) Fact(name string) *schema.Fact {
 }
 
 // Distrust is the trust gate: it marks suspect every item of m that a
-// check of checks found not to hold after the item was learned. A
+// check of checks found not to hold after the item was learned (a
+// routine whose values the page refused is not found wanting). A
 // suspect routine is never run, and no suspect item is in the brief,
 // until runs newer than the failure show it anew.
 func (m *SiteMemory) Distrust(checks []*schema.MemoryChecked) {
 	for _, c := range checks {
-		if c.Held || c.Fingerprint != m.Fingerprint {
+		if c.Held || c.Refused || c.Fingerprint != m.Fingerprint {
 			continue
 		}
 		why := &schema.Suspicion{RunID: c.RunID, Why: c.Why, Time: c.Time.UTC()}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/bus/bustest"
@@ -99,5 +100,32 @@ func TestSiteStoreRefusesWhatItCannotTrust(t *testing.T) {
 	}
 	if _, err := b.Sites().Site(c, fp); err == nil || !strings.Contains(err.Error(), "routine.sign-in") {
 		t.Fatalf("a forged item read: %v", err)
+	}
+}
+
+// TestDistrustSkipsRefusedValues: a routine that stopped because the page
+// refused the values it ran with stays trusted; one that stopped
+// otherwise after it was learned is suspect; one that stopped before it
+// was learned (anew) is not.
+func TestDistrustSkipsRefusedValues(t *testing.T) {
+	fp := strings.Repeat("c", 64)
+	r := signIn(t, fp)
+	learned := r.Learned
+	check := func(refused bool, after time.Duration) *schema.MemoryChecked {
+		return &schema.MemoryChecked{Meta: schema.Meta{ID: "x", Time: learned.Add(after)}, RunID: "R", Fingerprint: fp, Kind: schema.MemoryRoutine, Name: r.Name, Why: "stopped", Refused: refused}
+	}
+	for name, c := range map[string]struct {
+		check   *schema.MemoryChecked
+		suspect bool
+	}{
+		"refused values": {check(true, time.Minute), false},
+		"stopped":        {check(false, time.Minute), true},
+		"before learned": {check(false, -time.Minute), false},
+	} {
+		m := &bus.SiteMemory{Fingerprint: fp, Routines: []schema.Routine{*r}}
+		m.Distrust([]*schema.MemoryChecked{c.check})
+		if (m.Routines[0].Suspect != nil) != c.suspect {
+			t.Errorf("%s: suspect %+v, want %v", name, m.Routines[0].Suspect, c.suspect)
+		}
 	}
 }

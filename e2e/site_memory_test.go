@@ -135,6 +135,20 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 		t.Errorf("audit of the run that called the routine: exit %d\n%s", code, out)
 	}
 
+	// A mistyped password: the routine stops back on the sign-in page.
+	// The page refused the values, which says nothing against the
+	// routine: it stays trusted.
+	site.set(t, "")
+	code, out = rote(t, dir, "run", "--suite-task", "M1", "--url", site.URL, "--param", "password=not-the-password", "--json")
+	var mistyped suiteRun
+	if err := json.NewDecoder(strings.NewReader(out)).Decode(&mistyped); err != nil || mistyped.Outcome == "success" || len(mistyped.routines()) != 1 ||
+		!strings.Contains(mistyped.routines()[0], "the page refused the values it ran with") {
+		t.Fatalf("M1 with a wrong password: exit %d (%v), routines %v\n%s", code, err, mistyped.routines(), out)
+	}
+	if code, out = rote(t, dir, "memory", "show", "--site", site.URL); code != 0 || strings.Contains(out, "SUSPECT") {
+		t.Errorf("a mistyped password made the routine suspect: exit %d\n%s", code, out)
+	}
+
 	// The portal now lands on /start: the routine signs in, and its
 	// postcondition (/dashboard) fails; the agent carries on.
 	p = site.set(t, "landing-moved")

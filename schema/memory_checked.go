@@ -3,7 +3,8 @@ package schema
 // MemoryChecked says a run used an item of site memory and whether the
 // page bore it out: a routine's precondition held and the routine ran, or
 // it stopped (a step failed, its postcondition did not pass); a fact the
-// page contradicted. An item whose newest failure is newer than its
+// page contradicted. An item whose newest failure (but a refusal of the
+// values it ran with) is newer than its
 // newest supporting run is not trusted again (the trust gate): it is
 // left out of the brief and never run, until runs show it anew.
 type MemoryChecked struct {
@@ -15,6 +16,10 @@ type MemoryChecked struct {
 	Name        string     `msgpack:"name" json:"name"`
 	Held        bool       `msgpack:"held" json:"held"`
 	Why         string     `msgpack:"why,omitempty" json:"why,omitempty"` // what the page showed instead
+	// Refused marks a routine that stopped back on its first page: the
+	// page refused the values it ran with (a password mistyped), which
+	// says nothing against the routine; it stays trusted.
+	Refused bool `msgpack:"refused,omitempty" json:"refused,omitempty"`
 }
 
 // EventType returns TypeMemoryChecked.

@@ -263,6 +263,13 @@ func outsideRefs(s string, f func(string) string) string {
 	return b.String()
 }
 
+// negation is a word that asks for the opposite of what follows it.
+var negation = regexp.MustCompile(`(?i)\b(not|never|no|without|don't|doesn't|isn't|won't|cannot|can't)\b`)
+
+// Negations counts the words of s that negate what they stand before:
+// text with one may ask for the opposite of text without.
+func Negations(s string) int { return len(negation.FindAllString(s, -1)) }
+
 // ContainsWords reports whether v stands in s as whole words: no letter
 // or digit touches it on either side.
 func ContainsWords(s, v string) bool { return v != "" && replaceWord(s, v, "\x00") != s }

@@ -108,13 +108,10 @@ var sentenceBreak = regexp.MustCompile(`[.!?;]\s`)
 // is done wrong.
 var clauseBreak = regexp.MustCompile(`(?i)[,;]|\b(and|then|or|but|also|plus|afterwards|after|before|except|unless|if|while|whereas|instead|nor)\b`)
 
-// negation marks a task that asks for the opposite of an intent.
-var negation = regexp.MustCompile(`(?i)\b(not|never|no|without|don't|doesn't|isn't|won't|cannot|can't)\b`)
-
 // clauses counts the clause breaks and negations of s: a task with more
 // than an intent asks for something of its own.
 func clauses(s string) int {
-	return len(clauseBreak.FindAllString(s, -1)) + len(negation.FindAllString(s, -1)) + len(sentenceBreak.FindAllString(s, -1))
+	return len(clauseBreak.FindAllString(s, -1)) + schema.Negations(s) + len(sentenceBreak.FindAllString(s, -1))
 }
 
 // wholeIn reports whether v stands in task as whole words and is a

@@ -244,11 +244,12 @@ type agentRun struct {
 	opt    Options
 	res    *Result
 	calls  []*schema.LLMCall
-	steps  []schema.StepReport // the manifest's, one per logged step
-	step   int                 // the last step number
-	mem    *bus.SiteMemory     // the site's memory, trust gate applied; nil without
-	ran    map[string]bool     // the routines run so far
-	whole  bool                // observe the next page whole, not as a diff
+	steps  []schema.StepReport   // the manifest's, one per logged step
+	step   int                   // the last step number
+	mem    *bus.SiteMemory       // the site's memory, trust gate applied; nil without
+	ran    map[string]bool       // the routines run so far
+	whole  bool                  // observe the next page whole, not as a diff
+	nodes  []schema.ObservedNode // the page as last observed, whole
 	// followed is the fact the last action went by, checked against the
 	// page the next observation shows, and the step it was.
 	followed     *schema.Fact
@@ -288,6 +289,7 @@ func (r *agentRun) loop(ctx context.Context) {
 			return
 		}
 		r.whole = false
+		r.nodes = obs.Observation.Nodes
 		r.checkFact(ctx, obs.Observation.URL)
 		r.prompt.Observe(&obs.Observation)
 		if r.speculate(ctx, stepID, obs.Observation.World(), began) {
@@ -406,6 +408,15 @@ func parseAction(rep *Reply) (schema.Action, error) {
 // refusal next turn.
 func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.TokenUsage, began time.Time) (*schema.BrowserAction, error) {
 	n := r.step
+	if why := misplacedSecret(action, r.t.Secrets, r.nodes); why != "" {
+		entry := prompt.LedgerEntry{Step: n, Action: string(action.Kind), Value: action.Value, Result: "refused: " + why}
+		if t := action.Target; t != nil {
+			entry.Target, entry.Role, entry.Name = t.ID, t.Role, t.Name
+		}
+		r.prompt.Record(entry)
+		r.log(StepLog{N: n, Action: action, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
+		return nil, nil
+	}
 	real := action
 	real.Value = r.fillSecrets(action.Value)
 	ev, err := r.s.Act(ctx, "s"+strconv.Itoa(n), real)
@@ -424,6 +435,39 @@ func (r *agentRun) act(ctx context.Context, action schema.Action, usage schema.T
 	r.prompt.Record(entry)
 	r.log(StepLog{N: n, Action: action, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
 	return ev, nil
+}
+
+// misplacedSecret says why action would type a secret where a page
+// shows it, "" when it would not: a secret of the run goes only as the
+// whole value of a password field (by the target's id, or its role and
+// name, on the page as last observed, nodes), whoever asks otherwise,
+// however it is worded. Elsewhere ("Acme {{password}}" in a title) it
+// would be published on the site.
+func misplacedSecret(a schema.Action, secrets []string, nodes []schema.ObservedNode) string {
+	for _, k := range secrets {
+		ph := "{{" + k + "}}"
+		if !strings.Contains(a.Value, ph) {
+			continue
+		}
+		if a.Kind == schema.ActFill && a.Value == ph && a.Target != nil && passwordField(*a.Target, nodes) {
+			continue
+		}
+		return "the secret " + ph + " is typed only as the whole value of a password field, never where a page shows it"
+	}
+	return ""
+}
+
+// passwordField reports whether target is, on the observed page, a
+// password input: the node of its id, or the one node of its role and
+// name.
+func passwordField(target schema.Target, nodes []schema.ObservedNode) bool {
+	var found []schema.ObservedNode
+	for _, n := range nodes {
+		if target.ID != "" && n.ID == target.ID || target.ID == "" && n.Role == target.Role && n.Name == target.Name {
+			found = append(found, n)
+		}
+	}
+	return len(found) == 1 && found[0].Contract != nil && found[0].Contract.InputType == "password"
 }
 
 // fillSecrets replaces {{name}} of a secret parameter with its value.

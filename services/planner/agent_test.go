@@ -193,3 +193,33 @@ func TestDecideRefusesAChangedPrefix(t *testing.T) {
 		t.Errorf("%v after %d requests", err, len(m.sent()))
 	}
 }
+
+// TestASecretGoesOnlyIntoAPasswordField: whatever the model asks, a
+// secret is typed only as the whole value of a password field; into a
+// title, inside other text, or as a key press it is refused.
+func TestASecretGoesOnlyIntoAPasswordField(t *testing.T) {
+	nodes := []schema.ObservedNode{
+		{ID: "pw", Role: "textbox", Name: "Password", Contract: &schema.Contract{Tag: "input", InputType: "password"}},
+		{ID: "ti", Role: "textbox", Name: "Site title", Contract: &schema.Contract{Tag: "input", InputType: "text"}},
+	}
+	secrets := []string{"password"}
+	fill := func(target schema.Target, v string) schema.Action {
+		return schema.Action{Kind: schema.ActFill, Target: &target, Value: v}
+	}
+	for name, c := range map[string]struct {
+		a  schema.Action
+		ok bool
+	}{
+		"into the password field":        {fill(schema.Target{ID: "pw"}, "{{password}}"), true},
+		"by role and name":               {fill(schema.Target{Role: "textbox", Name: "Password"}, "{{password}}"), true},
+		"into the title":                 {fill(schema.Target{ID: "ti"}, "{{password}}"), false},
+		"inside other text":              {fill(schema.Target{ID: "pw"}, "x{{password}}"), false},
+		"into an element the page lacks": {fill(schema.Target{ID: "zz"}, "{{password}}"), false},
+		"as a key":                       {schema.Action{Kind: schema.ActPress, Value: "{{password}}"}, false},
+		"no secret at all, anywhere":     {fill(schema.Target{ID: "ti"}, "Acme"), true},
+	} {
+		if why := misplacedSecret(c.a, secrets, nodes); (why == "") != c.ok {
+			t.Errorf("%s: %q", name, why)
+		}
+	}
+}

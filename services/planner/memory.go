@@ -91,7 +91,8 @@ func (r *agentRun) brief(site string) string {
 // where the routine is the only sensible next move: its precondition
 // holds on the page as observed (the page it starts on, the controls it
 // acts on), the task gives every value it takes, and the task's words say
-// it as the tasks it came from did ("Sign in as {{username}}"). A routine runs once per
+// it as the tasks it came from did ("Sign in as {{username}}"), negating
+// nothing. A routine runs once per
 // run, never when suspect. It reports whether one ran: its steps are the
 // run's, classed speculated; whether it held or stopped, the ledger says
 // so and the agent goes on from the page as it is. A routine that stops
@@ -111,9 +112,12 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			continue
 		}
 		params, ok := r.routineParams(p)
-		if !ok || !strings.Contains(strings.ToLower(schema.SlotOut(r.t.Text, r.t.Params)), strings.ToLower(rt.Said)) {
+		said := schema.SlotOut(r.t.Text, r.t.Params)
+		if !ok || !strings.Contains(strings.ToLower(said), strings.ToLower(rt.Said)) || schema.Negations(said) > 0 {
 			// The task gives its values, but its words do not ask for
-			// it: "username" may name the user to create.
+			// it: "username" may name the user to create, and "do not
+			// sign in as {{username}}" says it, negated. The model
+			// decides such a step.
 			continue
 		}
 		if _, held, err := schema.CheckAll(rt.Pre, w); err != nil || !held {
@@ -127,7 +131,7 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			r.a.log.Warn("a routine of site memory did not start", "run", r.res.RunID, "routine", rt.Name, "err", err)
 			return false
 		}
-		r.routineRan(ctx, stepID, rt.Name, res, began)
+		r.routineRan(ctx, stepID, rt, res, began)
 		return true
 	}
 	return false
@@ -197,7 +201,7 @@ func (r *agentRun) runCalled(ctx context.Context, stepID string, call tools.Rout
 	}
 	r.ran[rt.Name] = true
 	r.steps = append(r.steps, schema.StepReport{StepID: stepID, Class: schema.ClassGroundedRoutine, Attempts: 1, Calls: r.callsAt(stepID), Tokens: usage, Duration: time.Since(began)})
-	r.routineRan(ctx, stepID, rt.Name, res, began)
+	r.routineRan(ctx, stepID, rt, res, began)
 	r.res.Steps[len(r.res.Steps)-1].Tokens = usage
 }
 
@@ -216,25 +220,34 @@ func notShowing(pre []schema.Expect, w schema.World) string {
 	return schema.Clip(strings.Join(out, "; "), 200)
 }
 
-// calledParams are the values routine p runs with: for each parameter it
-// takes, the model's value, else the task's of that name; a secret's is
-// the task's alone. why says what is missing or unknown.
+// calledParams are the values routine p runs with: the task's for a
+// parameter the task gives (a model's other value is refused), else the
+// model's. A routine that types a secret runs with the task's values
+// alone: the model never chooses whom the secret is sent as. The model's
+// value for a secret is never read. why says what is missing or wrong.
 func (r *agentRun) calledParams(p *schema.Playbook, given map[string]string) (map[string]string, string) {
 	for name := range given {
 		if _, ok := p.Params[name]; !ok {
 			return nil, "it takes no parameter " + strconv.Quote(name)
 		}
 	}
+	secret := slices.ContainsFunc(slices.Collect(maps.Values(p.Params)), schema.Param.IsSecret)
 	out := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(p.Params)) {
-		v, ok := given[name]
-		if p.Params[name].IsSecret() || !ok {
-			v, ok = r.t.Params[name]
-		}
-		if !ok {
+		task, inTask := r.t.Params[name]
+		model, fromModel := given[name]
+		switch {
+		case inTask && fromModel && model != task && !p.Params[name].IsSecret():
+			return nil, "the task gives " + name + ": the routine runs with the task's value, not " + strconv.Quote(schema.Clip(model, 80))
+		case inTask:
+			out[name] = task
+		case secret:
+			return nil, "no value for " + name + " in the task: a routine that types a secret runs with the task's values alone"
+		case fromModel:
+			out[name] = model
+		default:
 			return nil, "no value for " + name + " (the task gives none)"
 		}
-		out[name] = v
 	}
 	return out, ""
 }
@@ -256,9 +269,12 @@ func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
 	return out, true
 }
 
-// routineRan records a routine's run as step stepID of the agent's: its
-// steps in the manifest, one ledger line, and whether it held.
-func (r *agentRun) routineRan(ctx context.Context, stepID, name string, res *schema.ReplayResult, began time.Time) {
+// routineRan records routine rt's run as step stepID of the agent's: its
+// steps in the manifest, one ledger line, and whether it held. One that
+// stopped back on its first page had its values refused there (a
+// password mistyped): that is no failure of the routine.
+func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Routine, res *schema.ReplayResult, began time.Time) {
+	name := rt.Name
 	r.steps = append(r.steps, res.Steps...)
 	r.whole = true
 	held := res.Outcome == schema.OutcomeSuccess
@@ -269,6 +285,11 @@ func (r *agentRun) routineRan(ctx context.Context, stepID, name string, res *sch
 		check.Why = "stopped at " + res.FailedStep + ": " + res.Reason.Error()
 		entry.Result = "stopped at " + strings.TrimPrefix(res.FailedStep, stepID+"-") + " (" + schema.Clip(res.Reason.Error(), 200) + "); " +
 			strconv.Itoa(len(res.Completed)) + " of its steps ran: carry on from the page as it is"
+		if obs, err := r.s.Observe(ctx, stepID+"-after", false, 0); err == nil && len(res.Completed) > 0 && notShowing(rt.Pre, obs.Observation.World()) == "" {
+			check.Refused = true
+			check.Why += " (back on its first page: the page refused the values it ran with)"
+			entry.Result += "; it is back on its first page: the page refused the values it ran with"
+		}
 	}
 	if _, err := r.a.runs.Publish(ctx, check); err != nil {
 		r.a.log.Warn("a use of site memory went unrecorded", "run", r.res.RunID, "routine", name, "err", err)
@@ -309,6 +330,11 @@ func (r *agentRun) checkFact(ctx context.Context, at string) {
 	}
 	r.followed = nil
 	got := pathOf(at)
+	if got == f.From {
+		// It stayed on its page: the page refused what was typed (a
+		// wrong password), which says nothing of where it leads.
+		return
+	}
 	check := &schema.MemoryChecked{Meta: schema.Meta{ID: r.res.RunID + "-" + r.followedStep + "-fact", Time: time.Now()}, RunID: r.res.RunID, StepID: r.followedStep,
 		Fingerprint: r.mem.Fingerprint, Kind: schema.MemoryFact, Name: f.Name, Held: got == f.To}
 	if !check.Held {

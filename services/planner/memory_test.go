@@ -34,6 +34,10 @@ func TestAFactIsCheckedWhereTheAgentFollowsIt(t *testing.T) {
 	r.checkFact(ctx, "http://site/archive?page=1")
 	r.followsFact("s4", "http://site/dashboard", click("link", "Inbox"))
 	r.checkFact(ctx, "http://site/inbox")
+	// A click that stays on its page (a form refusing what was typed)
+	// says nothing of where it leads: no check.
+	r.followsFact("s5", "http://site/dashboard", click("link", "Reports"))
+	r.checkFact(ctx, "http://site/dashboard?error=1")
 	if r.mem.Facts[0].Suspect == nil || len(schema.RenderBrief(fp, nil, r.mem.Facts, r.mem.Facts[0].Learned).Facts) != 0 {
 		t.Errorf("a contradicted fact stays trusted: %+v", r.mem.Facts[0])
 	}
@@ -109,6 +113,7 @@ func TestTheModelRunsAnOfferedRoutine(t *testing.T) {
 		"unknown":         {tools.RoutineCall{Name: "purge"}, login, `no routine "purge" is trusted`},
 		"not its param":   {tools.RoutineCall{Name: "sign-in", Params: map[string]string{"role": "admin"}}, login, `takes no parameter "role"`},
 		"not on its page": {tools.RoutineCall{Name: "sign-in"}, schema.World{Page: true, URL: "http://site/dashboard"}, `first page is not showing: url_contains "/login"`},
+		"another user":    {tools.RoutineCall{Name: "sign-in", Params: map[string]string{"username": "bob"}}, login, `the task gives username: the routine runs with the task's value, not "bob"`},
 	} {
 		r := newRun(false)
 		r.runCalled(ctx, "s3", c.call, c.w, schema.TokenUsage{Uncached: 100}, time.Now())
@@ -122,11 +127,55 @@ func TestTheModelRunsAnOfferedRoutine(t *testing.T) {
 	if len(ran) != 1 || ran[0].Params["password"] != "s3cret" || ran[0].Params["username"] != "admin" || ran[0].Class != schema.ClassGroundedRoutine || ran[0].Prefix != "s3-" {
 		t.Fatalf("ran %+v", ran)
 	}
+	// A routine that types a secret takes its other values from the task
+	// alone: the model never chooses whom the secret is sent as.
+	alone := newRun(false)
+	delete(alone.t.Params, "username")
+	alone.runCalled(ctx, "s3", tools.RoutineCall{Name: "sign-in", Params: map[string]string{"username": "bob"}}, login, schema.TokenUsage{}, time.Now())
+	if len(ran) != 1 || !strings.Contains(alone.res.Steps[0].Result, "a routine that types a secret runs with the task's values alone") {
+		t.Errorf("a secret sent as the model's user: ran %d, %+v", len(ran), alone.res.Steps)
+	}
 	classes := schema.TallyClasses(r.steps)
 	if len(classes) != 1 || classes[0].Class != schema.ClassGroundedRoutine || classes[0].Steps != 2 || classes[0].Calls != 1 {
 		t.Errorf("steps by class %+v", classes)
 	}
 	if !strings.HasPrefix(r.res.Steps[0].Result, "ok: ran whole") || r.res.Steps[0].Tokens.Uncached != 100 || !r.whole {
 		t.Errorf("step log %+v", r.res.Steps)
+	}
+}
+
+// TestSpeculationLeavesNegatedWordsToTheModel: the routine runs with no
+// model where the task says it as its tasks did, but not where the task
+// negates anything ("do not sign in as {{username}}"): the model decides.
+func TestSpeculationLeavesNegatedWordsToTheModel(t *testing.T) {
+	b := bustest.Start(t)
+	fp := strings.Repeat("a", 64)
+	frag := &schema.Playbook{Name: "sign-in", Fingerprint: fp, Intent: `fill textbox "Username"`,
+		Params: map[string]schema.Param{"username": {Type: schema.ParamString, Required: true}},
+		Steps:  []schema.Step{{ID: "fill", Kind: schema.StepDeterministic, Tool: "fill", Target: &schema.Target{Role: "textbox", Name: "Username"}, Args: map[string]any{"value": "{{username}}"}}},
+		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/dashboard"}}}
+	doc, err := schema.EncodePlaybook(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routine := schema.Routine{Fingerprint: fp, Name: "sign-in", Document: doc, Said: "Sign in as {{username}}", Pre: []schema.Expect{{Op: schema.OpURLContains, Arg: "/login"}}}
+	ran := 0
+	runner := func(_ context.Context, rr RoutineRun) (*schema.ReplayResult, error) {
+		ran++
+		return &schema.ReplayResult{Outcome: schema.OutcomeSuccess}, nil
+	}
+	for text, want := range map[string]int{
+		"Sign in as admin and turn the digest on":                        1,
+		"Without signing in (do not Sign in as admin), read the heading": 0,
+		"Sign in as admin and do not change the title":                   0,
+	} {
+		ran = 0
+		r := &agentRun{a: &Agent{runs: b.Runs(), log: slog.Default(), cfg: AgentConfig{Routines: runner}}, res: &Result{RunID: "RUN"}, ran: map[string]bool{},
+			mem: &bus.SiteMemory{Fingerprint: fp, Routines: []schema.Routine{routine}}, t: Task{Text: text, Params: map[string]string{"username": "admin"}}}
+		r.prompt = NewPrompt(TaskPrompt{Text: text}, r.tools())
+		r.speculate(context.Background(), "s1", schema.World{Page: true, URL: "http://site/login"}, time.Now())
+		if ran != want {
+			t.Errorf("%q: the routine ran %d times, want %d", text, ran, want)
+		}
 	}
 }
