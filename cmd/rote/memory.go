@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rote-agent/rote/bus"
 	"github.com/rote-agent/rote/cmd/rote/cli"
 	"github.com/rote-agent/rote/cmd/rote/view"
 	"github.com/rote-agent/rote/schema"
@@ -111,7 +113,9 @@ func newMemoryForgetCommand(app *cli.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := b.Sites().Forget(cmd.Context(), fp, kind, a[1]); err != nil {
+			if err := b.Sites().Forget(cmd.Context(), fp, kind, a[1]); errors.Is(err, bus.ErrMemoryNotFound) {
+				return schema.Errorf(schema.CodeNotFound, "%s has no %s %q in its memory (rote memory show --site %s lists what it has)", siteName(site), kind, a[1], site)
+			} else if err != nil {
 				return err
 			}
 			fmt.Fprintf(app.Stdout, "forgot %s %s of %s: it stays forgotten until a run newer than this shows it again\n", kind, a[1], siteName(site))

@@ -193,13 +193,14 @@ func signature(s *schema.Step) string {
 }
 
 // sharedOpening is the longest run of steps a and b open with alike,
-// ending on a step with an expect.
+// ending on a step with expects both checked alike: a postcondition one
+// of them did not see (signing in landed elsewhere) is neither's.
 func sharedOpening(a, b []schema.Step) []schema.Step {
 	n := 0
 	for n < len(a) && n < len(b) && signature(&a[n]) == signature(&b[n]) {
 		n++
 	}
-	for n > 0 && len(a[n-1].Expect) == 0 {
+	for n > 0 && (len(a[n-1].Expect) == 0 || fmt.Sprint(a[n-1].Expect) != fmt.Sprint(b[n-1].Expect)) {
 		n--
 	}
 	return a[:n]

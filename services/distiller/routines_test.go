@@ -92,6 +92,23 @@ func TestNoRoutineWithoutItsPageOrItsWords(t *testing.T) {
 	}
 }
 
+// A playbook learned where signing in lands elsewhere shares no routine
+// with one that landed on the dashboard, nor adds its runs to one: the
+// postcondition would hold for neither both.
+func TestNoRoutineFromPostconditionsThatDiffer(t *testing.T) {
+	fp := strings.Repeat("f", 64)
+	books := []SitePlaybook{
+		sitePlaybook(t, "a", "/", "username", "password", "", "R1", "S1"),
+		sitePlaybook(t, "b", "/", "username", "password", "", "R2", "S2"),
+		sitePlaybook(t, "c", "/", "username", "password", "", "R3", "S3"),
+	}
+	books[2].Playbook.Steps[3].Expect = []schema.Expect{{Op: schema.OpURLContains, Arg: "/start"}}
+	got := Routines(fp, books, time.Unix(0, 0))
+	if len(got) != 1 || slices.Contains(got[0].Evidence, "R3") || slices.Contains(got[0].Classes, "c") {
+		t.Fatalf("routines %+v", got)
+	}
+}
+
 func TestNoRoutineWithoutAPostcondition(t *testing.T) {
 	fp := strings.Repeat("f", 64)
 	books := []SitePlaybook{

@@ -131,7 +131,7 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			r.a.log.Warn("a routine of site memory did not start", "run", r.res.RunID, "routine", rt.Name, "err", err)
 			return false
 		}
-		r.routineRan(ctx, stepID, rt, res, began)
+		r.routineRan(ctx, stepID, rt, res, schema.TokenUsage{}, began)
 		return true
 	}
 	return false
@@ -201,8 +201,7 @@ func (r *agentRun) runCalled(ctx context.Context, stepID string, call tools.Rout
 	}
 	r.ran[rt.Name] = true
 	r.steps = append(r.steps, schema.StepReport{StepID: stepID, Class: schema.ClassGroundedRoutine, Attempts: 1, Calls: r.callsAt(stepID), Tokens: usage, Duration: time.Since(began)})
-	r.routineRan(ctx, stepID, rt, res, began)
-	r.res.Steps[len(r.res.Steps)-1].Tokens = usage
+	r.routineRan(ctx, stepID, rt, res, usage, began)
 }
 
 // notShowing is what of pre does not hold on w, "" when all of it does.
@@ -270,10 +269,11 @@ func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
 }
 
 // routineRan records routine rt's run as step stepID of the agent's: its
-// steps in the manifest, one ledger line, and whether it held. One that
+// steps in the manifest, one ledger line, and whether it held; usage is
+// what the model's call that chose it cost (none when Rote ran it). One that
 // stopped back on its first page had its values refused there (a
 // password mistyped): that is no failure of the routine.
-func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Routine, res *schema.ReplayResult, began time.Time) {
+func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Routine, res *schema.ReplayResult, usage schema.TokenUsage, began time.Time) {
 	name := rt.Name
 	r.steps = append(r.steps, res.Steps...)
 	r.whole = true
@@ -295,7 +295,7 @@ func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Rou
 		r.a.log.Warn("a use of site memory went unrecorded", "run", r.res.RunID, "routine", name, "err", err)
 	}
 	r.prompt.Record(entry)
-	r.res.Steps = append(r.res.Steps, StepLog{N: r.step, Routine: name, Result: entry.Result, Duration: time.Since(began)})
+	r.res.Steps = append(r.res.Steps, StepLog{N: r.step, Routine: name, Result: entry.Result, Tokens: usage, Duration: time.Since(began)})
 	if r.opt.Progress != nil {
 		r.opt.Progress(r.res.Steps[len(r.res.Steps)-1])
 	}

@@ -32,7 +32,11 @@ func AgentStep(w io.Writer, l planner.StepLog) {
 		source = "-"
 	}
 	if l.Routine != "" {
+		// Rote ran it, or the model called it (that call's tokens).
 		what, source = "routine "+l.Routine+" (site memory)", "memory"
+		if l.Tokens.Logical() > 0 {
+			what, source = "run_routine "+l.Routine+" (site memory)", "planner"
+		}
 	}
 	fmt.Fprintf(w, "  %3d %-8s %6d tok %6.0f ms  %s  [%s]\n", l.N, source, l.Tokens.Logical(), MS(l.Duration), what, l.Result)
 }
