@@ -86,6 +86,12 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 		t.Fatalf("memory show: exit %d\n%s", code, out)
 	}
 
+	code, out = rote(t, dir, "memory", "show", "--site", site.URL, "--json")
+	if code != 0 || !strings.Contains(out, `"does": "fill textbox \"Username\", fill textbox \"Password\", click button \"Sign in\""`) ||
+		!strings.Contains(out, `"post": [`) || strings.Contains(out, portal.Password) {
+		t.Fatalf("memory show --json: exit %d\n%s", code, out)
+	}
+
 	task, err := suite.Lookup("B3")
 	if err != nil {
 		t.Fatal(err)

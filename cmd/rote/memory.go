@@ -75,7 +75,7 @@ func newMemoryShowCommand(app *cli.App) *cobra.Command {
 			m.Distrust(checks)
 			m.Brief = schema.RenderBrief(fp, m.Routines, m.Facts, time.Now().UTC())
 			if asJSON {
-				return view.JSON(app.Stdout, m)
+				return view.JSON(app.Stdout, view.SiteMemoryJSON(m))
 			}
 			view.SiteMemory(app.Stdout, siteName(site), m)
 			return nil

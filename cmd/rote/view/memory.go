@@ -58,3 +58,34 @@ func expectsText(es []schema.Expect) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// routineJSON is a routine as memory show --json prints it: its stored
+// fields and what its fragment says (its parameters, its steps, its
+// postcondition), which the stored document holds as YAML.
+type routineJSON struct {
+	schema.Routine
+	Params []string        `json:"params"`
+	Does   string          `json:"does"`
+	Post   []schema.Expect `json:"post"`
+	Error  string          `json:"error,omitempty"` // why its fragment does not read
+}
+
+// SiteMemoryJSON is m as memory show --json prints it.
+func SiteMemoryJSON(m *bus.SiteMemory) any {
+	routines := make([]routineJSON, len(m.Routines))
+	for i, r := range m.Routines {
+		routines[i] = routineJSON{Routine: r}
+		p, err := r.Fragment()
+		if err != nil {
+			routines[i].Error = err.Error()
+			continue
+		}
+		routines[i].Params, routines[i].Does, routines[i].Post = slices.Sorted(maps.Keys(p.Params)), p.Intent, p.Verify
+	}
+	return struct {
+		Fingerprint string        `json:"fingerprint"`
+		Routines    []routineJSON `json:"routines"`
+		Facts       []schema.Fact `json:"facts"`
+		Brief       *schema.Brief `json:"brief,omitempty"`
+	}{m.Fingerprint, routines, m.Facts, m.Brief}
+}
