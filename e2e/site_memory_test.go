@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,7 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 	}
 	code, out := rote(t, dir, "memory", "show", "--site", site.URL)
 	if code != 0 || !strings.Contains(out, "sign-in(password, username)  shared by download-latest-report, triage-message") ||
+		!strings.Contains(out, "to-inbox-subject(subject)  the way triage-message goes to its work") ||
 		!strings.Contains(out, `on /login, button "Sign in" leads to /dashboard`) || strings.Contains(out, portal.Password) {
 		t.Fatalf("memory show: exit %d\n%s", code, out)
 	}
@@ -139,6 +141,21 @@ func TestSiteMemoryHelpsANewKindOfTask(t *testing.T) {
 	code, out = rote(t, dir, "audit", called.Agent.RunID)
 	if code != 0 || !strings.Contains(out, "grounded-routine") || !strings.Contains(out, "memory    routine sign-in held at s") {
 		t.Errorf("audit of the run that called the routine: exit %d\n%s", code, out)
+	}
+
+	// M3 files two messages: the way B4 went to its message is a
+	// routine the model calls for the first.
+	m3, err := suite.Lookup("M3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = site.set(t, "")
+	twice := runSuiteTask(t, dir, "M3", site.URL)
+	if twice.Outcome != "success" || !slices.ContainsFunc(twice.routines(), func(r string) bool { return strings.HasPrefix(r, "to-inbox-subject: ok") }) {
+		t.Fatalf("M3 on the known site: %s, routines %v", twice.Outcome, twice.routines())
+	}
+	if err := m3.Check(p.State(), m3.Params(0), twice.Agent.Answer); err != nil {
+		t.Fatalf("M3 on the known site: %v", err)
 	}
 
 	// A mistyped password: the routine stops back on the sign-in page.

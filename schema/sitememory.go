@@ -100,8 +100,10 @@ type Routine struct {
 	Document []byte   `msgpack:"document" json:"-"`
 	Pre      []Expect `msgpack:"pre" json:"pre"`
 	// Said is the words the tasks it came from say it by, their values
-	// slotted out ("Sign in as {{username}}"): a task runs it only when
-	// its own words say it too.
+	// slotted out ("Sign in as {{username}}"): Rote runs it by itself
+	// only for a task whose own words say it too. "" for a routine the
+	// model may run by name and Rote never runs by itself (the way to a
+	// place: to-inbox-subject).
 	Said string `msgpack:"said" json:"said"`
 	// Classes are the task classes (playbook names) whose playbooks hold
 	// it; Evidence the verified runs it held in.
@@ -139,7 +141,7 @@ func (r *Routine) Validate() error {
 	if len(r.Pre) == 0 {
 		return Errorf(CodeInvalid, "routine %s has no precondition: nothing says which page it starts on", r.Name)
 	}
-	if !strings.Contains(r.Said, "{{") {
+	if r.Said != "" && !strings.Contains(r.Said, "{{") {
 		return Errorf(CodeInvalid, "routine %s: said %q names none of its values: no task's words could be told to ask for it", r.Name, r.Said)
 	}
 	for _, e := range r.Pre {

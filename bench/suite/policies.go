@@ -3,6 +3,8 @@ package suite
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rote-agent/rote/schema/tools"
 )
 
 // downloadLatest (B1): sign in, open Reports, download the report with the
@@ -162,6 +164,11 @@ func triage(t *turn) action {
 	if _, ok := p.Find("heading", subject); !ok {
 		if l, ok := p.Find("link", subject); ok {
 			return click(l)
+		}
+		// A routine of the site's memory that opens the message from the
+		// inbox does both clicks in one call.
+		if name, ok := t.r.routine(`click link "Inbox", click link picked by {{subject}}`); ok && !t.triedRoutine(name) {
+			return call(tools.RunRoutine, map[string]any{"name": name, "params": map[string]string{"subject": subject}})
 		}
 		if a, ok := t.navTo("/inbox", "Inbox"); ok {
 			return a

@@ -1,129 +1,66 @@
 package distiller
 
 import (
-	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rote-agent/rote/schema"
-	"github.com/rote-agent/rote/schema/tools"
 )
 
-// results is @playwright/mcp's snapshot of a list of documents whose
-// titles share nothing, beside an ad and a "Next page" link.
-func results(titles ...string) string {
-	s := "- link \"Sponsored\" [ref=a1]\n- list [ref=e1]:\n"
-	for i, title := range titles {
-		s += "  - listitem [ref=i" + string(rune('0'+i)) + "]:\n    - link \"" + title + "\" [ref=r" + string(rune('0'+i)) + "]\n"
+// TestPlacesAreTheWayToWhereTheWorkIs: past the sign-in its classes
+// share, a playbook's way to where its work is done becomes a routine the
+// model may call by name (no words: Rote never runs it by itself): the
+// inbox, then the message the task names (a pick), checked by the control
+// the work starts with; the search the catalog task sends, checked by the
+// playbook's verify since only reading follows. A single click, and the
+// link that downloads the report (the task's own act), are no places.
+func TestPlacesAreTheWayToWhereTheWorkIs(t *testing.T) {
+	fp := strings.Repeat("f", 64)
+	triage := "  - {id: inbox, kind: deterministic, needs: [in], tool: click, target: {role: link, name: Inbox}, expect: [{url_contains: /inbox}]}\n" +
+		"  - {id: msg, kind: deterministic, needs: [inbox], tool: click, target: {role: link, pick: {name: '*', rules: [{order: is, value: '{{subject}}'}]}}}\n" +
+		"  - {id: which, kind: judgment, needs: [msg], prompt: 'Which category?', options: [Billing, Technical]}\n" +
+		"  - {id: choose, kind: deterministic, needs: [which], tool: select, target: {role: combobox, name: Category}, args: {value: '{{steps.which}}'}}\n" +
+		"  - {id: file, kind: deterministic, needs: [choose], tool: click, target: {role: button, name: File message}}\n"
+	search := "  - {id: catalog, kind: deterministic, needs: [in], tool: click, target: {role: link, name: Catalog}, expect: [{url_contains: /catalog}]}\n" +
+		"  - {id: q, kind: deterministic, needs: [catalog], tool: fill, target: {role: searchbox, name: Search catalog, contract: {tag: input, input_type: search, form_action: /catalog, form_method: get}}, args: {value: '{{query}}'}}\n" +
+		"  - {id: go, kind: deterministic, needs: [q], tool: click, target: {role: button, name: Search, contract: {tag: button, input_type: submit, form_action: /catalog, form_method: get}}}\n" +
+		"  - {id: read, kind: deterministic, needs: [go], tool: extract}\n"
+	download := "  - {id: reports, kind: deterministic, needs: [in], tool: click, target: {role: link, name: Reports}, expect: [{url_contains: /reports}]}\n" +
+		"  - {id: get, kind: deterministic, needs: [reports], tool: click, target: {role: link, pick: {name: '*', rules: [{order: newest, by: Published}]}}}\n"
+	books := []SitePlaybook{
+		sitePlaybook(t, "triage", "/", "username", "password", triage, "R1", "S1"),
+		sitePlaybook(t, "catalog", "/", "username", "password", search, "R2", "S2"),
+		sitePlaybook(t, "download", "/", "username", "password", download, "R3", "S3"),
 	}
-	return s + "- link \"Next page\" [ref=n1]\n"
-}
-
-// TestDistillCountsThePlaceTheTaskStates: "open the third result" among
-// links whose names hold nothing in common, through @playwright/mcp,
-// replays as the third item of the list on a page of other titles (an
-// ad and a "Next page" link beside it not counted), not as the title
-// clicked once, and what the page showed after it (the address and
-// title of the record that place held) is not checked; with no place in
-// the task the link is the one its name says, and the page it left is
-// checked. Through rote mcp browser, "tick the second checkbox" is a check
-// of the second box by place, into the state the click left it.
-func TestDistillCountsThePlaceTheTaskStates(t *testing.T) {
-	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
-	distill := func(params map[string]string, task string) (*Candidate, error) {
-		r := mcpRun(params, task,
-			[3]string{"browser_snapshot", `{}`, textResult(results("Invoice 4821 Birch Ltd", "Receipt 1200 Cedar GmbH", "Quote 7700 Delta SA"))},
-			[3]string{"browser_click", `{"element":"Quote 7700 Delta SA","target":"r2"}`, textResult("- Page URL: http://127.0.0.1:8090/docs/quote.html\n- Page Title: A quote")})
-		r.Inventories = append(r.Inventories, inventory)
-		return Distill(r, Options{})
+	books[1].Playbook.Verify = []schema.Expect{{Op: schema.OpTextVisible, Arg: "results for “{{query}}”"}}
+	shared := Routines(fp, books, time.Unix(0, 0))
+	got := Places(fp, books, shared, time.Unix(0, 0))
+	if len(shared) != 1 || len(got) != 2 {
+		t.Fatalf("shared %d, places %+v", len(shared), got)
 	}
-	c, err := distill(map[string]string{"place": "third"}, "Open the third result")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o schema.Output
-	for _, x := range c.Playbook.Steps[0].Outputs {
-		o = x
-	}
-	if o.Place == nil || o.Place.Nth != "{{place|ordinal}}" || o.Place.Among != schema.AmongItems {
-		t.Fatalf("output %+v, want the place the task states", o)
-	}
-	if x := c.Playbook.Steps[1].Expect; len(x) > 0 {
-		t.Errorf("the click by place checks %v: the page the recorded place held, another at replay", x)
-	}
-	other := schema.ToolResultWorld([]byte(textResult(results("Contract 1 Fjord AS", "Order 2 Garnet BV", "Statement 3 Indigo Oy", "Quote 4 Ember Inc"))))
-	if got, err := o.Locate(other, schema.Bindings{Params: map[string]any{"place": "2nd"}}); err != nil || got != "r1" {
-		t.Fatalf("the second of other titles: %v %v, want r1", got, err)
-	}
-	c, err = distill(nil, "Open a document")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if x := c.Playbook.Steps[1].Expect; len(x) == 0 {
-		t.Errorf("the click by name checks nothing of the page it left")
-	}
-	for _, x := range c.Playbook.Steps[0].Outputs {
-		if x.Place != nil || x.Line == "" {
-			t.Fatalf("no place in the task, output %+v: want the link's own line", x)
+	for _, c := range []struct{ name, does, pre, post string }{
+		{"to-catalog-query", `click link "Catalog", fill searchbox "Search catalog", click button "Search"`, `link "Catalog"`, "results for “{{query}}”"},
+		{"to-inbox-subject", `click link "Inbox", click link picked by {{subject}}`, `link "Inbox"`, `combobox "Category"`},
+	} {
+		i := 0
+		for i < len(got) && got[i].Name != c.name {
+			i++
 		}
-	}
-
-	boxes := &schema.RecordSet{Pattern: "*", Within: "main", Among: schema.AmongControls,
-		Records: []schema.Record{{Name: "Basil", Key: "Basil"}, {Name: "Olives", Key: "Olives"}, {Name: "Tuna", Key: "Tuna"}}}
-	meta, _ := json.Marshal(tools.Among{Chosen: 1, Records: boxes})
-	text, _ := json.Marshal("click ok (target by id)\ncontrol: {\"id\":\"cb0002\",\"role\":\"checkbox\",\"name\":\"Olives\"}\n~ cb0002 [checked focused]\n")
-	clicked := `{"content":[{"type":"text","text":` + string(text) + `}],"_meta":{"` + tools.AmongMeta + `":` + string(meta) + `}}`
-	tick := func(params map[string]string, task string) (*Candidate, error) {
-		r := mcpRun(params, task, [3]string{"click", `{"target":"cb0002"}`, clicked}, [3]string{"done", `{"reason":"done"}`, textResult("ok")})
-		r.Inventories = append(r.Inventories, &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}})
-		return Distill(r, Options{})
-	}
-	c, err = tick(map[string]string{"place": "second"}, "Tick the second checkbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := c.Playbook.Steps[0]
-	if s.Tool != "check" || s.Args["checked"] != true || s.Target.Pick == nil || s.Target.Pick.Among != schema.AmongControls || s.Target.Pick.Rules[0].Value != "{{place|ordinal}}" {
-		t.Fatalf("step %s %v, target %+v: want a check of the box by its place", s.Tool, s.Args, s.Target)
-	}
-	checkText, _ := json.Marshal("check ok (target by id)\ncontrol: {\"id\":\"cb0002\",\"role\":\"checkbox\",\"name\":\"Olives\"}\n~ cb0002 [checked focused]\n")
-	checked := `{"content":[{"type":"text","text":` + string(checkText) + `}],"_meta":{"` + tools.AmongMeta + `":` + string(meta) + `}}`
-	r := mcpRun(map[string]string{"place": "second"}, "Tick the second checkbox", [3]string{"check", `{"target":"cb0002","checked":true}`, checked}, [3]string{"done", `{"reason":"done"}`, textResult("ok")})
-	r.Inventories = append(r.Inventories, &schema.Inventory{Environment: schema.Environment{Identity: schema.Identity{Server: RoteBrowserServer}}})
-	if c, err := Distill(r, Options{}); err != nil {
-		t.Fatalf("a box checked (not clicked) by its place: %v", err)
-	} else if s := c.Playbook.Steps[0]; s.Tool != "check" || s.Args["checked"] != true || s.Target.Pick == nil {
-		t.Fatalf("a box checked by its place: step %s %v", s.Tool, s.Args)
-	}
-	c, err = tick(nil, "Tick Olives")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.Playbook.Steps[0]; s.Target.Pick != nil || s.Tool != "check" || s.Args["target"] != "cb0002" {
-		t.Fatalf("no place in the task: step %s %v, target %+v: want the box its id and name say", s.Tool, s.Args, s.Target)
-	}
-}
-
-// TestDistillRunsOfPlacesDescribedByTitle: two @playwright/mcp runs of
-// "open the Nth result", the third in one and the first in the other,
-// whose clicks describe their link by its title (element), are one
-// playbook: the description is for people, the place is the parameter.
-func TestDistillRunsOfPlacesDescribedByTitle(t *testing.T) {
-	inventory := &schema.Inventory{Environment: schema.Environment{Tools: []schema.ToolSpec{{Name: "browser_snapshot"}, {Name: "browser_click"}}}}
-	run := func(id, place, title, ref string) *schema.RunFold {
-		r := mcpRun(map[string]string{"place": place}, "Open the "+place+" result",
-			[3]string{"browser_snapshot", `{}`, textResult(results("Invoice 4821 Birch Ltd", "Receipt 1200 Cedar GmbH", "Quote 7700 Delta SA"))},
-			[3]string{"browser_click", `{"element":"` + title + `","target":"` + ref + `"}`, textResult("opened")})
-		r.Spec.RunID = id
-		r.Inventories = append(r.Inventories, inventory)
-		return r
-	}
-	c, err := DistillRuns([]*schema.RunFold{run("run-3", "third", "Quote 7700 Delta SA", "r2"), run("run-1", "first", "Invoice 4821 Birch Ltd", "r0")}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range c.Playbook.Steps[0].Outputs {
-		if o.Place == nil {
-			t.Fatalf("output %+v, want the place", o)
+		if i == len(got) {
+			t.Errorf("no place %s in %+v", c.name, got)
+			continue
+		}
+		r := got[i]
+		p, err := r.Fragment()
+		if err != nil || r.Validate() != nil {
+			t.Fatalf("%s: %v, %v", c.name, err, r.Validate())
+		}
+		if p.Intent != c.does || r.Said != "" || len(r.Pre) != 1 || r.Pre[0].Arg != c.pre || len(p.Verify) != 1 || p.Verify[0].Arg != c.post || len(r.Evidence) != 2 {
+			t.Errorf("%s: does %q, said %q, pre %v, post %v, evidence %v", c.name, p.Intent, r.Said, r.Pre, p.Verify, r.Evidence)
+		}
+		if _, ok := p.Params["password"]; ok || len(p.Params) != 1 {
+			t.Errorf("%s takes %v", c.name, p.Params)
 		}
 	}
 }

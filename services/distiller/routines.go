@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -168,6 +169,11 @@ func stepRefs(s *schema.Step) ([]schema.Ref, error) {
 	texts := []any{s.Args}
 	if s.Target != nil {
 		texts = append(texts, s.Target.Name, s.Target.Near)
+		if s.Target.Pick != nil {
+			for _, r := range s.Target.Pick.Rules {
+				texts = append(texts, r.Value)
+			}
+		}
 	}
 	for _, e := range s.Expect {
 		refs, err := e.Refs()
@@ -219,18 +225,23 @@ func sameSteps(r schema.Routine, steps []schema.Step) bool {
 	return true
 }
 
-// routineOf makes steps of playbook p a routine: a fragment with the
-// parameters the steps use, no on_fail (a routine is not repaired: it
-// holds or stops), and the last step's expects as its postcondition. Its
-// precondition is the controls its first page shows: those it acts on
-// up to the first step that may leave the page.
+// routineOf makes steps of playbook p a routine named by the control its
+// last step acts on, with that step's expects as its postcondition.
 func routineOf(fingerprint string, p *schema.Playbook, steps []schema.Step, now time.Time) (schema.Routine, bool) {
 	last := steps[len(steps)-1]
 	if last.Target == nil || schema.MemoryName(last.Target.Name) == "" {
 		return schema.Routine{}, false
 	}
-	name := schema.MemoryName(last.Target.Name)
-	frag := &schema.Playbook{Name: name, Fingerprint: fingerprint, Origins: p.Origins, Params: map[string]schema.Param{}, Verify: slices.Clone(last.Expect)}
+	return fragmentOf(fingerprint, p, schema.MemoryName(last.Target.Name), steps, last.Expect, now)
+}
+
+// fragmentOf makes steps of playbook p the routine name: a fragment with
+// the parameters the steps use, no on_fail (a routine is not repaired: it
+// holds or stops), and post as its postcondition, checked once after
+// its last step. Its precondition is the controls its first page shows:
+// those it acts on by name up to the first step that may leave the page.
+func fragmentOf(fingerprint string, p *schema.Playbook, name string, steps []schema.Step, post []schema.Expect, now time.Time) (schema.Routine, bool) {
+	frag := &schema.Playbook{Name: name, Fingerprint: fingerprint, Origins: p.Origins, Params: map[string]schema.Param{}, Verify: slices.Clone(post)}
 	var does []string
 	var pre []schema.Expect
 	leaves := false // a step so far may have left the first page
@@ -252,13 +263,20 @@ func routineOf(fingerprint string, p *schema.Playbook, steps []schema.Step, now 
 			continue
 		}
 		control := schema.Selector{Role: s.Target.Role, Name: s.Target.Name}.String()
+		if s.Target.Pick != nil {
+			var by []string
+			for _, r := range s.Target.Pick.Rules {
+				by = append(by, cmp.Or(r.Value, string(r.Order)))
+			}
+			control = s.Target.Role + " picked by " + strings.Join(by, ", ")
+		}
 		does = append(does, s.Tool+" "+control)
-		if !leaves && !strings.Contains(s.Target.Name, "{{") {
+		if !leaves && s.Target.Name != "" && !strings.Contains(s.Target.Name, "{{") {
 			pre = append(pre, schema.Expect{Op: schema.OpSelectorVisible, Arg: control})
 		}
 		leaves = leaves || s.Tool == string(schema.ActClick) || s.Tool == string(schema.ActPress)
 	}
-	// The last step's expects are the postcondition, checked once.
+	// The postcondition is checked once, after the last step.
 	frag.Steps[len(frag.Steps)-1].Expect = nil
 	frag.Intent = strings.Join(does, ", ")
 	doc, err := schema.EncodePlaybook(frag)

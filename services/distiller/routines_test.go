@@ -1,6 +1,7 @@
 package distiller
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +14,14 @@ import (
 // credentials named user and pass, then the class's own steps.
 func sitePlaybook(t *testing.T, name, start, user, pass, rest string, evidence ...string) SitePlaybook {
 	t.Helper()
+	params := user + ": {type: string}, " + pass + ": {type: secret}"
+	for _, m := range regexp.MustCompile(`\{\{([a-z_]+)\}\}`).FindAllStringSubmatch(rest, -1) {
+		if !strings.Contains(params, m[1]+":") {
+			params += ", " + m[1] + ": {type: string}" // a value the class's own steps take
+		}
+	}
 	doc := "name: " + name + "\nintent: Sign in as {{" + user + "}} and " + name + "\nfingerprint: " + strings.Repeat("f", 64) + "\n" +
-		"params: {" + user + ": {type: string}, " + pass + ": {type: secret}}\nsteps:\n" +
+		"params: {" + params + "}\nsteps:\n" +
 		"  - {id: open, kind: deterministic, tool: navigate, args: {url: '" + start + "'}, expect: [{url_contains: /login}]}\n" +
 		"  - {id: user, kind: deterministic, needs: [open], tool: fill, target: {role: textbox, name: Username, contract: {tag: input, input_type: text, form_action: /login, form_method: post}}, args: {value: '{{" + user + "}}'}}\n" +
 		"  - {id: pass, kind: deterministic, needs: [user], tool: fill, target: {role: textbox, name: Password}, args: {value: '{{" + pass + "}}'}}\n" +

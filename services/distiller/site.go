@@ -12,8 +12,9 @@ import (
 
 // LearnSite learns the memory of the site with fingerprint (tier 2) from
 // its promoted playbooks and the verified runs they came from: the
-// routines its task classes share, the transitions its runs took, and the
-// brief rendered from both; and writes them to sites. An item learned
+// routines its task classes share and the ways each goes to where its
+// work is done (Places), the transitions its runs took, and the brief
+// rendered from both; and writes them to sites. An item learned
 // again from no new run keeps when it was learned, so that a failure
 // since (a memory.checked that did not hold) still makes it suspect: only
 // runs newer than the failure, showing it anew, trust it again. Only the
@@ -46,7 +47,8 @@ func LearnSite(ctx context.Context, playbooks *bus.PlaybookStore, runs *bus.RunL
 	if err != nil {
 		return nil, err
 	}
-	learned := &bus.SiteMemory{Fingerprint: fingerprint, Routines: Routines(fingerprint, books, now)}
+	shared := Routines(fingerprint, books, now)
+	learned := &bus.SiteMemory{Fingerprint: fingerprint, Routines: append(shared, Places(fingerprint, books, shared, now)...)}
 	for i := range learned.Routines {
 		r := &learned.Routines[i]
 		if old := had.Routine(r.Name); old != nil && string(old.Document) == string(r.Document) && !grew(old.Evidence, r.Evidence) {

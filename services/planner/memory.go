@@ -104,8 +104,8 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 	}
 	for i := range r.mem.Routines {
 		rt := &r.mem.Routines[i]
-		if rt.Suspect != nil || r.ran[rt.Name] {
-			continue
+		if rt.Suspect != nil || r.ran[rt.Name] || rt.Said == "" {
+			continue // suspect, run already, or offered to the model only
 		}
 		p, err := rt.Fragment()
 		if err != nil {

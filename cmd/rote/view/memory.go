@@ -27,7 +27,11 @@ func SiteMemory(w io.Writer, site string, m *bus.SiteMemory) {
 			continue
 		}
 		params := slices.Sorted(maps.Keys(p.Params))
-		fmt.Fprintf(w, "  %s(%s)  shared by %s\n", r.Name, strings.Join(params, ", "), strings.Join(r.Classes, ", "))
+		if r.Said == "" {
+			fmt.Fprintf(w, "  %s(%s)  the way %s goes to its work: the model may run it by name\n", r.Name, strings.Join(params, ", "), strings.Join(r.Classes, ", "))
+		} else {
+			fmt.Fprintf(w, "  %s(%s)  shared by %s, run by Rote where a task says %q\n", r.Name, strings.Join(params, ", "), strings.Join(r.Classes, ", "), r.Said)
+		}
 		fmt.Fprintf(w, "    does  %s\n", p.Intent)
 		fmt.Fprintf(w, "    pre   %s\n", expectsText(r.Pre))
 		fmt.Fprintf(w, "    post  %s\n", expectsText(p.Verify))
