@@ -96,8 +96,8 @@ var memoryTasks = []*Task{
 		},
 		Secrets: []string{"password"},
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Added {{product}} to cart"}},
-		Check: checkOnly(portal.Products(), "product", func(st *portal.State) *[]string { return &st.Cart }),
-		policy: addToCart,
+		Check:   checkOnly(portal.Products(), "product", func(st *portal.State) *[]string { return &st.Cart }),
+		policy:  addToCart,
 	},
 	{
 		Suite: SuiteMemory, ID: "M5", Name: "archive-record", Text: "Sign in as {{username}} and archive the record {{record}}.",
@@ -108,8 +108,8 @@ var memoryTasks = []*Task{
 		},
 		Secrets: []string{"password"},
 		Verify:  []schema.Expect{{Op: schema.OpTextVisible, Arg: "Archived {{record}}"}},
-		Check: checkOnly(portal.Records(), "record", func(st *portal.State) *[]string { return &st.Archived }),
-		policy: archiveRecord,
+		Check:   checkOnly(portal.Records(), "record", func(st *portal.State) *[]string { return &st.Archived }),
+		policy:  archiveRecord,
 	},
 	{
 		Suite: SuiteMemory, ID: "M6", Name: "timezone", Text: "Log in as {{username}} and set the timezone to {{timezone}}.",
