@@ -2,6 +2,7 @@ package distiller
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,8 +49,18 @@ func Places(fingerprint string, books []SitePlaybook, shared []schema.Routine, n
 		if len(post) == 0 {
 			continue
 		}
-		r, ok := fragmentOf(fingerprint, b.Playbook, placeName(steps[:n]), steps[:n], post, now)
-		if !ok || slices.ContainsFunc(append(slices.Clone(shared), out...), func(x schema.Routine) bool { return x.Name == r.Name }) {
+		if k := slices.IndexFunc(out, func(r schema.Routine) bool { return sameSteps(r, steps[:n], post) }); k >= 0 {
+			// Another class goes the same way: one routine, both its runs.
+			out[k].Classes = schema.Distinct(append(out[k].Classes, b.Playbook.Name))
+			out[k].Evidence = schema.Distinct(append(out[k].Evidence, b.Evidence...))
+			continue
+		}
+		name := placeName(steps[:n])
+		for i := 2; slices.ContainsFunc(append(slices.Clone(shared), out...), func(x schema.Routine) bool { return x.Name == name }); i++ {
+			name = schema.MemoryName(placeName(steps[:n]) + " " + strconv.Itoa(i))
+		}
+		r, ok := fragmentOf(fingerprint, b.Playbook, name, steps[:n], post, now)
+		if !ok {
 			continue
 		}
 		r.Classes, r.Evidence = []string{b.Playbook.Name}, slices.Clone(b.Evidence)

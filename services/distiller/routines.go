@@ -45,7 +45,7 @@ func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.
 			if len(steps) == 0 || len(page) == 0 || words == "" {
 				continue
 			}
-			if k := slices.IndexFunc(out, func(r schema.Routine) bool { return sameSteps(r, steps) }); k >= 0 {
+			if k := slices.IndexFunc(out, func(r schema.Routine) bool { return sameSteps(r, steps, steps[len(steps)-1].Expect) }); k >= 0 {
 				out[k].Classes = schema.Distinct(append(out[k].Classes, a.Playbook.Name, b.Playbook.Name))
 				out[k].Evidence = schema.Distinct(append(append(out[k].Evidence, a.Evidence...), b.Evidence...))
 				continue
@@ -212,9 +212,10 @@ func sharedOpening(a, b []schema.Step) []schema.Step {
 	return a[:n]
 }
 
-func sameSteps(r schema.Routine, steps []schema.Step) bool {
+// sameSteps reports whether routine r is steps with postcondition post.
+func sameSteps(r schema.Routine, steps []schema.Step, post []schema.Expect) bool {
 	p, err := r.Fragment()
-	if err != nil || len(p.Steps) != len(steps) || fmt.Sprint(p.Verify) != fmt.Sprint(steps[len(steps)-1].Expect) {
+	if err != nil || len(p.Steps) != len(steps) || fmt.Sprint(p.Verify) != fmt.Sprint(post) {
 		return false
 	}
 	for i := range steps {
