@@ -132,6 +132,7 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			return false
 		}
 		r.routineRan(ctx, stepID, rt, res, schema.TokenUsage{}, began)
+		r.followsRoutine(stepID, p, w, res)
 		return true
 	}
 	return false
@@ -202,6 +203,7 @@ func (r *agentRun) runCalled(ctx context.Context, stepID string, call tools.Rout
 	r.ran[rt.Name] = true
 	r.steps = append(r.steps, schema.StepReport{StepID: stepID, Class: schema.ClassGroundedRoutine, Attempts: 1, Calls: r.callsAt(stepID), Tokens: usage, Duration: time.Since(began)})
 	r.routineRan(ctx, stepID, rt, res, usage, began)
+	r.followsRoutine(stepID, p, w, res)
 }
 
 // notShowing is what of pre does not hold on w, "" when all of it does.
@@ -299,6 +301,24 @@ func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Rou
 	if r.opt.Progress != nil {
 		r.opt.Progress(r.res.Steps[len(r.res.Steps)-1])
 	}
+}
+
+// followsRoutine notes the fact a routine's run went by, as followsFact
+// does for the model's action: its last step, a click or key press that
+// ran, on the page it started on (w) when no step before it could leave
+// that page (a sign-in: fields filled, then the button). The next
+// observation holds the fact to where it led.
+func (r *agentRun) followsRoutine(stepID string, p *schema.Playbook, w schema.World, res *schema.ReplayResult) {
+	last := p.Steps[len(p.Steps)-1]
+	if last.Target == nil || !slices.Contains(res.Completed, stepID+"-"+last.ID) {
+		return
+	}
+	for _, s := range p.Steps[:len(p.Steps)-1] {
+		if s.Tool != string(schema.ActFill) && s.Tool != string(schema.ActSelect) && s.Tool != string(schema.ActCheck) {
+			return
+		}
+	}
+	r.followsFact(stepID, w.URL, &schema.BrowserAction{Action: schema.Action{Kind: schema.ActionKind(last.Tool), Target: last.Target}})
 }
 
 // followsFact notes the fact of site memory that action ev, taken on the

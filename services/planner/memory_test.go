@@ -179,3 +179,41 @@ func TestSpeculationLeavesNegatedWordsToTheModel(t *testing.T) {
 		}
 	}
 }
+
+// TestARoutinesClickIsHeldToItsFact: the fact the sign-in's last click
+// goes by (on /login, button "Sign in" leads to /dashboard) is checked
+// against where the routine's run landed, as the model's own click
+// would be: landing on /start says it no longer holds.
+func TestARoutinesClickIsHeldToItsFact(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	fp := strings.Repeat("a", 64)
+	frag := &schema.Playbook{Name: "sign-in", Fingerprint: fp, Intent: `fill textbox "Username", click button "Sign in"`,
+		Params: map[string]schema.Param{"username": {Type: schema.ParamString, Required: true}},
+		Steps: []schema.Step{
+			{ID: "user", Kind: schema.StepDeterministic, Tool: "fill", Target: &schema.Target{Role: "textbox", Name: "Username"}, Args: map[string]any{"value": "{{username}}"}},
+			{ID: "go", Kind: schema.StepDeterministic, Tool: "click", Target: &schema.Target{Role: "button", Name: "Sign in"}, Needs: []string{"user"}},
+		},
+		Verify: []schema.Expect{{Op: schema.OpURLContains, Arg: "/start"}}}
+	doc, err := schema.EncodePlaybook(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fact := schema.Fact{Fingerprint: fp, Name: "login-button-sign-in", From: "/login", Via: `button "Sign in"`, To: "/dashboard", Evidence: []string{"R1"}}
+	runner := func(_ context.Context, rr RoutineRun) (*schema.ReplayResult, error) {
+		return &schema.ReplayResult{Outcome: schema.OutcomeSuccess, Completed: []string{rr.Prefix + "user", rr.Prefix + "go"}}, nil
+	}
+	r := &agentRun{a: &Agent{runs: b.Runs(), log: slog.Default(), cfg: AgentConfig{Routines: runner}}, res: &Result{RunID: "RUN"}, ran: map[string]bool{},
+		mem: &bus.SiteMemory{Fingerprint: fp, Routines: []schema.Routine{{Fingerprint: fp, Name: "sign-in", Document: doc, Pre: []schema.Expect{{Op: schema.OpURLContains, Arg: "/login"}}}},
+			Facts: []schema.Fact{fact}},
+		t: Task{Params: map[string]string{"username": "admin"}}}
+	r.prompt = NewPrompt(TaskPrompt{Text: "Log in as admin"}, r.tools())
+	r.runCalled(ctx, "s1", tools.RoutineCall{Name: "sign-in"}, schema.World{Page: true, URL: "http://site/login"}, schema.TokenUsage{}, time.Now())
+	if r.followed == nil || r.followed.Name != fact.Name {
+		t.Fatalf("the routine's click follows %+v", r.followed)
+	}
+	r.checkFact(ctx, "http://site/start")
+	if r.mem.Facts[0].Suspect == nil {
+		t.Error("a fact the routine's landing contradicts stays trusted")
+	}
+}
