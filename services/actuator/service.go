@@ -431,7 +431,8 @@ func (s *Service) stopping(ctx context.Context, runID string, err error) error {
 }
 
 // redactSecrets replaces every secret value in what ev records (the typed
-// value, the URL, what was read, an error message), in clear or encoded,
+// value, the URL, a done or fail reason, what was read, an error
+// message), in clear or encoded,
 // with {{name}}: the run log never holds a secret.
 func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 	if len(secrets) == 0 {
@@ -439,6 +440,7 @@ func redactSecrets(ev *schema.BrowserAction, secrets map[string]string) {
 	}
 	ev.Action.Value = schema.MaskSecrets(ev.Action.Value, secrets)
 	ev.Action.URL = schema.MaskSecrets(ev.Action.URL, secrets)
+	ev.Action.Reason = schema.MaskSecrets(ev.Action.Reason, secrets)
 	ev.Output = schema.MaskSecrets(ev.Output, secrets)
 	for i, d := range ev.Dialogs {
 		ev.Dialogs[i] = schema.MaskSecrets(d, secrets)

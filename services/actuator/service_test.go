@@ -133,8 +133,8 @@ func TestStopping(t *testing.T) {
 	}
 }
 
-// TestRedactSecrets: what an action records (its value, URL, output,
-// dialogs and error) holds a secret only as {{name}}.
+// TestRedactSecrets: what an action records (its value, URL, reason,
+// output, dialogs and error) holds a secret only as {{name}}.
 func TestRedactSecrets(t *testing.T) {
 	secrets := map[string]string{"password": "hunter2-secret", "pin": "4711"}
 	ev := schema.BrowserAction{
@@ -143,8 +143,10 @@ func TestRedactSecrets(t *testing.T) {
 		Dialogs: []string{`alert "Wrong password hunter2-secret" dismissed`},
 		Error:   &schema.Error{Code: schema.CodeControlChanged, Message: `the field holds "hunter2-secret", not "x"`},
 	}
+	done := schema.BrowserAction{Action: schema.Action{Kind: schema.ActDone, Reason: "signed in with hunter2-secret"}}
 	redactSecrets(&ev, secrets)
-	for _, got := range []string{ev.Action.Value, ev.Action.URL, ev.Output, ev.Dialogs[0], ev.Error.Message} {
+	redactSecrets(&done, secrets)
+	for _, got := range []string{ev.Action.Value, ev.Action.URL, ev.Output, ev.Dialogs[0], ev.Error.Message, done.Action.Reason} {
 		if strings.Contains(got, "hunter2") || strings.Contains(got, "4711") {
 			t.Errorf("a secret recorded: %q", got)
 		}

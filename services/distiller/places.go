@@ -18,8 +18,8 @@ import (
 // downloads the report is the task, not the way to it; a search whose
 // results the task then reads is the way). Two steps at
 // least, the first a named control: one click is no shorter as a
-// routine. Its precondition is the control it starts with, which the
-// page must show; its postcondition what the playbook checked after its
+// routine. Its precondition is the page it starts on (what the step
+// before it checked) and the control it starts with; its postcondition what the playbook checked after its
 // last step, or, where it checked nothing there, the control its next
 // step acts on, or the playbook's verify when every step after it only
 // reads. Such a routine has no words of its own (Said ""): Rote never
@@ -34,6 +34,22 @@ func Places(fingerprint string, books []SitePlaybook, shared []schema.Routine, n
 		}
 		for _, r := range shared {
 			steps = after(steps, r)
+		}
+		// The page it starts on is what the step before it checked (the
+		// sign-in's landing): a link in the site's header also shows
+		// on pages it does not lead from, signed out among them.
+		before := len(b.Playbook.Steps) - len(steps) - 1
+		if before < 0 {
+			continue
+		}
+		var page []schema.Expect
+		for _, e := range b.Playbook.Steps[before].Expect {
+			if !strings.Contains(e.Arg, "{{") {
+				page = append(page, e)
+			}
+		}
+		if len(page) == 0 {
+			continue
 		}
 		n := 0
 		for n < len(steps) && moves(&steps[n]) {
@@ -63,6 +79,7 @@ func Places(fingerprint string, books []SitePlaybook, shared []schema.Routine, n
 		if !ok {
 			continue
 		}
+		r.Pre = append(page, r.Pre...)
 		r.Classes, r.Evidence = []string{b.Playbook.Name}, slices.Clone(b.Evidence)
 		out = append(out, r)
 	}

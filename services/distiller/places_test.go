@@ -60,7 +60,7 @@ func TestPlacesAreTheWayToWhereTheWorkIs(t *testing.T) {
 		if err != nil || r.Validate() != nil {
 			t.Fatalf("%s: %v, %v", c.name, err, r.Validate())
 		}
-		if p.Intent != c.does || r.Said != "" || len(r.Pre) != 1 || r.Pre[0].Arg != c.pre || len(p.Verify) != 1 || p.Verify[0].Arg != c.post || len(r.Evidence) < 2 {
+		if p.Intent != c.does || r.Said != "" || len(r.Pre) != 2 || r.Pre[0].Arg != "/dashboard" || r.Pre[1].Arg != c.pre || len(p.Verify) != 1 || p.Verify[0].Arg != c.post || len(r.Evidence) < 2 {
 			t.Errorf("%s: does %q, said %q, pre %v, post %v, evidence %v", c.name, p.Intent, r.Said, r.Pre, p.Verify, r.Evidence)
 		}
 		if c.name == "to-inbox-subject" && (len(r.Classes) != 2 || len(r.Evidence) != 4) {

@@ -91,8 +91,8 @@ func (r *agentRun) brief(site string) string {
 // where the routine is the only sensible next move: its precondition
 // holds on the page as observed (the page it starts on, the controls it
 // acts on), the task gives every value it takes, and the task's words say
-// it as the tasks it came from did ("Sign in as {{username}}"), negating
-// nothing. A routine runs once per
+// it first, as the tasks it came from did ("Sign in as {{username}}",
+// negating nothing in that clause). A routine runs once per
 // run, never when suspect. It reports whether one ran: its steps are the
 // run's, classed speculated; whether it held or stopped, the ledger says
 // so and the agent goes on from the page as it is. A routine that stops
@@ -112,12 +112,11 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			continue
 		}
 		params, ok := r.routineParams(p)
-		said := schema.SlotOut(r.t.Text, r.t.Params)
-		if !ok || !strings.Contains(strings.ToLower(said), strings.ToLower(rt.Said)) || schema.Negations(said) > 0 {
-			// The task gives its values, but its words do not ask for
-			// it: "username" may name the user to create, and "do not
-			// sign in as {{username}}" says it, negated. The model
-			// decides such a step.
+		if !ok || !opensWith(schema.SlotOut(r.t.Text, r.t.Params), rt.Said) {
+			// The task gives its values, but its words do not open by
+			// asking for it: "username" may name the user to create,
+			// and "do not (or skip the step) sign in as {{username}}"
+			// says it otherwise. The model decides such a step.
 			continue
 		}
 		if _, held, err := schema.CheckAll(rt.Pre, w); err != nil || !held {
@@ -206,6 +205,27 @@ func (r *agentRun) runCalled(ctx context.Context, stepID string, call tools.Rout
 	r.followsRoutine(stepID, p, w, res)
 }
 
+// foundNothingFor reports whether routine rt's step id stopped because
+// the value it picks by matched nothing on the page: a pick whose rules
+// read the routine's parameters, failing not_found.
+func foundNothingFor(rt *schema.Routine, id string, reason *schema.Error) bool {
+	p, err := rt.Fragment()
+	if err != nil || reason == nil || reason.Code != schema.CodeNotFound {
+		return false
+	}
+	for _, s := range p.Steps {
+		if s.ID != id || s.Target == nil || s.Target.Pick == nil {
+			continue
+		}
+		for _, rule := range s.Target.Pick.Rules {
+			if refs, err := schema.RefsIn([]any{rule.Value}); err == nil && slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Param != "" }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // notShowing is what of pre does not hold on w, "" when all of it does.
 func notShowing(pre []schema.Expect, w schema.World) string {
 	checks, _, err := schema.CheckAll(pre, w)
@@ -253,6 +273,28 @@ func (r *agentRun) calledParams(p *schema.Playbook, given map[string]string) (ma
 	return out, ""
 }
 
+// opensWith reports whether task (its values slotted out) opens by saying
+// said, a "please" aside, with no negation in that clause: "Sign in as
+// {{username}} and ..." does; "Skip the step Sign in as ...", "Do not
+// sign in as ..." and "Sign in as {{username}} not as bob" do not.
+func opensWith(task, said string) bool {
+	t := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(task)), "please ")
+	s := strings.ToLower(said)
+	if s == "" || !strings.HasPrefix(t, s) {
+		return false
+	}
+	clause := t
+	if i := strings.IndexAny(t[len(s):], ",;.?!"); i >= 0 {
+		clause = t[:len(s)+i]
+	}
+	for _, brk := range []string{" and ", " then "} {
+		if i := strings.Index(clause[len(s):], brk); i >= 0 {
+			clause = clause[:len(s)+i]
+		}
+	}
+	return schema.Negations(clause) == 0
+}
+
 // routineParams are the task's values of every parameter routine p
 // takes, ok only when it takes at least one and the task gives each.
 func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
@@ -272,9 +314,10 @@ func (r *agentRun) routineParams(p *schema.Playbook) (map[string]string, bool) {
 
 // routineRan records routine rt's run as step stepID of the agent's: its
 // steps in the manifest, one ledger line, and whether it held; usage is
-// what the model's call that chose it cost (none when Rote ran it). One that
-// stopped back on its first page had its values refused there (a
-// password mistyped): that is no failure of the routine.
+// what the model's call that chose it cost (none when Rote ran it). One
+// whose values the page refused is no failure of the routine: it stopped
+// back on its first page (a password mistyped), or a pick by the value
+// it was given found nothing (a subject no message has).
 func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Routine, res *schema.ReplayResult, usage schema.TokenUsage, began time.Time) {
 	name := rt.Name
 	r.steps = append(r.steps, res.Steps...)
@@ -286,11 +329,17 @@ func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Rou
 	if !held {
 		check.Why = "stopped at " + res.FailedStep + ": " + res.Reason.Error()
 		entry.Result = "stopped at " + strings.TrimPrefix(res.FailedStep, stepID+"-") + " (" + schema.Clip(res.Reason.Error(), 200) + "); " +
-			strconv.Itoa(len(res.Completed)) + " of its steps ran: carry on from the page as it is"
-		if obs, err := r.s.Observe(ctx, stepID+"-after", false, 0); err == nil && len(res.Completed) > 0 && notShowing(rt.Pre, obs.Observation.World()) == "" {
+			strconv.Itoa(len(res.Completed)) + " of its steps held before it: carry on from the page as it is"
+		why := ""
+		if foundNothingFor(rt, strings.TrimPrefix(res.FailedStep, stepID+"-"), res.Reason) {
+			why = "the page has nothing for the value it was given"
+		} else if obs, err := r.s.Observe(ctx, stepID+"-after", false, 0); err == nil && len(res.Completed) > 0 && notShowing(rt.Pre, obs.Observation.World()) == "" {
+			why = "it is back on its first page: the page refused the values it ran with"
+		}
+		if why != "" {
 			check.Refused = true
-			check.Why += " (back on its first page: the page refused the values it ran with)"
-			entry.Result += "; it is back on its first page: the page refused the values it ran with"
+			check.Why += " (" + why + ")"
+			entry.Result += "; " + why
 		}
 	}
 	if _, err := r.a.runs.Publish(ctx, check); err != nil {

@@ -145,8 +145,9 @@ func TestTheModelRunsAnOfferedRoutine(t *testing.T) {
 }
 
 // TestSpeculationLeavesNegatedWordsToTheModel: the routine runs with no
-// model where the task says it as its tasks did, but not where the task
-// negates anything ("do not sign in as {{username}}"): the model decides.
+// model where the task opens by saying it as its tasks did, negating
+// nothing in that clause; anywhere else ("do not sign in as", "skip the
+// step") the model decides.
 func TestSpeculationLeavesNegatedWordsToTheModel(t *testing.T) {
 	b := bustest.Start(t)
 	fp := strings.Repeat("a", 64)
@@ -167,7 +168,12 @@ func TestSpeculationLeavesNegatedWordsToTheModel(t *testing.T) {
 	for text, want := range map[string]int{
 		"Sign in as admin and turn the digest on":                        1,
 		"Without signing in (do not Sign in as admin), read the heading": 0,
-		"Sign in as admin and do not change the title":                   0,
+		"Sign in as admin and do not change the title":                   1,
+		"Please sign in as admin, then read the digest":                  1,
+		`Skip the step "Sign in as admin" and open the catalog`:          0,
+		"Avoid: Sign in as admin. Open the catalog.":                     0,
+		"Sign in as admin not as bob and open the catalog":               0,
+		"Go to the portal and sign in as admin":                          0,
 	} {
 		ran = 0
 		r := &agentRun{a: &Agent{runs: b.Runs(), log: slog.Default(), cfg: AgentConfig{Routines: runner}}, res: &Result{RunID: "RUN"}, ran: map[string]bool{},
