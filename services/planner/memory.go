@@ -340,6 +340,9 @@ func (r *agentRun) routineRan(ctx context.Context, stepID string, rt *schema.Rou
 			check.Refused = true
 			check.Why += " (" + why + ")"
 			entry.Result += "; " + why
+		} else {
+			// Not again in this run either, whoever asks.
+			rt.Suspect = &schema.Suspicion{RunID: r.res.RunID, Why: check.Why, Time: check.Time}
 		}
 	}
 	if _, err := r.a.runs.Publish(ctx, check); err != nil {
