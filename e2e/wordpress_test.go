@@ -86,7 +86,10 @@ func TestWordPressBench(t *testing.T) {
 			t.Errorf("%s: %+v (want one pair, both verified by SQL, the cold one planned)", id, ts)
 		}
 		switch {
-		case id == "W4" && (ts.Misses != 1 || ts.WarmCalls < 5):
+		case id == "W4" && (ts.Misses != 1 || ts.WarmCalls < 1 || ts.WarmCalls > ts.ColdCalls):
+			// The agent does it, with the site's memory: its sign-in is
+			// a routine by now, so it asks fewer times than the cold
+			// agent, which runs without memory.
 			t.Errorf("W4 must miss and be done by the agent: %+v", ts)
 		case id != "W4" && ts.WarmCalls != 0:
 			t.Errorf("%s warm made %.0f model calls, want 0", id, ts.WarmCalls)
