@@ -28,10 +28,7 @@ import (
 func Places(fingerprint string, books []SitePlaybook, shared []schema.Routine, now time.Time) []schema.Routine {
 	var out []schema.Routine
 	for _, b := range books {
-		steps := b.Playbook.Steps
-		for len(steps) > 0 && steps[0].Tool == string(schema.ActNavigate) {
-			steps = steps[1:]
-		}
+		steps, _ := pastNavigations(b.Playbook.Steps)
 		for _, r := range shared {
 			steps = after(steps, r)
 		}
@@ -42,12 +39,7 @@ func Places(fingerprint string, books []SitePlaybook, shared []schema.Routine, n
 		if before < 0 {
 			continue
 		}
-		var page []schema.Expect
-		for _, e := range b.Playbook.Steps[before].Expect {
-			if !strings.Contains(e.Arg, "{{") {
-				page = append(page, e)
-			}
-		}
+		page := fixed(b.Playbook.Steps[before].Expect)
 		if len(page) == 0 {
 			continue
 		}
@@ -106,10 +98,7 @@ func after(steps []schema.Step, r schema.Routine) []schema.Step {
 // on a link (named, or picked among links by parameters), or a search
 // form's fill or send (a form whose method is GET).
 func moves(s *schema.Step) bool {
-	if s.Kind != schema.StepDeterministic || s.Target == nil || s.Each != "" || s.Except != "" || len(s.Outputs) > 0 || len(s.Dialogs) > 0 {
-		return false
-	}
-	if refs, err := stepRefs(s); err != nil || slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Step != "" }) {
+	if s.Target == nil || !selfContained(s) {
 		return false
 	}
 	get := s.Target.Contract != nil && strings.EqualFold(s.Target.Contract.FormMethod, "get")

@@ -81,11 +81,7 @@ func Routines(fingerprint string, books []SitePlaybook, now time.Time) []schema.
 // page it reached (its address, its heading): the page a routine starts
 // on.
 func opening(p *schema.Playbook) (steps []schema.Step, page []schema.Expect) {
-	steps = p.Steps
-	for len(steps) > 0 && steps[0].Tool == string(schema.ActNavigate) {
-		page = steps[0].Expect
-		steps = steps[1:]
-	}
+	steps, page = pastNavigations(p.Steps)
 	for i, s := range steps {
 		if !plainAction(&s) {
 			return steps[:i], page
@@ -94,13 +90,36 @@ func opening(p *schema.Playbook) (steps []schema.Step, page []schema.Expect) {
 	return steps, page
 }
 
+// pastNavigations is steps past the navigations they open with, and what
+// the last of those checked of the page it reached.
+func pastNavigations(steps []schema.Step) ([]schema.Step, []schema.Expect) {
+	var page []schema.Expect
+	for len(steps) > 0 && steps[0].Tool == string(schema.ActNavigate) {
+		page = steps[0].Expect
+		steps = steps[1:]
+	}
+	return steps, page
+}
+
+// fixed is the expects of es that take no value: they check the same
+// thing on every run.
+func fixed(es []schema.Expect) []schema.Expect {
+	var out []schema.Expect
+	for _, e := range es {
+		if !strings.Contains(e.Arg, "{{") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // samePage is what both a and b check of the page they start on, in a's
 // order; a routine with nothing of it is not learned: controls alone can
 // stand on another page (a look-alike form that purges).
 func samePage(a, b []schema.Expect) []schema.Expect {
 	var out []schema.Expect
-	for _, e := range a {
-		if slices.ContainsFunc(b, func(x schema.Expect) bool { return x.String() == e.String() }) && !strings.Contains(e.Arg, "{{") {
+	for _, e := range fixed(a) {
+		if slices.ContainsFunc(b, func(x schema.Expect) bool { return x.String() == e.String() }) {
 			out = append(out, e)
 		}
 	}
@@ -145,22 +164,23 @@ func said(a, b string, steps []schema.Step) string {
 // a deterministic browser action on a named control, or a navigation,
 // with no pick, list, output or value from an earlier step.
 func plainAction(s *schema.Step) bool {
-	if s.Kind != schema.StepDeterministic || s.Each != "" || s.Except != "" || len(s.Outputs) > 0 || len(s.Dialogs) > 0 {
-		return false
-	}
 	switch schema.ActionKind(s.Tool) {
 	case schema.ActClick, schema.ActFill, schema.ActSelect, schema.ActCheck, schema.ActPress, schema.ActNavigate:
 	default:
 		return false
 	}
-	if s.Target != nil && (s.Target.Pick != nil || s.Target.Name == "") {
+	return selfContained(s) && (s.Target == nil || s.Target.Pick == nil && s.Target.Name != "")
+}
+
+// selfContained reports whether s can run apart from the steps around
+// it: a deterministic step over no list, with no output or dialog, that
+// takes no value from an earlier step.
+func selfContained(s *schema.Step) bool {
+	if s.Kind != schema.StepDeterministic || s.Each != "" || s.Except != "" || len(s.Outputs) > 0 || len(s.Dialogs) > 0 {
 		return false
 	}
 	refs, err := stepRefs(s)
-	if err != nil {
-		return false
-	}
-	return !slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Step != "" })
+	return err == nil && !slices.ContainsFunc(refs, func(r schema.Ref) bool { return r.Step != "" })
 }
 
 // stepRefs are the template references in what s acts on and with: its

@@ -382,10 +382,11 @@ func (r *agentRun) decide(ctx context.Context, stepID string) (schema.Action, *t
 	}
 }
 
-// parse reads the model's answer: a routine call where routines are
-// offered, else an action.
+// parse reads the model's answer: a routine call where the prompt offers
+// tools.RunRoutine, else an action.
 func (r *agentRun) parse(rep *Reply) (schema.Action, *tools.RoutineCall, error) {
-	if rep.ToolCall != nil && rep.ToolCall.Name == tools.RunRoutine && len(r.offered()) > 0 {
+	offered := slices.ContainsFunc(r.prompt.Tools(), func(t openai.Tool) bool { return t.Function != nil && t.Function.Name == tools.RunRoutine })
+	if rep.ToolCall != nil && rep.ToolCall.Name == tools.RunRoutine && offered {
 		call, err := tools.ParseRoutineCall([]byte(rep.ToolCall.Arguments))
 		if err != nil {
 			return schema.Action{}, nil, err

@@ -119,7 +119,7 @@ func (r *agentRun) speculate(ctx context.Context, stepID string, w schema.World,
 			// says it otherwise. The model decides such a step.
 			continue
 		}
-		if _, held, err := schema.CheckAll(rt.Pre, w); err != nil || !held {
+		if notShowing(rt.Pre, w) != "" {
 			continue
 		}
 		r.ran[rt.Name] = true
